@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+import { createDb } from "@svc/db";
+import { runKeysCommand, UsageError } from "./commands/keys";
+import { runStartCommand } from "./commands/start";
+import { openDatabase } from "./database";
+import { cliEnv } from "./env";
+import { prepareDatabase } from "@svc/core";
+
+const USAGE = `svc: document ingestion and indexing
+
+Usage:
+  svc start                      start the database (embedded unless DATABASE_URL is set), web and worker
+  svc keys create --name NAME --role admin|curator|basic|limited [--scope 3,4]
+  svc keys list
+  svc keys revoke ID`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  const env = cliEnv();
+  if (command === "start") return runStartCommand(env);
+  if (command !== "keys") throw new UsageError(USAGE);
+  const database = await openDatabase(env);
+  try {
+    await prepareDatabase(database.databaseUrl);
+    const db = createDb({ databaseUrl: database.databaseUrl, poolSize: 1 });
+    try {
+      await runKeysCommand(db, rest);
+    } finally {
+      await db.$disconnect();
+    }
+  } finally {
+    await database.stop();
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,91 @@
+import {
+  AppError,
+  authenticateApiKey,
+  isAppError,
+  requireRole,
+  type Principal,
+} from "@svc/core";
+import type { ApiKeyRole } from "@svc/db";
+import { parseJsonBody, stripNulCharacters, validateBody } from "@svc/schema";
+import type { z } from "zod";
+import { getServices, type Services } from "./services";
+
+export interface RestContext<Params> {
+  request: Request;
+  principal: Principal;
+  services: Services;
+  params: Params;
+}
+
+/**
+ * Wraps a REST route handler: bearer authentication and role check first (before the body is
+ * read), then the handler, then one mapping from errors to responses. Handlers return a JSON value
+ * or a Response.
+ */
+export function restRoute<Params = Record<string, never>>(
+  roles: readonly ApiKeyRole[],
+  handler: (context: RestContext<Params>) => Promise<unknown>,
+) {
+  return async (request: Request, routeContext: { params: Promise<Params> }): Promise<Response> => {
+    try {
+      const services = await getServices();
+      const principal = await authenticateApiKey({
+        db: services.db,
+        authorization: request.headers.get("authorization"),
+      });
+      requireRole(principal, roles);
+      const result = await handler({ request, principal, services, params: await routeContext.params });
+      return result instanceof Response ? result : Response.json(result);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+export function errorResponse(error: unknown): Response {
+  if (isAppError(error)) {
+    const headers: HeadersInit = error.code === "UNAUTHENTICATED" ? { "WWW-Authenticate": "Bearer" } : {};
+    return Response.json(error.toResponseBody(), { status: error.httpStatus, headers });
+  }
+  console.error("[svc] unhandled error", error);
+  return Response.json({ detail: "Internal server error" }, { status: 500 });
+}
+
+/** Reads a JSON body of at most `limitBytes`, strips NUL characters, and validates it. */
+export async function readJsonBody<Schema extends z.ZodType>(
+  request: Request,
+  schema: Schema,
+  limitBytes: number,
+): Promise<z.output<Schema>> {
+  const text = new TextDecoder().decode(await readBodyBytes(request, limitBytes));
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok) throw new AppError("VALIDATION_FAILED", "Malformed request body", parsed.body);
+  const validated = validateBody(schema, stripNulCharacters(parsed.value));
+  if (!validated.ok) throw new AppError("VALIDATION_FAILED", "Invalid request body", validated.body);
+  return validated.data;
+}
+
+/** The raw body, refused with 413 as soon as it is known to exceed the limit. */
+export async function readBodyBytes(request: Request, limitBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > limitBytes) throw bodyTooLarge(limitBytes);
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limitBytes) {
+      await reader.cancel();
+      throw bodyTooLarge(limitBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function bodyTooLarge(limitBytes: number): AppError {
+  return new AppError("PAYLOAD_TOO_LARGE", `Request body is larger than the limit of ${limitBytes} bytes.`);
+}

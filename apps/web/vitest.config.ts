@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+import { sharedTestConfig } from "../../vitest.shared";
+
+export default defineConfig({
+  test: {
+    ...sharedTestConfig,
+    include: ["test/**/*.test.ts"],
+    globalSetup: ["../../packages/core/src/testing/global-setup.ts"],
+  },
+});

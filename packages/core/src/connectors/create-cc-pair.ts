@@ -1,0 +1,30 @@
+import type { AccessType, Db, DocumentSource } from "@svc/db";
+
+export interface CreatedCcPair {
+  ccPairId: number;
+  connectorId: number;
+  credentialId: number;
+}
+
+/** Creates a connector, a credential and the pair joining them; the pair starts as SCHEDULED. */
+export async function createCcPair({
+  db,
+  name,
+  source,
+  accessType,
+}: {
+  db: Db;
+  name: string;
+  source: DocumentSource;
+  accessType: AccessType;
+}): Promise<CreatedCcPair> {
+  return db.$transaction(async (tx) => {
+    const connector = await tx.connector.create({ data: { name, source }, select: { id: true } });
+    const credential = await tx.credential.create({ data: { name, source }, select: { id: true } });
+    const pair = await tx.connectorCredentialPair.create({
+      data: { name, connectorId: connector.id, credentialId: credential.id, accessType, status: "SCHEDULED" },
+      select: { id: true },
+    });
+    return { ccPairId: pair.id, connectorId: connector.id, credentialId: credential.id };
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * The one error type of the domain. Core functions throw it; every transport (REST, tRPC, jobs)
+ * maps `code` through ERROR_CODES and never invents a status of its own.
+ */
+export const ERROR_CODES = {
+  BAD_REQUEST: { httpStatus: 400, trpcCode: "BAD_REQUEST" },
+  UNAUTHENTICATED: { httpStatus: 401, trpcCode: "UNAUTHORIZED" },
+  FORBIDDEN: { httpStatus: 403, trpcCode: "FORBIDDEN" },
+  NOT_FOUND: { httpStatus: 404, trpcCode: "NOT_FOUND" },
+  CONFLICT: { httpStatus: 409, trpcCode: "CONFLICT" },
+  PAYLOAD_TOO_LARGE: { httpStatus: 413, trpcCode: "PAYLOAD_TOO_LARGE" },
+  UNSUPPORTED_MEDIA_TYPE: { httpStatus: 415, trpcCode: "UNSUPPORTED_MEDIA_TYPE" },
+  VALIDATION_FAILED: { httpStatus: 422, trpcCode: "UNPROCESSABLE_CONTENT" },
+  UNAVAILABLE: { httpStatus: 503, trpcCode: "INTERNAL_SERVER_ERROR" },
+  INTERNAL: { httpStatus: 500, trpcCode: "INTERNAL_SERVER_ERROR" },
+} as const;
+
+export type AppErrorCode = keyof typeof ERROR_CODES;
+
+export class AppError extends Error {
+  override readonly name = "AppError";
+
+  constructor(
+    readonly code: AppErrorCode,
+    message: string,
+    /** A wire body that replaces the default `{"detail": message}` (the pydantic-shaped 422). */
+    readonly body?: unknown,
+  ) {
+    super(message);
+  }
+
+  get httpStatus(): number {
+    return ERROR_CODES[this.code].httpStatus;
+  }
+
+  /** What a REST client receives. */
+  toResponseBody(): unknown {
+    return this.body ?? { detail: this.message };
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

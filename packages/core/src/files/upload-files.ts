@@ -1,0 +1,60 @@
+import type { Db } from "@svc/db";
+import type { FileUploadResponse } from "@svc/schema";
+import { ACCEPTED_IMAGE_TYPES, detectImageType } from "./detect-image-type";
+
+export interface IncomingFile {
+  name: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Stores the acceptable files of one upload and reports the others with a reason; one bad file
+ * does not fail the rest.
+ */
+export async function uploadFiles({
+  db,
+  files,
+  maxFileBytes,
+}: {
+  db: Db;
+  files: readonly IncomingFile[];
+  maxFileBytes: number;
+}): Promise<FileUploadResponse> {
+  const response: FileUploadResponse = { user_files: [], rejected_files: [] };
+  for (const file of files) {
+    const reason = rejectionReason(file, maxFileBytes);
+    if (reason) {
+      response.rejected_files.push({ file_name: file.name, reason });
+      continue;
+    }
+    const stored = await db.uploadedFile.create({
+      data: {
+        name: file.name,
+        fileType: detectImageType(file.bytes) ?? "application/octet-stream",
+        sizeBytes: file.bytes.byteLength,
+        data: file.bytes as Uint8Array<ArrayBuffer>,
+      },
+      select: { id: true, name: true, fileId: true, fileType: true, sizeBytes: true, createdAt: true },
+    });
+    response.user_files.push({
+      id: stored.id,
+      name: stored.name,
+      file_id: stored.fileId,
+      file_type: stored.fileType,
+      size_bytes: stored.sizeBytes,
+      created_at: stored.createdAt.toISOString(),
+    });
+  }
+  return response;
+}
+
+function rejectionReason(file: IncomingFile, maxFileBytes: number): string | null {
+  if (file.bytes.byteLength === 0) return "The file is empty.";
+  if (file.bytes.byteLength > maxFileBytes) {
+    return `The file is ${file.bytes.byteLength} bytes; the limit is ${maxFileBytes} bytes.`;
+  }
+  if (!detectImageType(file.bytes)) {
+    return `Unsupported file type: only ${ACCEPTED_IMAGE_TYPES.join(", ")} are accepted (checked by content).`;
+  }
+  return null;
+}

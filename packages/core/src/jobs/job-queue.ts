@@ -1,0 +1,74 @@
+import { fromPrisma, PgBoss, type Job } from "pg-boss";
+import type { Tx } from "@svc/db";
+import { DEAD_LETTER_QUEUE, JOB_CATALOG, type JobDefinition } from "./catalog";
+
+export type { PgBoss };
+
+export interface CreateJobQueueOptions {
+  databaseUrl: string;
+  /** Producers (the web app) only send; workers also run pg-boss's maintenance. */
+  role: "producer" | "worker";
+  poolSize?: number;
+}
+
+/** Opens pg-boss on the service database. Its schema must have been installed (installJobQueues). */
+export async function startJobQueue({ databaseUrl, role, poolSize = 4 }: CreateJobQueueOptions): Promise<PgBoss> {
+  const boss = new PgBoss({
+    connectionString: databaseUrl,
+    max: poolSize,
+    migrate: false,
+    createSchema: false,
+    supervise: role === "worker",
+    schedule: false,
+    application_name: `svc-${role}`,
+  });
+  boss.on("error", (error: unknown) => {
+    console.error("[pg-boss]", error);
+  });
+  await boss.start();
+  return boss;
+}
+
+/** Installs (or upgrades) pg-boss's schema and creates every queue of the catalog. Idempotent. */
+export async function installJobQueues(databaseUrl: string): Promise<void> {
+  const boss = new PgBoss({ connectionString: databaseUrl, max: 2, supervise: false, schedule: false });
+  await boss.start();
+  try {
+    const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
+    if (!existing.has(DEAD_LETTER_QUEUE)) await boss.createQueue(DEAD_LETTER_QUEUE);
+    for (const job of JOB_CATALOG) {
+      if (existing.has(job.name)) await boss.updateQueue(job.name, job.queue);
+      else await boss.createQueue(job.name, job.queue);
+    }
+  } finally {
+    await boss.stop({ graceful: false, close: true });
+  }
+}
+
+/**
+ * Sends a job; the payload is validated first. Pass `tx` to write the job row inside that Prisma
+ * transaction, so the job commits (or rolls back) with the data it refers to.
+ */
+export async function sendJob<Payload>(
+  boss: PgBoss,
+  job: JobDefinition<Payload>,
+  payload: Payload,
+  { tx }: { tx?: Tx } = {},
+): Promise<string> {
+  const data = job.payload.parse(payload) as object;
+  const id = await boss.send(job.name, data, tx ? { db: fromPrisma(tx) } : {});
+  if (id === null) throw new Error(`pg-boss did not accept a ${job.name} job`);
+  return id;
+}
+
+/** Registers a handler; payloads are validated on receipt (a bad payload fails the job). */
+export async function workJobs<Payload>(
+  boss: PgBoss,
+  job: JobDefinition<Payload>,
+  options: { batchSize?: number; pollingIntervalSeconds?: number; localConcurrency?: number },
+  handler: (payloads: { id: string; payload: Payload }[]) => Promise<void>,
+): Promise<string> {
+  return boss.work<object>(job.name, options, async (jobs: Job<object>[]) => {
+    await handler(jobs.map((received) => ({ id: received.id, payload: job.payload.parse(received.data) })));
+  });
+}
