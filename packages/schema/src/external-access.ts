@@ -1,0 +1,10 @@
+import type { z } from "zod";
+import { pyBool, pyList, pyModel, pyString } from "./pydantic-fields";
+
+/** Who may see a document in search; replaces the pair's access type for that document. */
+export const ExternalAccessSchema = pyModel("ExternalAccess", {
+  external_user_emails: pyList(pyString(), { uniqueItems: true }),
+  external_user_group_ids: pyList(pyString(), { uniqueItems: true }),
+  is_public: pyBool(),
+});
+export type ExternalAccess = z.infer<typeof ExternalAccessSchema>;

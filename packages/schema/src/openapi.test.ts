@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { buildOpenApiDocument } from "./openapi";
+
+/** Every `$ref` anywhere in a JSON value. */
+function refsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(refsIn);
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([key, child]) =>
+    key === "$ref" && typeof child === "string" ? [child] : refsIn(child),
+  );
+}
+
+describe("buildOpenApiDocument", () => {
+  const document = buildOpenApiDocument();
+
+  it("is an OpenAPI 3.1 document labelled Development, served under /api", () => {
+    expect(document.openapi).toBe("3.1.0");
+    expect(document.info.version).toBe("Development");
+    expect(document.servers).toEqual([{ url: "/api" }]);
+    expect(buildOpenApiDocument({ serverUrl: "https://svc.example.com/api" }).servers).toEqual([
+      { url: "https://svc.example.com/api" },
+    ]);
+  });
+
+  it("describes the three operations, each behind BearerAuth", () => {
+    expect(Object.keys(document.paths).sort()).toEqual([
+      "/manage/admin/connector/indexing-status",
+      "/svc-api/ingestion",
+      "/user/file/upload",
+    ]);
+    expect(document.components.securitySchemes.BearerAuth).toEqual({ type: "http", scheme: "bearer" });
+    for (const path of Object.values(document.paths)) {
+      expect(path.post?.security).toEqual([{ BearerAuth: [] }]);
+    }
+  });
+
+  it("gives each operation its bodies and error statuses", () => {
+    const responses = (path: string) => Object.keys(document.paths[path]?.post?.responses ?? {}).sort();
+    expect(responses("/svc-api/ingestion")).toEqual(["200", "400", "401", "403", "413", "422"]);
+    expect(responses("/manage/admin/connector/indexing-status")).toEqual(["200", "401", "403", "422"]);
+    expect(responses("/user/file/upload")).toEqual(["200", "401", "403", "413", "422"]);
+
+    expect(refsIn(document.paths["/svc-api/ingestion"])).toEqual(
+      expect.arrayContaining([
+        "#/components/schemas/IngestionDocument",
+        "#/components/schemas/IngestionResult",
+        "#/components/schemas/ErrorDetail",
+        "#/components/schemas/HTTPValidationError",
+      ]),
+    );
+    const upload = document.paths["/user/file/upload"]?.post as { requestBody: { content: Record<string, unknown> } };
+    expect(Object.keys(upload.requestBody.content)).toEqual(["multipart/form-data"]);
+    expect(document.components.schemas.FileUploadRequest).toMatchObject({
+      properties: { files: { type: "array", items: { type: "string", format: "binary" } } },
+    });
+  });
+
+  it("points every $ref at a component that exists", () => {
+    const refs = refsIn(document);
+    expect(refs.length).toBeGreaterThan(10);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(document.components.schemas).toHaveProperty(ref.replace("#/components/schemas/", ""));
+    }
+  });
+
+  it("describes requests as clients send them", () => {
+    const documentBase = document.components.schemas.DocumentBase as {
+      required: string[];
+      properties: Record<string, Record<string, unknown>>;
+    };
+    expect(documentBase.required.sort()).toEqual(["metadata", "sections", "semantic_identifier"]);
+    expect(documentBase.properties.doc_updated_at).toEqual({ anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] });
+    expect(documentBase.properties.from_ingestion_api).toEqual({ type: "boolean", default: false });
+    expect(document.components.schemas.IndexingStatusRequest).not.toHaveProperty("required");
+    expect(document.components.schemas.ExternalAccess).toMatchObject({
+      properties: { external_user_emails: { type: "array", uniqueItems: true } },
+    });
+  });
+
+  it("lists the 55 sources once", () => {
+    expect((document.components.schemas.DocumentSource as { enum: string[] }).enum).toHaveLength(55);
+  });
+
+  it("carries no JSON Schema document headers inside components", () => {
+    for (const schema of Object.values(document.components.schemas)) {
+      expect(schema).not.toHaveProperty("$schema");
+      expect(schema).not.toHaveProperty("$id");
+    }
+  });
+
+  it("is plain JSON", () => {
+    expect(JSON.parse(JSON.stringify(document))).toEqual(document);
+  });
+});

@@ -1,0 +1,220 @@
+import { z } from "zod";
+import { BasicExpertInfoSchema } from "./basic-expert-info";
+import { DocumentSourceSchema } from "./document-source";
+import { ErrorDetailSchema } from "./error-detail";
+import { ExternalAccessSchema } from "./external-access";
+import { FileUploadRequestSchema, FileUploadResponseSchema, RejectedFileSchema, UserFileSchema } from "./file-upload";
+import {
+  AccessTypeSchema,
+  ConnectorCredentialPairStatusSchema,
+  ConnectorIndexingStatusGroupSchema,
+  ConnectorIndexingStatusLiteSchema,
+  ConnectorStatusSummarySchema,
+  DocsCountOperatorSchema,
+  FederatedConnectorStatusSchema,
+  IndexingStatusRequestSchema,
+  IndexingStatusSchema,
+} from "./indexing-status";
+import { DocumentBaseSchema, IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
+import { ImageSectionSchema, TextSectionSchema } from "./section";
+import { HTTPValidationErrorSchema, ValidationErrorSchema } from "./validation-error";
+
+type JsonObject = Record<string, unknown>;
+
+export interface OpenApiDocument {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string };
+  servers: Array<{ url: string }>;
+  paths: Record<string, Record<string, JsonObject>>;
+  components: { schemas: Record<string, JsonObject>; securitySchemes: Record<string, JsonObject> };
+  security: Array<Record<string, string[]>>;
+}
+
+export interface BuildOpenApiDocumentOptions {
+  /** Base of the paths; the API root, `/api` by default. */
+  serverUrl?: string;
+}
+
+/** Described as clients send them: lax inputs, defaults optional (`io: "input"`). */
+const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
+  IngestionDocument: IngestionDocumentSchema,
+  DocumentBase: DocumentBaseSchema,
+  TextSection: TextSectionSchema,
+  ImageSection: ImageSectionSchema,
+  BasicExpertInfo: BasicExpertInfoSchema,
+  ExternalAccess: ExternalAccessSchema,
+  DocumentSource: DocumentSourceSchema,
+  AccessType: AccessTypeSchema,
+  IndexingStatus: IndexingStatusSchema,
+  DocsCountOperator: DocsCountOperatorSchema,
+  IndexingStatusRequest: IndexingStatusRequestSchema,
+  FileUploadRequest: FileUploadRequestSchema,
+};
+
+/** Described as the service sends them (`io: "output"`). */
+const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
+  IngestionResult: IngestionResultSchema,
+  ErrorDetail: ErrorDetailSchema,
+  ValidationError: ValidationErrorSchema,
+  HTTPValidationError: HTTPValidationErrorSchema,
+  DocumentSource: DocumentSourceSchema,
+  AccessType: AccessTypeSchema,
+  ConnectorCredentialPairStatus: ConnectorCredentialPairStatusSchema,
+  IndexingStatus: IndexingStatusSchema,
+  ConnectorIndexingStatusLite: ConnectorIndexingStatusLiteSchema,
+  FederatedConnectorStatus: FederatedConnectorStatusSchema,
+  ConnectorStatusSummary: ConnectorStatusSummarySchema,
+  ConnectorIndexingStatusGroup: ConnectorIndexingStatusGroupSchema,
+  UserFile: UserFileSchema,
+  RejectedFile: RejectedFileSchema,
+  FileUploadResponse: FileUploadResponseSchema,
+};
+
+const componentRef = (id: string): JsonObject => ({ $ref: `#/components/schemas/${id}` });
+const jsonContent = (schema: JsonObject): JsonObject => ({ "application/json": { schema } });
+
+/** Keeps generated schemas readable: defaults that zod drops behind a preprocess step are put
+ * back; the safe-integer bounds zod writes on every integer and its date-time pattern are left out. */
+const tidy: NonNullable<z.core.ToJSONSchemaParams["override"]> = ({ zodSchema, jsonSchema }) => {
+  const def = zodSchema._zod.def;
+  if (def.type === "default") {
+    jsonSchema.default = JSON.parse(JSON.stringify(def.defaultValue)) as unknown;
+  }
+  // zod's date-time pattern only restates the format (and would contradict the lax request side).
+  if (jsonSchema.format === "date-time") delete jsonSchema.pattern;
+  if (jsonSchema.type === "integer") {
+    if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+    if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+  }
+};
+
+function componentSchemas(entries: Record<string, z.ZodType>, io: "input" | "output"): Record<string, JsonObject> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(entries)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    io,
+    target: "draft-2020-12",
+    uri: (id) => `#/components/schemas/${id}`,
+    override: tidy,
+  });
+  const components: Record<string, JsonObject> = {};
+  for (const [id, schema] of Object.entries(schemas)) {
+    if (!(id in entries)) throw new Error(`OpenAPI: unexpected shared schema "${id}"`);
+    const { $schema: _schema, $id: _id, ...rest } = schema as JsonObject;
+    components[id] = rest;
+  }
+  return components;
+}
+
+function mergeComponents(...groups: Array<Record<string, JsonObject>>): Record<string, JsonObject> {
+  const merged: Record<string, JsonObject> = {};
+  for (const group of groups) {
+    for (const [id, schema] of Object.entries(group)) {
+      const existing = merged[id];
+      if (existing && JSON.stringify(existing) !== JSON.stringify(schema)) {
+        throw new Error(`OpenAPI: component "${id}" differs between request and response`);
+      }
+      merged[id] = schema;
+    }
+  }
+  return merged;
+}
+
+function errorResponse(description: string): JsonObject {
+  return { description, content: jsonContent(componentRef("ErrorDetail")) };
+}
+
+const UNAUTHORIZED: JsonObject = {
+  ...errorResponse("Missing or invalid API key"),
+  headers: { "WWW-Authenticate": { description: "`Bearer`", schema: { type: "string" } } },
+};
+const FORBIDDEN = errorResponse("The API key's role or scope does not allow this operation");
+const TOO_LARGE = errorResponse("The request body is larger than the configured limit");
+const VALIDATION_FAILED: JsonObject = {
+  description: "Validation Error",
+  content: jsonContent(componentRef("HTTPValidationError")),
+};
+const BEARER: Array<Record<string, string[]>> = [{ BearerAuth: [] }];
+
+/** The OpenAPI 3.1 description of the REST surface, generated from the schemas the routes use. */
+export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}): OpenApiDocument {
+  const schemas = mergeComponents(
+    componentSchemas(REQUEST_COMPONENTS, "input"),
+    componentSchemas(RESPONSE_COMPONENTS, "output"),
+  );
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "svc",
+      version: "Development",
+      description: "Document ingestion and connector indexing status.",
+    },
+    servers: [{ url: options.serverUrl ?? "/api" }],
+    security: BEARER,
+    paths: {
+      "/svc-api/ingestion": {
+        post: {
+          operationId: "upsertIngestionDocument",
+          summary: "Upsert a document",
+          description:
+            "Creates or updates one document. A 200 means the document was accepted; indexing follows asynchronously.",
+          tags: ["ingestion"],
+          security: BEARER,
+          requestBody: { required: true, content: jsonContent(componentRef("IngestionDocument")) },
+          responses: {
+            "200": { description: "Successful Response", content: jsonContent(componentRef("IngestionResult")) },
+            "400": errorResponse("The connector-credential pair does not exist"),
+            "401": UNAUTHORIZED,
+            "403": FORBIDDEN,
+            "413": TOO_LARGE,
+            "422": VALIDATION_FAILED,
+          },
+        },
+      },
+      "/manage/admin/connector/indexing-status": {
+        post: {
+          operationId: "getConnectorIndexingStatus",
+          summary: "Get connector indexing status",
+          description: "Connector-credential pairs with their indexing status, grouped by source, filtered and paged.",
+          tags: ["connectors"],
+          security: BEARER,
+          requestBody: { required: true, content: jsonContent(componentRef("IndexingStatusRequest")) },
+          responses: {
+            "200": {
+              description: "Successful Response",
+              content: jsonContent({ type: "array", items: componentRef("ConnectorIndexingStatusGroup") }),
+            },
+            "401": UNAUTHORIZED,
+            "403": FORBIDDEN,
+            "422": VALIDATION_FAILED,
+          },
+        },
+      },
+      "/user/file/upload": {
+        post: {
+          operationId: "uploadUserFiles",
+          summary: "Upload images",
+          description:
+            "Stores PNG, JPEG, GIF or WebP images; the returned `file_id` is what a section's `image_file_id` names.",
+          tags: ["files"],
+          security: BEARER,
+          requestBody: {
+            required: true,
+            content: { "multipart/form-data": { schema: componentRef("FileUploadRequest") } },
+          },
+          responses: {
+            "200": { description: "Successful Response", content: jsonContent(componentRef("FileUploadResponse")) },
+            "401": UNAUTHORIZED,
+            "403": FORBIDDEN,
+            "413": TOO_LARGE,
+            "422": VALIDATION_FAILED,
+          },
+        },
+      },
+    },
+    components: {
+      schemas,
+      securitySchemes: { BearerAuth: { type: "http", scheme: "bearer" } },
+    },
+  };
+}

@@ -1,0 +1,216 @@
+/**
+ * Field builders for request schemas that validate the way pydantic v2 does in lax mode (the
+ * original service is FastAPI), and whose every failure is a zod custom issue carrying the exact
+ * pydantic error in `params` (see `toValidationErrorBody`). Each builder checks and coerces in a
+ * `z.preprocess` step, then hands a well-typed value to an ordinary zod schema, which gives the
+ * output type and the JSON Schema (`z.toJSONSchema(…, { io: "input" })` shows that inner schema).
+ *
+ * A key that is absent reaches the preprocess step as `undefined` and is reported as `missing`;
+ * wrap a builder in `.optional()`/`.nullable()`/`.default()` for fields that may be left out or null.
+ */
+import { z } from "zod";
+import { parseDateTime } from "./parse-date-time";
+import { PYDANTIC_PARAM, pydanticErrors, type PydanticError } from "./pydantic-errors";
+
+type Coercion = { ok: true; value: unknown } | { ok: false; error: PydanticError };
+
+const accept = (value: unknown): Coercion => ({ ok: true, value });
+const reject = (error: PydanticError): Coercion => ({ ok: false, error });
+
+/** A zod custom issue standing for one pydantic error; `input` travels in `params` so the 422 body
+ * has it even when the parse did not ask zod to report inputs. */
+export function pydanticIssue(
+  error: PydanticError,
+  input: unknown,
+  path: PropertyKey[] = [],
+): z.core.$ZodRawIssue {
+  return { code: "custom", message: error.msg, path, input, params: { [PYDANTIC_PARAM]: error, input } };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Length in code points, as Python's `len` counts. */
+function codePointLength(text: string): number {
+  let length = 0;
+  for (const _ of text) length += 1;
+  return length;
+}
+
+function pydanticField<Inner extends z.ZodType>(coerce: (value: unknown) => Coercion, inner: Inner) {
+  return z.preprocess((value: unknown, ctx) => {
+    if (value === undefined) {
+      ctx.addIssue(pydanticIssue(pydanticErrors.missing(), value));
+      return z.NEVER;
+    }
+    const coerced = coerce(value);
+    if (!coerced.ok) {
+      ctx.addIssue(pydanticIssue(coerced.error, value));
+      return z.NEVER;
+    }
+    return coerced.value;
+  }, inner);
+}
+
+/** `str`: only strings (pydantic does not turn numbers into strings); lengths in code points. */
+export function pyString(options: { minLength?: number; maxLength?: number } = {}) {
+  const { minLength, maxLength } = options;
+  let inner = z.string();
+  if (minLength !== undefined) inner = inner.min(minLength);
+  if (maxLength !== undefined) inner = inner.max(maxLength);
+  return pydanticField((value) => {
+    if (typeof value !== "string") return reject(pydanticErrors.stringType());
+    if (maxLength !== undefined && codePointLength(value) > maxLength) {
+      return reject(pydanticErrors.stringTooLong(maxLength));
+    }
+    if (minLength !== undefined && codePointLength(value) < minLength) {
+      return reject(pydanticErrors.stringTooShort(minLength));
+    }
+    return accept(value);
+  }, inner);
+}
+
+// Python int() syntax (underscores between digits), plus a zero fraction as pydantic allows.
+const INTEGER_STRING = /^\s*([+-]?\d+(?:_\d+)*)(?:\.0+)?\s*$/;
+
+/** `int`, lax: integers, floats without fraction, booleans, and numeric strings such as "5" or "5.0". */
+export function pyInt(options: { ge?: number } = {}) {
+  const { ge } = options;
+  const inner = ge === undefined ? z.int() : z.int().min(ge);
+  return pydanticField((value) => {
+    let number: number;
+    if (typeof value === "number") {
+      if (!Number.isInteger(value)) return reject(pydanticErrors.intFromFloat());
+      number = value;
+    } else if (typeof value === "boolean") {
+      number = value ? 1 : 0;
+    } else if (typeof value === "string") {
+      const digits = INTEGER_STRING.exec(value)?.[1];
+      if (digits === undefined) return reject(pydanticErrors.intParsing());
+      number = Number(digits.replaceAll("_", ""));
+    } else {
+      return reject(pydanticErrors.intType());
+    }
+    if (ge !== undefined && number < ge) return reject(pydanticErrors.greaterThanEqual(ge));
+    return accept(number);
+  }, inner);
+}
+
+const TRUE_STRINGS = new Set(["1", "on", "t", "true", "y", "yes"]);
+const FALSE_STRINGS = new Set(["0", "off", "f", "false", "n", "no"]);
+
+/** `bool`, lax: booleans, 0/1, and pydantic's strings ("true", "yes", "on", "1", … any case). */
+export function pyBool() {
+  return pydanticField((value) => {
+    if (typeof value === "boolean") return accept(value);
+    if (typeof value === "number") {
+      if (value === 0 || value === 1) return accept(value === 1);
+      return reject(Number.isInteger(value) ? pydanticErrors.boolParsing() : pydanticErrors.boolType());
+    }
+    if (typeof value === "string") {
+      const lowered = value.toLowerCase();
+      if (TRUE_STRINGS.has(lowered)) return accept(true);
+      if (FALSE_STRINGS.has(lowered)) return accept(false);
+      return reject(pydanticErrors.boolParsing());
+    }
+    return reject(pydanticErrors.boolType());
+  }, z.boolean());
+}
+
+/**
+ * `datetime`, lax (see `parseDateTime`), normalised to a UTC `Date`. The value passes through a
+ * canonical ISO string so that the input JSON Schema reads `string, format date-time` (no pattern:
+ * more forms are accepted than a pattern would admit).
+ */
+export function pyDateTime() {
+  return pydanticField(
+    (value) => {
+      if (typeof value !== "string" && typeof value !== "number") return reject(pydanticErrors.datetimeType());
+      const parsed = parseDateTime(value);
+      return parsed.ok ? accept(parsed.date.toISOString()) : reject(pydanticErrors.datetimeParsing(parsed.error));
+    },
+    z
+      .string()
+      .meta({ format: "date-time" })
+      .transform((text) => new Date(text)),
+  );
+}
+
+/** A str-valued enum: any other value (of any type) is pydantic's `enum` error. */
+export function pyEnum<Schema extends z.ZodEnum>(schema: Schema) {
+  const values: readonly unknown[] = schema.options;
+  return pydanticField(
+    (value) => (values.includes(value) ? accept(value) : reject(pydanticErrors.enum(values))),
+    schema,
+  );
+}
+
+/**
+ * `list[T]`. With `uniqueItems` (the original's `set[str]`, which the contract publishes as an
+ * array of unique items) a repeated item is a `value_error` at the repeat's index: the original
+ * silently dropped repeats; here the client learns which one.
+ */
+export function pyList<Item extends z.ZodType>(item: Item, options: { uniqueItems?: boolean } = {}) {
+  const inner = options.uniqueItems
+    ? z
+        .array(item)
+        .check((payload) => {
+          const seen = new Set<string>();
+          payload.value.forEach((element, index) => {
+            const key = JSON.stringify(element) ?? String(element);
+            if (seen.has(key)) {
+              payload.issues.push(
+                pydanticIssue(pydanticErrors.valueError("items must be unique; this one is repeated"), element, [index]),
+              );
+            }
+            seen.add(key);
+          });
+        })
+        .meta({ uniqueItems: true })
+    : z.array(item);
+  return pydanticField((value) => (Array.isArray(value) ? accept(value) : reject(pydanticErrors.listType())), inner);
+}
+
+/** `dict[str, V]`: any JSON object; its values validated by `value`. */
+export function pyDict<Value extends z.ZodType>(value: Value) {
+  return pydanticField(
+    (input) => (isPlainObject(input) ? accept(input) : reject(pydanticErrors.dictType())),
+    z.record(z.string(), value),
+  );
+}
+
+/**
+ * `dict[Enum, V]`: keys outside the enum are pydantic's `enum` error at `[…, key, "[key]"]`, all
+ * reported together; values are validated once the keys are right.
+ */
+export function pyEnumKeyDict<Key extends z.ZodEnum, Value extends z.ZodType>(key: Key, value: Value) {
+  const keys: readonly unknown[] = key.options;
+  return z.preprocess(
+    (input: unknown, ctx) => {
+      if (input === undefined) {
+        ctx.addIssue(pydanticIssue(pydanticErrors.missing(), input));
+        return z.NEVER;
+      }
+      if (!isPlainObject(input)) {
+        ctx.addIssue(pydanticIssue(pydanticErrors.dictType(), input));
+        return z.NEVER;
+      }
+      const badKeys = Object.keys(input).filter((candidate) => !keys.includes(candidate));
+      for (const badKey of badKeys) ctx.addIssue(pydanticIssue(pydanticErrors.enum(keys), badKey, [badKey, "[key]"]));
+      return badKeys.length > 0 ? z.NEVER : input;
+    },
+    z.partialRecord(key, value),
+  );
+}
+
+/**
+ * A pydantic model: a JSON object (anything else is `model_type`); unknown keys are dropped. The
+ * class name becomes the JSON Schema title, as in FastAPI's OpenAPI document.
+ */
+export function pyModel<Shape extends z.ZodRawShape>(className: string, shape: Shape) {
+  return pydanticField(
+    (value) => (isPlainObject(value) ? accept(value) : reject(pydanticErrors.modelType())),
+    z.object(shape),
+  ).meta({ title: className });
+}

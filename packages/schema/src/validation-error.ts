@@ -1,0 +1,234 @@
+import { z } from "zod";
+import { PYDANTIC_PARAM, pydanticErrors, type PydanticError } from "./pydantic-errors";
+import { isPlainObject } from "./pydantic-fields";
+
+export const ValidationErrorSchema = z.object({
+  loc: z.array(z.union([z.string(), z.int()])),
+  msg: z.string(),
+  type: z.string(),
+  input: z.unknown().optional(),
+  ctx: z.record(z.string(), z.unknown()).optional(),
+});
+export type ValidationError = z.infer<typeof ValidationErrorSchema>;
+
+/** The body of every 422: FastAPI's shape, one item per fault. */
+export const HTTPValidationErrorSchema = z.object({
+  detail: z.array(ValidationErrorSchema).optional(),
+});
+export type HTTPValidationError = z.infer<typeof HTTPValidationErrorSchema>;
+/** A 422 body as this package builds it: `detail` always present. */
+export type ValidationErrorBody = Required<HTTPValidationError>;
+
+export type Loc = Array<string | number>;
+
+export interface ToValidationErrorBodyOptions {
+  /** Prepended to every issue path; FastAPI's is `["body"]` for request bodies. */
+  locPrefix?: Loc;
+  /** The value that was validated: where `input` comes from when an issue does not carry it, and
+   * the parent object that pydantic shows as the `input` of a `missing` field. */
+  input?: unknown;
+}
+
+/**
+ * Turns zod issues into the 422 body FastAPI/pydantic v2 would send. Issues raised by this
+ * package's request schemas carry their pydantic error in `params` and are taken as they are;
+ * plain zod issues (from schemas built without the `py*` builders) are translated by code.
+ */
+export function toValidationErrorBody(
+  issues: readonly z.core.$ZodIssue[],
+  options: ToValidationErrorBodyOptions = {},
+): ValidationErrorBody {
+  const locPrefix = options.locPrefix ?? ["body"];
+  const detail = issues.flatMap((issue) => translateIssue(issue, [], locPrefix, options.input));
+  return { detail: dedupe(detail) };
+}
+
+function translateIssue(issue: z.core.$ZodIssue, basePath: PropertyKey[], locPrefix: Loc, root: unknown): ValidationError[] {
+  const path = [...basePath, ...issue.path];
+  const loc = [...locPrefix, ...path.map(toLocPart)];
+  const inputOf = (): unknown => ("input" in issue ? issue.input : valueAt(root, path));
+  const item = (error: PydanticError, input: unknown, at: Loc = loc): ValidationError => ({
+    type: error.type,
+    loc: at,
+    msg: error.msg,
+    input: input === undefined ? null : input,
+    ...(error.ctx ? { ctx: error.ctx } : {}),
+  });
+  const missing = (): ValidationError => item(pydanticErrors.missing(), parentOf(root, path));
+
+  switch (issue.code) {
+    case "custom": {
+      const params: Record<string, unknown> = issue.params ?? {};
+      const carried = params[PYDANTIC_PARAM];
+      if (isPydanticError(carried)) {
+        if (carried.type === "missing") return [missing()];
+        return [item(carried, "input" in params ? params.input : inputOf())];
+      }
+      return [item(pydanticErrors.valueError(issue.message), inputOf())];
+    }
+    case "invalid_type": {
+      const input = inputOf();
+      if (input === undefined || issue.expected === "nonoptional") return [missing()];
+      return [item(typeError(issue.expected, input), input)];
+    }
+    case "too_big": {
+      const maximum = Number(issue.maximum);
+      const input = inputOf();
+      if (issue.origin === "string") return [item(pydanticErrors.stringTooLong(maximum), input)];
+      if (issue.origin === "array" && Array.isArray(input)) {
+        return [item(pydanticErrors.tooLong(maximum, input.length), input)];
+      }
+      const error = issue.inclusive === false ? pydanticErrors.lessThan(maximum) : pydanticErrors.lessThanEqual(maximum);
+      return [item(error, input)];
+    }
+    case "too_small": {
+      const minimum = Number(issue.minimum);
+      const input = inputOf();
+      if (issue.origin === "string") return [item(pydanticErrors.stringTooShort(minimum), input)];
+      if (issue.origin === "array" && Array.isArray(input)) {
+        return [item(pydanticErrors.tooShort(minimum, input.length), input)];
+      }
+      const error =
+        issue.inclusive === false ? pydanticErrors.greaterThan(minimum) : pydanticErrors.greaterThanEqual(minimum);
+      return [item(error, input)];
+    }
+    case "invalid_value":
+      return [item(pydanticErrors.enum(issue.values), inputOf())];
+    case "invalid_format": {
+      const input = inputOf();
+      if (issue.format === "datetime") return [item(pydanticErrors.datetimeParsing("invalid datetime format"), input)];
+      if (issue.pattern) {
+        return [
+          item(
+            { type: "string_pattern_mismatch", msg: `String should match pattern '${issue.pattern}'`, ctx: { pattern: issue.pattern } },
+            input,
+          ),
+        ];
+      }
+      return [item(pydanticErrors.valueError(issue.message), input)];
+    }
+    case "not_multiple_of":
+      return [
+        item(
+          { type: "multiple_of", msg: `Input should be a multiple of ${issue.divisor}`, ctx: { multiple_of: issue.divisor } },
+          inputOf(),
+        ),
+      ];
+    case "unrecognized_keys": {
+      const container = inputOf();
+      return issue.keys.map((key) =>
+        item(pydanticErrors.extraForbidden(), isPlainObject(container) ? container[key] : null, [...loc, key]),
+      );
+    }
+    case "invalid_union": {
+      if (issue.discriminator !== undefined) {
+        // zod points at the discriminator key; pydantic at the union itself, with the whole object.
+        const unionPath = path.slice(0, -1);
+        const unionLoc = [...locPrefix, ...unionPath.map(toLocPart)];
+        const tagged = valueAt(root, unionPath);
+        const tagValue = isPlainObject(tagged) ? tagged[issue.discriminator] : undefined;
+        const tag = typeof tagValue === "string" ? tagValue : JSON.stringify(tagValue);
+        const options = "options" in issue ? (issue.options ?? []) : [];
+        const expectedTags = options.map((option) => `'${String(option)}'`).join(", ");
+        const error: PydanticError =
+          tagValue === undefined
+            ? {
+                type: "union_tag_not_found",
+                msg: `Unable to extract tag using discriminator '${issue.discriminator}'`,
+                ctx: { discriminator: `'${issue.discriminator}'` },
+              }
+            : {
+                type: "union_tag_invalid",
+                msg: `Input tag '${tag}' found using '${issue.discriminator}' does not match any of the expected tags: ${expectedTags}`,
+                ctx: { discriminator: `'${issue.discriminator}'`, tag, expected_tags: expectedTags },
+              };
+        return [item(error, tagged, unionLoc)];
+      }
+      // Like pydantic, report what every member objected to.
+      const nested = issue.errors.flatMap((branch) =>
+        branch.flatMap((inner) => translateIssue(inner, path, locPrefix, root)),
+      );
+      return nested.length > 0 ? nested : [item(pydanticErrors.valueError(issue.message), inputOf())];
+    }
+    case "invalid_key": {
+      const key = inputOf();
+      return issue.issues.flatMap((inner) =>
+        translateIssue({ ...inner, input: key } as z.core.$ZodIssue, [], [...loc, "[key]"], key),
+      );
+    }
+    case "invalid_element":
+      return issue.issues.flatMap((inner) => translateIssue(inner, path, locPrefix, root));
+    default: {
+      // Issue codes added by later zod versions.
+      const unknownIssue: z.core.$ZodIssueBase = issue;
+      return [item(pydanticErrors.valueError(unknownIssue.message), inputOf())];
+    }
+  }
+}
+
+/** zod says only what it expected (a `z.int()` given a string expects "number"); the py* builders
+ * exist because this cannot always recover pydantic's exact type. */
+function typeError(expected: string, input: unknown): PydanticError {
+  switch (expected) {
+    case "string":
+      return pydanticErrors.stringType();
+    case "int":
+    case "bigint":
+      return typeof input === "number" ? pydanticErrors.intFromFloat() : pydanticErrors.intType();
+    case "number":
+      return typeof input === "string"
+        ? { type: "float_parsing", msg: "Input should be a valid number, unable to parse string as a number" }
+        : pydanticErrors.floatType();
+    case "boolean":
+      return pydanticErrors.boolType();
+    case "array":
+    case "tuple":
+    case "set":
+      return pydanticErrors.listType();
+    case "object":
+    case "record":
+    case "map":
+      return pydanticErrors.dictType();
+    case "date":
+      return pydanticErrors.datetimeType();
+    default:
+      return pydanticErrors.valueError(`expected ${expected}`);
+  }
+}
+
+function isPydanticError(value: unknown): value is PydanticError {
+  return isPlainObject(value) && typeof value.type === "string" && typeof value.msg === "string";
+}
+
+function toLocPart(part: PropertyKey): string | number {
+  return typeof part === "number" ? part : String(part);
+}
+
+/** Follows `path` into a parsed JSON value; undefined when it leads nowhere. */
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const part of path) {
+    if (Array.isArray(current) && typeof part === "number") current = current[part];
+    else if (isPlainObject(current) && typeof part !== "symbol" && Object.hasOwn(current, part)) {
+      current = current[String(part)];
+    } else return undefined;
+  }
+  return current;
+}
+
+/** The object a missing field was looked up in (pydantic's `input` for `missing`); null for the root. */
+function parentOf(root: unknown, path: readonly PropertyKey[]): unknown {
+  if (path.length === 0) return null;
+  return valueAt(root, path.slice(0, -1)) ?? null;
+}
+
+/** Union members can object to the same thing twice; keep each fault once. */
+function dedupe(items: ValidationError[]): ValidationError[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = JSON.stringify([item.type, item.loc]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
