@@ -1,4 +1,5 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client";
 
 export type Db = PrismaClient;
@@ -6,6 +7,7 @@ export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 /** Anything core functions can query through: the client itself or an open transaction. */
 export type DbOrTx = Db | Tx;
+export type SqlClient = pg.PoolClient;
 
 export interface CreateDbOptions {
   databaseUrl: string;
@@ -13,8 +15,49 @@ export interface CreateDbOptions {
   poolSize?: number;
 }
 
-/** One client per process: it owns a pg pool. */
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** One client per process. Its pg pool is shared by Prisma and by the raw-SQL hot paths. */
 export function createDb({ databaseUrl, poolSize = 10 }: CreateDbOptions): Db {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: poolSize });
-  return new PrismaClient({ adapter });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  pools.set(db, pool);
+  return db;
+}
+
+/**
+ * Runs `work` in a transaction on a plain pg connection from the client's pool. For hot paths only:
+ * a Prisma interactive transaction costs about 1 ms of client-side work per call here, several
+ * times the SQL itself (see bench/RESULTS.md). Everything else goes through Prisma.
+ */
+export async function withSqlTransaction<T>(db: Db, work: (client: SqlClient) => Promise<T>): Promise<T> {
+  const client = await poolOf(db).connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * One raw statement outside a transaction, for the same hot paths. A `name` makes it a prepared
+ * statement, planned once per connection.
+ */
+export async function querySql<Row extends pg.QueryResultRow>(
+  db: Db,
+  statement: { name?: string; text: string; values?: unknown[] },
+): Promise<Row[]> {
+  return (await poolOf(db).query<Row>(statement)).rows;
+}
+
+function poolOf(db: Db): pg.Pool {
+  const pool = pools.get(db);
+  if (!pool) throw new Error("this Prisma client was not made by createDb()");
+  return pool;
 }

@@ -1,5 +1,5 @@
-export { createDb } from "./client";
-export type { Db, DbOrTx, Tx, CreateDbOptions } from "./client";
+export { createDb, querySql, withSqlTransaction } from "./client";
+export type { CreateDbOptions, Db, DbOrTx, SqlClient, Tx } from "./client";
 export { Prisma } from "./generated/prisma/client";
 export * from "./generated/prisma/enums";
 export type * from "./generated/prisma/models";

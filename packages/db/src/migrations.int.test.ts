@@ -1,0 +1,67 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "./testing";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database.drop();
+});
+
+/** Every table schema.prisma maps a model to. */
+function schemaTables(): string[] {
+  const schema = readFileSync(new URL("../../../prisma/schema.prisma", import.meta.url), "utf8");
+  return [...schema.matchAll(/^\s*@@map\("([^"]+)"\)/gm)].map((match) => match[1] ?? "");
+}
+
+describe("a freshly migrated database", () => {
+  it("has the built-in default pair as id 1", async () => {
+    const pair = await database.db.connectorCredentialPair.findUniqueOrThrow({
+      where: { id: 1 },
+      include: { connector: true, credential: true },
+    });
+    expect(pair).toMatchObject({
+      id: 1,
+      name: "DefaultCCPair",
+      accessType: "public",
+      status: "ACTIVE",
+      connector: { id: 1, name: "DefaultConnector", source: "ingestion_api" },
+      credential: { id: 1, source: "ingestion_api" },
+    });
+  });
+
+  it("gives the next connector, credential and pair id 2", async () => {
+    const pair = await database.db.connectorCredentialPair.create({
+      data: {
+        name: "Second",
+        accessType: "private",
+        connector: { create: { name: "Second connector", source: "file" } },
+        credential: { create: { source: "file" } },
+      },
+    });
+    expect([pair.id, pair.connectorId, pair.credentialId]).toEqual([2, 2, 2]);
+  });
+
+  it("has a table for every model in schema.prisma", async () => {
+    const expected = schemaTables();
+    expect(expected.length).toBeGreaterThan(10);
+    const rows = await database.db.$queryRaw<{ table_name: string }[]>`
+      SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`;
+    expect(rows.map((row) => row.table_name)).toEqual(expect.arrayContaining([...expected, "_prisma_migrations"]));
+  });
+
+  it("has the GIN index on document_chunk.search_vector", async () => {
+    const rows = await database.db.$queryRaw<{ indexdef: string }[]>`
+      SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'document_chunk'`;
+    expect(rows.map((row) => row.indexdef)).toContainEqual(expect.stringMatching(/USING gin \(search_vector\)/));
+  });
+
+  it("records every migration as applied", async () => {
+    const applied = await database.db.$queryRaw<{ migration_name: string }[]>`
+      SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+    expect(applied.map((row) => row.migration_name)).toContainEqual(expect.stringMatching(/_init$/));
+  });
+});

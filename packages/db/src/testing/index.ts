@@ -1,0 +1,3 @@
+// Test helpers. The vitest global setup they rely on is a separate entry point,
+// @svc/db/testing/global-setup, so that test files never load the embedded server.
+export { createTestDatabase, type TestDatabase } from "./create-test-database";
