@@ -109,11 +109,10 @@ try {
     .trim()
     .split("\n")
     .at(-1);
-  const nextBin = createRequire(path.join(root, "apps/web/package.json")).resolve("next/dist/bin/next");
   children.push(
-    startProcess("svc", [nextBin, "start", "--port", String(SVC_PORT)], {
+    startProcess("svc", [path.join(root, "apps/web/dist/server.js")], {
       cwd: path.join(root, "apps/web"),
-      env: { ...process.env, DATABASE_URL: svcUrl, NEXT_TELEMETRY_DISABLED: "1" },
+      env: { ...process.env, DATABASE_URL: svcUrl, PORT: String(SVC_PORT), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
     }),
     startProcess("baseline", [path.join(root, "bench/ingest/baseline-server.mjs")], {
       env: { ...process.env, BASELINE_DATABASE_URL: databaseUrl("svc_bench_baseline"), BASELINE_PORT: String(BASELINE_PORT) },

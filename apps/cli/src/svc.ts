@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createDb } from "@svc/db";
 import { runKeysCommand, UsageError } from "./commands/keys";
+import { runPairsCommand } from "./commands/pairs";
 import { runStartCommand } from "./commands/start";
 import { openDatabase } from "./database";
 import { cliEnv } from "./env";
@@ -12,19 +13,25 @@ Usage:
   svc start                      start the database (embedded unless DATABASE_URL is set), web and worker
   svc keys create --name NAME --role admin|curator|basic|limited [--scope 3,4]
   svc keys list
-  svc keys revoke ID`;
+  svc keys revoke ID
+  svc pairs create --name NAME --source SOURCE --access public|private|sync
+  svc pairs list
+  svc pairs pause ID
+  svc pairs resume ID
+  svc pairs delete ID          mark DELETING; the worker removes the pair and its documents`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   const env = cliEnv();
   if (command === "start") return runStartCommand(env);
-  if (command !== "keys") throw new UsageError(USAGE);
+  if (command !== "keys" && command !== "pairs") throw new UsageError(USAGE);
   const database = await openDatabase(env);
   try {
     await prepareDatabase(database.databaseUrl);
     const db = createDb({ databaseUrl: database.databaseUrl, poolSize: 1 });
     try {
-      await runKeysCommand(db, rest);
+      if (command === "keys") await runKeysCommand(db, rest);
+      else await runPairsCommand({ db, databaseUrl: database.databaseUrl }, rest);
     } finally {
       await db.$disconnect();
     }

@@ -65,6 +65,13 @@ export async function readJsonBody<Schema extends z.ZodType>(
   return validated.data;
 }
 
+/** Validates path parameters the way FastAPI does: a fault is a 422 item at `["path", <name>]`. */
+export function readPathParams<Schema extends z.ZodType>(params: unknown, schema: Schema): z.output<Schema> {
+  const validated = validateBody(schema, params, { locPrefix: ["path"] });
+  if (!validated.ok) throw new AppError("VALIDATION_FAILED", "Invalid path parameters", validated.body);
+  return validated.data;
+}
+
 /** The raw body, refused with 413 as soon as it is known to exceed the limit. */
 export async function readBodyBytes(request: Request, limitBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);

@@ -12,7 +12,31 @@ const ROUTES: Record<string, () => Promise<RouteModule>> = {
   "/api/svc-api/ingestion": () => import("../app/api/svc-api/ingestion/route"),
   "/api/user/file/upload": () => import("../app/api/user/file/upload/route"),
   "/api/openapi.json": () => import("../app/api/openapi.json/route"),
+  "/api/manage/admin/connector/indexing-status": () => import("../app/api/manage/admin/connector/indexing-status/route"),
+  "/api/manage/admin/cc-pair": () => import("../app/api/manage/admin/cc-pair/route"),
+  "/api/manage/admin/cc-pair/[id]": () => import("../app/api/manage/admin/cc-pair/[id]/route"),
+  "/api/manage/admin/federated-connector": () => import("../app/api/manage/admin/federated-connector/route"),
+  "/api/manage/admin/federated-connector/[id]": () => import("../app/api/manage/admin/federated-connector/[id]/route"),
 };
+
+/** The route serving `path`, with the values of its `[name]` segments, as Next.js matches them. */
+function resolveRoute(path: string): { load: () => Promise<RouteModule>; params: Record<string, string> } | undefined {
+  const segments = path.split("?")[0]?.split("/") ?? [];
+  for (const [pattern, load] of Object.entries(ROUTES)) {
+    const patternSegments = pattern.split("/");
+    if (patternSegments.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const matches = patternSegments.every((expected, index) => {
+      const actual = segments[index] ?? "";
+      const dynamic = /^\[(.+)\]$/.exec(expected)?.[1];
+      if (dynamic === undefined) return expected === actual;
+      params[dynamic] = decodeURIComponent(actual);
+      return true;
+    });
+    if (matches) return { load, params };
+  }
+  return undefined;
+}
 
 export interface TestApp {
   db: Db;
@@ -20,7 +44,11 @@ export interface TestApp {
   adminKey: string;
   createKey(role: ApiKeyRole, ccPairIds?: number[]): Promise<string>;
   /** Sends a request to a route handler; a plain object body is sent as JSON. */
-  request(method: string, path: string, init?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>;
+  request(
+    method: string,
+    path: string,
+    init?: { body?: unknown; key?: string | null; headers?: Record<string, string>; params?: Record<string, string> },
+  ): Promise<Response>;
   /** POST /api/svc-api/ingestion with the admin key. */
   ingest(body: unknown, key?: string | null): Promise<Response>;
 }
@@ -39,9 +67,9 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
     const createKey = async (role: ApiKeyRole, ccPairIds: number[] = []) =>
       (await createApiKey({ db: database.db, name: `test ${role}`, role, ccPairIds })).key;
     const request: TestApp["request"] = async (method, path, init = {}) => {
-      const loadRoute = ROUTES[path];
-      if (!loadRoute) throw new Error(`no route ${path} in the test app`);
-      const handler = (await loadRoute())[method];
+      const route = resolveRoute(path);
+      if (!route) throw new Error(`no route ${path} in the test app`);
+      const handler = (await route.load())[method];
       if (typeof handler !== "function") return new Response(null, { status: 405 });
       const headers = new Headers(init.headers);
       const key = init.key === undefined ? app.adminKey : init.key;
@@ -53,7 +81,7 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
         body = JSON.stringify(init.body);
         headers.set("content-type", "application/json");
       }
-      return await handler(new Request(`http://localhost${path}`, { method, headers, body }), { params: Promise.resolve({}) });
+      return await handler(new Request(`http://localhost${path}`, { method, headers, body }), { params: Promise.resolve(init.params ?? route.params) });
     };
     Object.assign(app, {
       db: database.db,

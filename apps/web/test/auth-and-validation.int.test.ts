@@ -67,7 +67,7 @@ describe("the 422 body", () => {
 
   it.each([
     ["cc_pair_id", {}, { cc_pair_id: "abc" }, ["body", "cc_pair_id"], "int_parsing"],
-    ["cc_pair_id", {}, { cc_pair_id: true }, ["body", "cc_pair_id"], "int_type"],
+    ["cc_pair_id", {}, { cc_pair_id: [1] }, ["body", "cc_pair_id"], "int_type"],
     ["document", {}, { document: "text" }, ["body", "document"], "model_type"],
     ["id", { id: 5 }, {}, ["body", "document", "id"], "string_type"],
     ["semantic_identifier", { semantic_identifier: 5 }, {}, ["body", "document", "semantic_identifier"], "string_type"],

@@ -1,4 +1,4 @@
-import { indexDocumentJob, indexDocuments, startJobQueue, workJobs } from "@svc/core";
+import { deleteCcPairJob, indexDocumentJob, indexDocuments, purgeCcPair, startJobQueue, workJobs } from "@svc/core";
 import { createDb } from "@svc/db";
 import { workerEnv } from "./env";
 
@@ -19,7 +19,18 @@ async function main(): Promise<void> {
       await indexDocuments({ db, jobs: jobs.map((job) => job.payload) });
     },
   );
-  console.log(`[worker] consuming ${indexDocumentJob.name} jobs`);
+  // Pair deletions are rare and long: one at a time, each working through the pair batch by batch.
+  await workJobs(boss, deleteCcPairJob, { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 2 }, async (jobs) => {
+    for (const job of jobs) {
+      const result = await purgeCcPair({ db, ccPairId: job.payload.ccPairId });
+      if (result.purged) {
+        console.log(
+          `[worker] deleted pair ${job.payload.ccPairId}: ${result.linksRemoved} links, ${result.documentsDeleted} documents`,
+        );
+      }
+    }
+  });
+  console.log(`[worker] consuming ${indexDocumentJob.name} and ${deleteCcPairJob.name} jobs`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -20,7 +20,16 @@ const pools = new WeakMap<Db, pg.Pool>();
 /** One client per process. Its pg pool is shared by Prisma and by the raw-SQL hot paths. */
 export function createDb({ databaseUrl, poolSize = 10 }: CreateDbOptions): Db {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+  // An idle connection the server closes (restart, failover, a dropped database) must not crash the
+  // process; the pool replaces it on the next query.
+  pool.on("error", (error) => console.error("[db] idle connection lost:", error.message));
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  // Prisma disposes the pool only if it ever connected through it; raw-SQL-only processes never do.
+  const disconnect = db.$disconnect.bind(db);
+  db.$disconnect = async () => {
+    await disconnect();
+    if (!pool.ended) await pool.end();
+  };
   pools.set(db, pool);
   return db;
 }

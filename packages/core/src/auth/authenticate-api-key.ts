@@ -1,4 +1,4 @@
-import type { DbOrTx } from "@svc/db";
+import { querySql, type ApiKeyRole, type Db } from "@svc/db";
 import { AppError } from "../errors/app-error";
 import { hashApiKey, hashesMatch } from "./api-key-secret";
 import type { Principal } from "./principal";
@@ -10,7 +10,7 @@ export async function authenticateApiKey({
   db,
   authorization,
 }: {
-  db: DbOrTx;
+  db: Db;
   authorization: string | null | undefined;
 }): Promise<Principal> {
   const presented = authorization ? BEARER.exec(authorization)?.[1] : undefined;
@@ -18,19 +18,32 @@ export async function authenticateApiKey({
     throw new AppError("UNAUTHENTICATED", "Missing bearer credential: send 'Authorization: Bearer <API key>'.");
   }
   const hashedKey = hashApiKey(presented);
-  const apiKey = await db.apiKey.findUnique({
-    where: { hashedKey },
-    select: { id: true, name: true, role: true, hashedKey: true, revokedAt: true, scopes: { select: { ccPairId: true } } },
+  // Raw SQL: this runs on every request, and one round trip is all it needs.
+  const [apiKey] = await querySql<{
+    id: number;
+    name: string;
+    role: ApiKeyRole;
+    hashed_key: string;
+    revoked_at: Date | null;
+    scope: number[];
+  }>(db, {
+    name: "svc-authenticate-api-key",
+    text: `SELECT k.id, k.name, k.role::text AS role, k.hashed_key, k.revoked_at,
+       COALESCE(array_agg(s.cc_pair_id ORDER BY s.cc_pair_id) FILTER (WHERE s.cc_pair_id IS NOT NULL), '{}') AS scope
+     FROM api_key k LEFT JOIN api_key_scope s ON s.api_key_id = k.id
+     WHERE k.hashed_key = $1
+     GROUP BY k.id`,
+    values: [hashedKey],
   });
   // The lookup is by hash, so timing reveals nothing about the key; the explicit comparison keeps
   // the check honest should the lookup ever become a prefix or case-insensitive match.
-  if (!apiKey || apiKey.revokedAt !== null || !hashesMatch(apiKey.hashedKey, hashedKey)) {
+  if (!apiKey || apiKey.revoked_at !== null || !hashesMatch(apiKey.hashed_key, hashedKey)) {
     throw new AppError("UNAUTHENTICATED", "Invalid or revoked API key.");
   }
   return {
     apiKeyId: apiKey.id,
     name: apiKey.name,
     role: apiKey.role,
-    scopeCcPairIds: apiKey.scopes.length > 0 ? apiKey.scopes.map((scope) => scope.ccPairId) : null,
+    scopeCcPairIds: apiKey.scope.length > 0 ? apiKey.scope : null,
   };
 }

@@ -20,7 +20,18 @@ export function requireRole(principal: Principal, roles: readonly ApiKeyRole[]):
   }
 }
 
+/** The operator acting directly on the service (the command line): an unscoped admin. */
+export const OPERATOR_PRINCIPAL: Principal = { apiKeyId: 0, name: "operator", role: "admin", scopeCcPairIds: null };
+
 /** Whether the principal may write into (and edit) the pair. */
 export function canEditPair(principal: Principal, ccPairId: number): boolean {
   return principal.scopeCcPairIds === null || principal.scopeCcPairIds.includes(ccPairId);
+}
+
+/**
+ * Whether the principal may see the pair at all: a scoped key sees its own pairs and every public
+ * one (read-only); an unscoped key sees everything. The status listing applies the same rule in SQL.
+ */
+export function canViewPair(principal: Principal, pair: { id: number; accessType: string }): boolean {
+  return canEditPair(principal, pair.id) || pair.accessType === "public";
 }

@@ -1,5 +1,6 @@
-import { fromPrisma, PgBoss, type Job } from "pg-boss";
-import type { Tx } from "@svc/db";
+import { createHash } from "node:crypto";
+import { fromPrisma, PgBoss, type Db as IDatabase, type Job } from "pg-boss";
+import type { SqlClient, Tx } from "@svc/db";
 import { DEAD_LETTER_QUEUE, JOB_CATALOG, type JobDefinition } from "./catalog";
 
 export type { PgBoss };
@@ -46,19 +47,31 @@ export async function installJobQueues(databaseUrl: string): Promise<void> {
 }
 
 /**
- * Sends a job; the payload is validated first. Pass `tx` to write the job row inside that Prisma
- * transaction, so the job commits (or rolls back) with the data it refers to.
+ * Sends a job; the payload is validated first. Pass the open transaction (`tx` for Prisma, `sql` for
+ * a raw pg one) to write the job row inside it, so the job commits or rolls back with the data it
+ * refers to.
  */
 export async function sendJob<Payload>(
   boss: PgBoss,
   job: JobDefinition<Payload>,
   payload: Payload,
-  { tx }: { tx?: Tx } = {},
+  { tx, sql }: { tx?: Tx; sql?: SqlClient } = {},
 ): Promise<string> {
   const data = job.payload.parse(payload) as object;
-  const id = await boss.send(job.name, data, tx ? { db: fromPrisma(tx) } : {});
+  const db = tx ? fromPrisma(tx) : sql ? preparedStatementsOn(sql) : undefined;
+  const id = await boss.send(job.name, data, db ? { db } : {});
   if (id === null) throw new Error(`pg-boss did not accept a ${job.name} job`);
   return id;
+}
+
+/**
+ * pg-boss's insert is a large statement; as a named (prepared) statement PostgreSQL plans it once per
+ * connection instead of on every job.
+ */
+export function preparedStatementsOn(sql: SqlClient): IDatabase {
+  return {
+    executeSql: (text, values) => sql.query({ name: `pgboss-${createHash("sha1").update(text).digest("hex")}`, text, values }),
+  };
 }
 
 /** Registers a handler; payloads are validated on receipt (a bad payload fails the job). */

@@ -15,8 +15,18 @@ interface Server {
   stop(): Promise<void>;
 }
 
+/**
+ * A global setup whose template also gets `prepare` (for example the job queues of packages that
+ * build on this one) after the migrations.
+ */
+export function createTestDatabaseSetup(prepare?: (templateUrl: string) => Promise<void>) {
+  return () => setupTestDatabases(prepare);
+}
+
+export default createTestDatabaseSetup();
+
 /** Returns the teardown, which drops the run's databases and stops the embedded server. */
-export default async function setupTestDatabases(): Promise<() => Promise<void>> {
+async function setupTestDatabases(prepare?: (templateUrl: string) => Promise<void>): Promise<() => Promise<void>> {
   const server: Server = process.env.DATABASE_URL
     ? { databaseUrl: process.env.DATABASE_URL, stop: async () => {} }
     : await startThrowawayServer();
@@ -33,6 +43,7 @@ export default async function setupTestDatabases(): Promise<() => Promise<void>>
   try {
     await withServerClient(server.databaseUrl, (client) => client.query(`CREATE DATABASE ${client.escapeIdentifier(template)}`));
     await applyMigrations(templateUrl);
+    await prepare?.(templateUrl);
     // CREATE DATABASE ... TEMPLATE fails while anyone is connected to the template, so nobody may.
     await withServerClient(server.databaseUrl, (client) =>
       client.query(`ALTER DATABASE ${client.escapeIdentifier(template)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`),

@@ -1,0 +1,66 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const svcEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/svc.js");
+const run = promisify(execFile);
+
+let database: TestDatabase;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  env = { ...process.env, DATABASE_URL: database.databaseUrl };
+});
+afterAll(async () => {
+  await database.drop();
+});
+
+const svc = (...args: string[]) => run(process.execPath, [svcEntry, "pairs", ...args], { env });
+
+describe("svc pairs", () => {
+  it("creates, lists, pauses, resumes and deletes pairs", async () => {
+    const created = await svc("create", "--name", "Team wiki", "--source", "web", "--access", "private");
+    const id = Number(created.stdout.trimEnd().split("\n").at(-1));
+    expect(await database.db.connectorCredentialPair.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      name: "Team wiki",
+      accessType: "private",
+      status: "SCHEDULED",
+    });
+
+    const listed = await svc("list");
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\tweb\\tSCHEDULED\\tprivate\\t0 docs\\tlast -\\tTeam wiki$`, "m"));
+    expect(listed.stdout).not.toContain("DefaultCCPair");
+
+    expect((await svc("pause", String(id))).stdout).toContain("PAUSED");
+    expect((await database.db.connectorCredentialPair.findUniqueOrThrow({ where: { id } })).status).toBe("PAUSED");
+    expect((await svc("resume", String(id))).stdout).toContain("ACTIVE");
+
+    expect((await svc("delete", String(id))).stdout).toContain("DELETING");
+    expect((await database.db.connectorCredentialPair.findUniqueOrThrow({ where: { id } })).status).toBe("DELETING");
+    const jobs = await database.db.$queryRaw<{ data: unknown }[]>`SELECT data FROM pgboss.job WHERE name = 'delete-cc-pair'`;
+    expect(jobs.map((job) => job.data)).toEqual([{ ccPairId: id }]);
+    expect((await svc("list")).stdout).not.toContain("Team wiki");
+  });
+
+  it("refuses bad input with a message and a non-zero exit", async () => {
+    const failure = async (...args: string[]) => {
+      const error = (await svc(...args).then(
+        () => ({ code: 0, stderr: "" }),
+        (reason: unknown) => reason,
+      )) as { code: number; stderr: string };
+      return { code: error.code, stderr: error.stderr };
+    };
+    const badSource = await failure("create", "--name", "x", "--source", "nowhere", "--access", "public");
+    expect(badSource.code).toBe(2);
+    expect(badSource.stderr).toContain("Unknown source");
+    expect((await failure("pause", "abc")).code).toBe(2);
+    const unknown = await failure("pause", "424242");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("does not exist");
+    expect((await failure("delete", "1")).code).toBe(1);
+  });
+});

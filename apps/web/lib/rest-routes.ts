@@ -1,0 +1,52 @@
+import * as ingestion from "../app/api/svc-api/ingestion/route";
+import * as openapi from "../app/api/openapi.json/route";
+import * as fileUpload from "../app/api/user/file/upload/route";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each route types its own params
+export type RouteHandler = (request: Request, context: { params: Promise<any> }) => Response | Promise<Response>;
+export type RouteModule = Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE", RouteHandler>>;
+
+/**
+ * The REST routes, by path pattern (`[name]` captures one segment). Next.js serves them from app/api;
+ * the production server (server.ts) dispatches these paths to the same handlers directly, skipping
+ * Next's page pipeline, and the tests call them in-process through this table too.
+ */
+export const REST_ROUTES: { pattern: string; module: RouteModule }[] = [
+  { pattern: "/api/svc-api/ingestion", module: ingestion },
+  { pattern: "/api/user/file/upload", module: fileUpload },
+  { pattern: "/api/openapi.json", module: openapi },
+];
+
+const compiled = REST_ROUTES.map((route) => ({ ...route, segments: route.pattern.split("/") }));
+
+/** The route for a path, with its captured params; null when the path is not a REST route. */
+export function matchRestRoute(pathname: string): { module: RouteModule; params: Record<string, string> } | null {
+  const segments = pathname.split("/");
+  for (const route of compiled) {
+    if (route.segments.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const matches = route.segments.every((segment, index) => {
+      const actual = segments[index] ?? "";
+      if (segment.startsWith("[") && segment.endsWith("]")) {
+        params[segment.slice(1, -1)] = decodeURIComponent(actual);
+        return actual.length > 0;
+      }
+      return segment === actual;
+    });
+    if (matches) return { module: route.module, params };
+  }
+  return null;
+}
+
+/** Calls the route's handler for the request's method; 405 when the route has none. */
+export async function dispatchRestRoute(
+  route: { module: RouteModule; params: Record<string, string> },
+  request: Request,
+): Promise<Response> {
+  const handler = route.module[request.method as keyof RouteModule];
+  if (!handler) {
+    const allowed = Object.keys(route.module).filter((key) => /^[A-Z]+$/.test(key));
+    return Response.json({ detail: "Method Not Allowed" }, { status: 405, headers: { allow: allowed.join(", ") } });
+  }
+  return handler(request, { params: Promise.resolve(route.params) });
+}
