@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -21,12 +21,12 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 60_000): Promise<T> {
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 60_000, describe = () => ""): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${describe()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -85,6 +85,8 @@ describe("svc start on the embedded database", () => {
 
   it("serves the production build, prints a first admin key once, and keeps data across a restart", async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-start-"));
+    // As root, the embedded server runs as the `postgres` user, which must be able to reach it.
+    await chmod(dataDir, 0o755);
     const [port, pgPort] = [await freePort(), await freePort()];
     const endpoint = `http://127.0.0.1:${port}/api/svc-api/ingestion`;
     const body = JSON.stringify({
@@ -92,7 +94,7 @@ describe("svc start on the embedded database", () => {
     });
 
     const first = start(port, pgPort);
-    const key = await waitFor("the first admin key", async () => /^\s+(svc_\S+)$/m.exec(first.output())?.[1]);
+    const key = await waitFor("the first admin key", async () => /^\s+(svc_\S+)$/m.exec(first.output())?.[1], 60_000, first.output);
     const post = (bearer: string) =>
       fetch(endpoint, { method: "POST", body, headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" } });
     const created = await waitFor("the web server", async () => {

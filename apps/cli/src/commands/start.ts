@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { countActiveApiKeys, createApiKey, prepareDatabase } from "@svc/core";
 import { createDb } from "@svc/db";
@@ -18,9 +17,8 @@ export async function runStartCommand(env: CliEnv): Promise<void> {
   await printFirstAdminKey(database.databaseUrl);
 
   const childEnv = { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(env.PORT) };
-  const nextBin = createRequire(path.join(REPO_ROOT, "apps/web/package.json")).resolve("next/dist/bin/next");
   const children = [
-    startChild("web", process.execPath, [nextBin, "start", "--port", String(env.PORT)], path.join(REPO_ROOT, "apps/web"), childEnv),
+    startChild("web", process.execPath, [path.join(REPO_ROOT, "apps/web/dist/server.js")], path.join(REPO_ROOT, "apps/web"), childEnv),
     startChild("worker", process.execPath, [path.join(REPO_ROOT, "apps/worker/dist/main.js")], REPO_ROOT, childEnv),
   ];
   console.log(`svc is starting on http://localhost:${env.PORT} (API under /api; Ctrl+C stops it)`);
