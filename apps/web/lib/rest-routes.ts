@@ -1,3 +1,8 @@
+import * as ccPair from "../app/api/manage/admin/cc-pair/[id]/route";
+import * as ccPairs from "../app/api/manage/admin/cc-pair/route";
+import * as indexingStatus from "../app/api/manage/admin/connector/indexing-status/route";
+import * as federatedConnector from "../app/api/manage/admin/federated-connector/[id]/route";
+import * as federatedConnectors from "../app/api/manage/admin/federated-connector/route";
 import * as ingestion from "../app/api/svc-api/ingestion/route";
 import * as openapi from "../app/api/openapi.json/route";
 import * as fileUpload from "../app/api/user/file/upload/route";
@@ -15,6 +20,11 @@ export const REST_ROUTES: { pattern: string; module: RouteModule }[] = [
   { pattern: "/api/svc-api/ingestion", module: ingestion },
   { pattern: "/api/user/file/upload", module: fileUpload },
   { pattern: "/api/openapi.json", module: openapi },
+  { pattern: "/api/manage/admin/connector/indexing-status", module: indexingStatus },
+  { pattern: "/api/manage/admin/cc-pair", module: ccPairs },
+  { pattern: "/api/manage/admin/cc-pair/[id]", module: ccPair },
+  { pattern: "/api/manage/admin/federated-connector", module: federatedConnectors },
+  { pattern: "/api/manage/admin/federated-connector/[id]", module: federatedConnector },
 ];
 
 const compiled = REST_ROUTES.map((route) => ({ ...route, segments: route.pattern.split("/") }));

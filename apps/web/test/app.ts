@@ -2,41 +2,7 @@ import { createApiKey } from "@svc/core";
 import type { ApiKeyRole, Db } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll } from "vitest";
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- route params differ per route
-type RouteHandler = (request: Request, context: { params: Promise<any> }) => Response | Promise<Response>;
-type RouteModule = Partial<Record<string, RouteHandler | string>>;
-
-/** The REST routes under test, called in-process exactly as Next.js calls them. */
-const ROUTES: Record<string, () => Promise<RouteModule>> = {
-  "/api/svc-api/ingestion": () => import("../app/api/svc-api/ingestion/route"),
-  "/api/user/file/upload": () => import("../app/api/user/file/upload/route"),
-  "/api/openapi.json": () => import("../app/api/openapi.json/route"),
-  "/api/manage/admin/connector/indexing-status": () => import("../app/api/manage/admin/connector/indexing-status/route"),
-  "/api/manage/admin/cc-pair": () => import("../app/api/manage/admin/cc-pair/route"),
-  "/api/manage/admin/cc-pair/[id]": () => import("../app/api/manage/admin/cc-pair/[id]/route"),
-  "/api/manage/admin/federated-connector": () => import("../app/api/manage/admin/federated-connector/route"),
-  "/api/manage/admin/federated-connector/[id]": () => import("../app/api/manage/admin/federated-connector/[id]/route"),
-};
-
-/** The route serving `path`, with the values of its `[name]` segments, as Next.js matches them. */
-function resolveRoute(path: string): { load: () => Promise<RouteModule>; params: Record<string, string> } | undefined {
-  const segments = path.split("?")[0]?.split("/") ?? [];
-  for (const [pattern, load] of Object.entries(ROUTES)) {
-    const patternSegments = pattern.split("/");
-    if (patternSegments.length !== segments.length) continue;
-    const params: Record<string, string> = {};
-    const matches = patternSegments.every((expected, index) => {
-      const actual = segments[index] ?? "";
-      const dynamic = /^\[(.+)\]$/.exec(expected)?.[1];
-      if (dynamic === undefined) return expected === actual;
-      params[dynamic] = decodeURIComponent(actual);
-      return true;
-    });
-    if (matches) return { load, params };
-  }
-  return undefined;
-}
+import { dispatchRestRoute, matchRestRoute } from "../lib/rest-routes";
 
 export interface TestApp {
   db: Db;
@@ -67,10 +33,9 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
     const createKey = async (role: ApiKeyRole, ccPairIds: number[] = []) =>
       (await createApiKey({ db: database.db, name: `test ${role}`, role, ccPairIds })).key;
     const request: TestApp["request"] = async (method, path, init = {}) => {
-      const route = resolveRoute(path);
-      if (!route) throw new Error(`no route ${path} in the test app`);
-      const handler = (await route.load())[method];
-      if (typeof handler !== "function") return new Response(null, { status: 405 });
+      // The same route table the production server dispatches through (lib/rest-routes.ts).
+      const route = matchRestRoute(path.split("?")[0] ?? path);
+      if (!route) throw new Error(`no route ${path} in lib/rest-routes.ts`);
       const headers = new Headers(init.headers);
       const key = init.key === undefined ? app.adminKey : init.key;
       if (key !== null) headers.set("authorization", `Bearer ${key}`);
@@ -81,7 +46,10 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
         body = JSON.stringify(init.body);
         headers.set("content-type", "application/json");
       }
-      return await handler(new Request(`http://localhost${path}`, { method, headers, body }), { params: Promise.resolve(init.params ?? route.params) });
+      return await dispatchRestRoute(
+        { module: route.module, params: init.params ?? route.params },
+        new Request(`http://localhost${path}`, { method, headers, body }),
+      );
     };
     Object.assign(app, {
       db: database.db,

@@ -1,5 +1,6 @@
 export * from "./api-key";
 export * from "./basic-expert-info";
+export * from "./cc-pair";
 export * from "./document-source";
 export * from "./error-detail";
 export * from "./external-access";

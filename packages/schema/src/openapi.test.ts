@@ -22,16 +22,37 @@ describe("buildOpenApiDocument", () => {
     ]);
   });
 
-  it("describes the three operations, each behind BearerAuth", () => {
+  it("describes every operation, each behind BearerAuth", () => {
     expect(Object.keys(document.paths).sort()).toEqual([
+      "/manage/admin/cc-pair",
+      "/manage/admin/cc-pair/{id}",
       "/manage/admin/connector/indexing-status",
+      "/manage/admin/federated-connector",
+      "/manage/admin/federated-connector/{id}",
       "/svc-api/ingestion",
       "/user/file/upload",
     ]);
     expect(document.components.securitySchemes.BearerAuth).toEqual({ type: "http", scheme: "bearer" });
-    for (const path of Object.values(document.paths)) {
-      expect(path.post?.security).toEqual([{ BearerAuth: [] }]);
+    const operations = Object.values(document.paths).flatMap((path) => Object.values(path));
+    expect(operations).toHaveLength(9);
+    for (const operation of operations) {
+      expect(operation.security).toEqual([{ BearerAuth: [] }]);
     }
+  });
+
+  it("describes the connector management operations with their path parameter and statuses", () => {
+    const pairPath = document.paths["/manage/admin/cc-pair/{id}"] ?? {};
+    expect(Object.keys(pairPath).sort()).toEqual(["delete", "get", "patch"]);
+    for (const operation of Object.values(pairPath)) {
+      expect(operation.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })]);
+    }
+    expect(Object.keys(pairPath.delete?.responses ?? {})).toContain("202");
+    expect(refsIn(document.paths["/manage/admin/cc-pair"])).toEqual(
+      expect.arrayContaining(["#/components/schemas/CreateCcPairRequest", "#/components/schemas/CreatedCcPair"]),
+    );
+    expect(document.components.schemas.UpdateCcPairRequest).not.toHaveProperty("required");
+    expect(document.components.schemas.SettableCcPairStatus).toMatchObject({ enum: ["ACTIVE", "PAUSED"] });
+    expect(document.components.schemas.CreateFederatedConnectorRequest).toMatchObject({ required: ["source"] });
   });
 
   it("gives each operation its bodies and error statuses", () => {

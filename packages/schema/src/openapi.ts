@@ -1,5 +1,15 @@
 import { z } from "zod";
 import { BasicExpertInfoSchema } from "./basic-expert-info";
+import {
+  CcPairSchema,
+  CreateCcPairRequestSchema,
+  CreatedCcPairSchema,
+  CreateFederatedConnectorRequestSchema,
+  FederatedConnectorIdSchema,
+  FederatedConnectorSourceSchema,
+  SettableCcPairStatusSchema,
+  UpdateCcPairRequestSchema,
+} from "./cc-pair";
 import { DocumentSourceSchema } from "./document-source";
 import { ErrorDetailSchema } from "./error-detail";
 import { ExternalAccessSchema } from "./external-access";
@@ -49,6 +59,11 @@ const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
   DocsCountOperator: DocsCountOperatorSchema,
   IndexingStatusRequest: IndexingStatusRequestSchema,
   FileUploadRequest: FileUploadRequestSchema,
+  CreateCcPairRequest: CreateCcPairRequestSchema,
+  UpdateCcPairRequest: UpdateCcPairRequestSchema,
+  SettableCcPairStatus: SettableCcPairStatusSchema,
+  CreateFederatedConnectorRequest: CreateFederatedConnectorRequestSchema,
+  FederatedConnectorSource: FederatedConnectorSourceSchema,
 };
 
 /** Described as the service sends them (`io: "output"`). */
@@ -68,6 +83,9 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   UserFile: UserFileSchema,
   RejectedFile: RejectedFileSchema,
   FileUploadResponse: FileUploadResponseSchema,
+  CreatedCcPair: CreatedCcPairSchema,
+  CcPair: CcPairSchema,
+  FederatedConnectorId: FederatedConnectorIdSchema,
 };
 
 const componentRef = (id: string): JsonObject => ({ $ref: `#/components/schemas/${id}` });
@@ -135,6 +153,16 @@ const VALIDATION_FAILED: JsonObject = {
   content: jsonContent(componentRef("HTTPValidationError")),
 };
 const BEARER: Array<Record<string, string[]>> = [{ BearerAuth: [] }];
+const ADMIN_ONLY = errorResponse("The API key is not an admin key, or the pair is outside its scope");
+
+/** An admin operation on one resource named by the integer path parameter `id`. */
+function idParameter(description: string): JsonObject {
+  return { name: "id", in: "path", required: true, description, schema: { type: "integer" } };
+}
+
+function ok(schemaRef: string, description = "Successful Response"): JsonObject {
+  return { description, content: jsonContent(componentRef(schemaRef)) };
+}
 
 /** The OpenAPI 3.1 description of the REST surface, generated from the schemas the routes use. */
 export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}): OpenApiDocument {
@@ -147,7 +175,7 @@ export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}):
     info: {
       title: "svc",
       version: "Development",
-      description: "Document ingestion and connector indexing status.",
+      description: "Document ingestion, connector management and connector indexing status.",
     },
     servers: [{ url: options.serverUrl ?? "/api" }],
     security: BEARER,
@@ -186,6 +214,106 @@ export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}):
             },
             "401": UNAUTHORIZED,
             "403": FORBIDDEN,
+            "422": VALIDATION_FAILED,
+          },
+        },
+      },
+      "/manage/admin/cc-pair": {
+        post: {
+          operationId: "createCcPair",
+          summary: "Create a connector-credential pair",
+          description: "Creates a connector, a credential and the pair joining them; the pair starts as `SCHEDULED`.",
+          tags: ["connectors"],
+          security: BEARER,
+          requestBody: { required: true, content: jsonContent(componentRef("CreateCcPairRequest")) },
+          responses: {
+            "200": ok("CreatedCcPair"),
+            "401": UNAUTHORIZED,
+            "403": ADMIN_ONLY,
+            "422": VALIDATION_FAILED,
+          },
+        },
+      },
+      "/manage/admin/cc-pair/{id}": {
+        get: {
+          operationId: "getCcPair",
+          summary: "Get a connector-credential pair",
+          tags: ["connectors"],
+          security: BEARER,
+          parameters: [idParameter("The pair's id")],
+          responses: {
+            "200": ok("CcPair"),
+            "401": UNAUTHORIZED,
+            "403": ADMIN_ONLY,
+            "404": errorResponse("No such pair"),
+            "422": VALIDATION_FAILED,
+          },
+        },
+        patch: {
+          operationId: "updateCcPair",
+          summary: "Rename, pause or resume a connector-credential pair",
+          description:
+            "`status: PAUSED` pauses the pair (documents are still accepted; their indexing waits); `status: ACTIVE` resumes a paused pair.",
+          tags: ["connectors"],
+          security: BEARER,
+          parameters: [idParameter("The pair's id")],
+          requestBody: { required: true, content: jsonContent(componentRef("UpdateCcPairRequest")) },
+          responses: {
+            "200": ok("CcPair"),
+            "400": errorResponse("The default pair cannot be changed"),
+            "401": UNAUTHORIZED,
+            "403": ADMIN_ONLY,
+            "404": errorResponse("No such pair"),
+            "409": errorResponse("The pair is being deleted"),
+            "422": VALIDATION_FAILED,
+          },
+        },
+        delete: {
+          operationId: "deleteCcPair",
+          summary: "Delete a connector-credential pair",
+          description:
+            "Marks the pair `DELETING` and queues its removal: a background job removes its links, every document no other pair still holds, its index attempts, then the pair.",
+          tags: ["connectors"],
+          security: BEARER,
+          parameters: [idParameter("The pair's id")],
+          responses: {
+            "202": ok("CcPair", "Deletion accepted; the pair is DELETING until the job has run"),
+            "400": errorResponse("The default pair cannot be deleted"),
+            "401": UNAUTHORIZED,
+            "403": ADMIN_ONLY,
+            "404": errorResponse("No such pair"),
+            "422": VALIDATION_FAILED,
+          },
+        },
+      },
+      "/manage/admin/federated-connector": {
+        post: {
+          operationId: "createFederatedConnector",
+          summary: "Create a federated connector",
+          description: "A connector that searches its source live and indexes nothing; it shows in the status listing.",
+          tags: ["connectors"],
+          security: BEARER,
+          requestBody: { required: true, content: jsonContent(componentRef("CreateFederatedConnectorRequest")) },
+          responses: {
+            "200": ok("FederatedConnectorId"),
+            "401": UNAUTHORIZED,
+            "403": ADMIN_ONLY,
+            "422": VALIDATION_FAILED,
+          },
+        },
+      },
+      "/manage/admin/federated-connector/{id}": {
+        delete: {
+          operationId: "deleteFederatedConnector",
+          summary: "Delete a federated connector",
+          tags: ["connectors"],
+          security: BEARER,
+          parameters: [idParameter("The federated connector's id")],
+          responses: {
+            "200": ok("FederatedConnectorId"),
+            "401": UNAUTHORIZED,
+            "403": ADMIN_ONLY,
+            "404": errorResponse("No such federated connector"),
             "422": VALIDATION_FAILED,
           },
         },

@@ -101,8 +101,10 @@ WITH input AS (
   ON CONFLICT (document_id, position) DO UPDATE SET
     kind = EXCLUDED.kind, text = EXCLUDED.text, link = EXCLUDED.link, image_file_id = EXCLUDED.image_file_id
 ), surplus_sections AS (
-  DELETE FROM document_section s USING doc JOIN input USING (id)
-  WHERE s.document_id = doc.id AND s.position >= jsonb_array_length(input.sections)
+  -- "= ANY (ARRAY(…))" makes this an index scan on the section key (a join would scan the table).
+  DELETE FROM document_section s USING input
+  WHERE s.document_id = ANY (ARRAY(SELECT id FROM doc))
+    AND s.document_id = input.id AND s.position >= jsonb_array_length(input.sections)
 ), link AS (
   INSERT INTO document_by_cc_pair (document_id, cc_pair_id)
   SELECT doc.id, input.cc_pair_id FROM doc JOIN input USING (id)

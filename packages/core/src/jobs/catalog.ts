@@ -36,4 +36,23 @@ export const indexDocumentJob = defineJob({
 
 export type IndexDocumentPayload = z.infer<typeof indexDocumentJob.payload>;
 
-export const JOB_CATALOG: readonly JobDefinition<unknown>[] = [indexDocumentJob];
+export const deleteCcPairJob = defineJob({
+  name: "delete-cc-pair",
+  payload: z.object({
+    /** A pair already marked DELETING; the handler removes its documents and links, then the pair. */
+    ccPairId: z.number().int().positive(),
+  }),
+  queue: {
+    retryLimit: 10,
+    retryDelay: 5,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    // Large pairs are removed batch by batch; a job cut off by the expiry resumes where it stopped.
+    expireInSeconds: 60 * 60,
+    deadLetter: DEAD_LETTER_QUEUE,
+  },
+});
+
+export type DeleteCcPairPayload = z.infer<typeof deleteCcPairJob.payload>;
+
+export const JOB_CATALOG: readonly JobDefinition<unknown>[] = [indexDocumentJob, deleteCcPairJob];

@@ -1,0 +1,62 @@
+// Test-only seeding for the connector tests: pairs come from the core functions; index attempts are
+// inserted directly because nothing in the service writes them yet (the indexing issue will).
+import { createCcPair, indexDocuments } from "@svc/core";
+import type { AccessType, ConnectorCredentialPairStatus, Db, DocumentSource, IndexingStatus } from "@svc/db";
+
+export async function seedPair(
+  db: Db,
+  { name, source = "web", access = "public" }: { name: string; source?: DocumentSource; access?: AccessType },
+): Promise<number> {
+  return (await createCcPair({ db, name, source, accessType: access })).ccPairId;
+}
+
+/** Puts a pair in a status the service reaches through indexing (ACTIVE, INITIAL_INDEXING, …). */
+export async function setPairStatus(db: Db, ccPairId: number, status: ConnectorCredentialPairStatus): Promise<void> {
+  await db.connectorCredentialPair.update({ where: { id: ccPairId }, data: { status } });
+}
+
+export interface SeedAttempt {
+  status: IndexingStatus;
+  docsIndexed?: number;
+  finishedAt?: Date | null;
+}
+
+/** Inserts index attempts for a pair, oldest first (ids grow in the order given). */
+export async function insertIndexAttempts(db: Db, ccPairId: number, attempts: SeedAttempt[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const attempt of attempts) {
+    const finished = attempt.status !== "in_progress" && attempt.status !== "not_started";
+    const row = await db.indexAttempt.create({
+      data: {
+        ccPairId,
+        status: attempt.status,
+        docsIndexed: attempt.docsIndexed ?? 0,
+        startedAt: attempt.status === "not_started" ? null : new Date(),
+        finishedAt: attempt.finishedAt !== undefined ? attempt.finishedAt : finished ? new Date() : null,
+      },
+      select: { id: true },
+    });
+    ids.push(row.id);
+  }
+  return ids;
+}
+
+/** Runs the indexing of every document that is waiting, as the worker would. */
+export async function indexQueuedDocuments(db: Db): Promise<void> {
+  const queued = await db.document.findMany({ where: { indexingStatus: "queued" }, select: { id: true, version: true } });
+  await indexDocuments({ db, jobs: queued.map((document) => ({ documentId: document.id, version: document.version })) });
+}
+
+/** Removes every pair but the default one, every document and every federated connector. */
+export async function clearConnectors(db: Db): Promise<void> {
+  await db.$transaction([
+    db.$executeRaw`DELETE FROM document`,
+    db.$executeRaw`DELETE FROM federated_connector`,
+    db.$executeRaw`DELETE FROM index_attempt`,
+    db.$executeRaw`DELETE FROM api_key_scope`,
+    db.$executeRaw`DELETE FROM connector_credential_pair WHERE id <> 1`,
+    db.$executeRaw`DELETE FROM connector WHERE id <> 1`,
+    db.$executeRaw`DELETE FROM credential WHERE id <> 1`,
+    db.$executeRaw`UPDATE connector_credential_pair SET docs_indexed = 0`,
+  ]);
+}

@@ -1,0 +1,73 @@
+import type { AccessType, ConnectorCredentialPairStatus, DbOrTx } from "@svc/db";
+import type { CcPair } from "@svc/schema";
+import { canEditPair, canViewPair, type Principal } from "../auth/principal";
+import { AppError } from "../errors/app-error";
+import { DEFAULT_CC_PAIR_ID } from "./default-pair";
+
+/** Largest value of a Postgres `integer` (`serial`) column: a bigger id names nothing. */
+const MAX_INT4 = 2_147_483_647;
+
+export function isStoredId(id: number): boolean {
+  return Number.isInteger(id) && id >= 1 && id <= MAX_INT4;
+}
+
+/** What GET, PATCH and DELETE /manage/admin/cc-pair/{id} show of a pair. */
+export const ccPairSelect = {
+  id: true,
+  name: true,
+  accessType: true,
+  status: true,
+  connectorId: true,
+  credentialId: true,
+  docsIndexed: true,
+  createdAt: true,
+  updatedAt: true,
+  connector: { select: { source: true } },
+} as const;
+
+export async function readCcPair(db: DbOrTx, ccPairId: number): Promise<CcPair> {
+  const row = await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId }, select: ccPairSelect });
+  return {
+    id: row.id,
+    name: row.name,
+    source: row.connector.source,
+    access_type: row.accessType,
+    status: row.status,
+    connector_id: row.connectorId,
+    credential_id: row.credentialId,
+    docs_indexed: row.docsIndexed,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export interface LockedCcPair {
+  id: number;
+  accessType: AccessType;
+  status: ConnectorCredentialPairStatus;
+}
+
+/**
+ * Locks the pair's row for the rest of the transaction and checks that the principal may change it:
+ * 404 when it does not exist or is invisible to the principal, 403 when it is visible but outside
+ * the key's scope, 400 for the built-in default pair.
+ */
+export async function lockEditableCcPair(tx: DbOrTx, principal: Principal, ccPairId: number): Promise<LockedCcPair> {
+  const [pair] = isStoredId(ccPairId)
+    ? await tx.$queryRaw<{ id: number; access_type: AccessType; status: ConnectorCredentialPairStatus }[]>`
+        SELECT id, access_type::text AS access_type, status::text AS status
+        FROM connector_credential_pair WHERE id = ${ccPairId} FOR UPDATE`
+    : [];
+  if (!pair || !canViewPair(principal, { id: pair.id, accessType: pair.access_type })) throw ccPairNotFound(ccPairId);
+  if (!canEditPair(principal, pair.id)) {
+    throw new AppError("FORBIDDEN", `This API key may not change connector-credential pair ${pair.id}.`);
+  }
+  if (pair.id === DEFAULT_CC_PAIR_ID) {
+    throw new AppError("BAD_REQUEST", "The default connector-credential pair cannot be changed or deleted.");
+  }
+  return { id: pair.id, accessType: pair.access_type, status: pair.status };
+}
+
+export function ccPairNotFound(ccPairId: number): AppError {
+  return new AppError("NOT_FOUND", `Connector-credential pair ${ccPairId} does not exist.`);
+}

@@ -1,0 +1,185 @@
+// Property: whatever happens to documents and pairs, every pair's stored `docs_indexed` equals
+// COUNT(*) of its links whose indexing has completed, and links follow a simple model.
+import type { Db } from "@svc/db";
+import { createTestDatabase } from "@svc/db/testing";
+import { IngestionDocumentSchema } from "@svc/schema";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR_PRINCIPAL } from "../auth/principal";
+import { ingestDocument } from "../documents/ingest-document";
+import { isAppError } from "../errors/app-error";
+import { indexDocuments } from "../indexing/index-documents";
+import { startJobQueue, type PgBoss } from "../jobs/job-queue";
+import { createCcPair } from "./create-cc-pair";
+import { deleteCcPair } from "./delete-cc-pair";
+import { purgeCcPair } from "./purge-cc-pair";
+
+let db: Db;
+let boss: PgBoss;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  db = database.db;
+  drop = () => database.drop();
+  boss = await startJobQueue({ databaseUrl: database.databaseUrl, role: "producer" });
+});
+afterAll(async () => {
+  await boss.stop({ graceful: false, close: true });
+  await drop();
+});
+
+const PAIRS = 3;
+const DOCUMENTS = 6;
+
+/**
+ * What a run may do. Document deletion and index rebuilds arrive with later issues: add their
+ * commands here and their effect to `applyToModel`; the invariant stays the same.
+ */
+type Command =
+  /** Ingest (first time, again, or into another pair) document `doc` into pair slot `pair`. */
+  | { kind: "ingest"; doc: number; pair: number }
+  /** Run the indexing job of the document's current version (a second run is a no-op). */
+  | { kind: "index"; doc: number }
+  /** Run a job for a version that is no longer current (skipped by the handler). */
+  | { kind: "indexStale"; doc: number }
+  /** DELETE the pair, then its deletion job runs. */
+  | { kind: "deletePair"; pair: number }
+  /** DELETE the pair: it goes to DELETING; its job has not run yet. */
+  | { kind: "markDeleting"; pair: number }
+  /** Run the pair's deletion job (a no-op unless the pair is DELETING). */
+  | { kind: "purge"; pair: number };
+
+const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant("ingest" as const), doc: fc.nat(DOCUMENTS - 1), pair: fc.nat(PAIRS - 1) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("index" as const), doc: fc.nat(DOCUMENTS - 1) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("indexStale" as const), doc: fc.nat(DOCUMENTS - 1) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("deletePair" as const), pair: fc.nat(PAIRS - 1) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("markDeleting" as const), pair: fc.nat(PAIRS - 1) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("purge" as const), pair: fc.nat(PAIRS - 1) }) },
+);
+
+/** Expected links: document slot → pair slots; and the pairs that are DELETING or gone. */
+interface Model {
+  links: Map<number, Set<number>>;
+  deleting: Set<number>;
+  gone: Set<number>;
+}
+
+function applyToModel(model: Model, command: Command): void {
+  switch (command.kind) {
+    case "ingest":
+      if (model.deleting.has(command.pair) || model.gone.has(command.pair)) return;
+      model.links.set(command.doc, (model.links.get(command.doc) ?? new Set()).add(command.pair));
+      return;
+    case "markDeleting":
+      if (!model.gone.has(command.pair)) model.deleting.add(command.pair);
+      return;
+    case "deletePair":
+      applyToModel(model, { kind: "markDeleting", pair: command.pair });
+      applyToModel(model, { kind: "purge", pair: command.pair });
+      return;
+    case "purge":
+      if (!model.deleting.has(command.pair)) return;
+      model.deleting.delete(command.pair);
+      model.gone.add(command.pair);
+      for (const [doc, pairs] of model.links) {
+        pairs.delete(command.pair);
+        if (pairs.size === 0) model.links.delete(doc);
+      }
+      return;
+    case "index":
+    case "indexStale":
+      return;
+  }
+}
+
+/** Pairs whose stored count differs from a count of their links (over the whole database). */
+async function countMismatches(): Promise<unknown[]> {
+  return db.$queryRaw`
+    SELECT p.id, p.docs_indexed, count(l.document_id) FILTER (WHERE l.has_been_indexed)::int AS counted
+    FROM connector_credential_pair p
+    LEFT JOIN document_by_cc_pair l ON l.cc_pair_id = p.id
+    GROUP BY p.id
+    HAVING p.docs_indexed <> count(l.document_id) FILTER (WHERE l.has_been_indexed)`;
+}
+
+let runNumber = 0;
+
+async function execute(command: Command, pairIds: number[], docId: (slot: number) => string): Promise<void> {
+  switch (command.kind) {
+    case "ingest": {
+      const input = IngestionDocumentSchema.parse({
+        document: { id: docId(command.doc), semantic_identifier: docId(command.doc), sections: [{ text: "words" }], metadata: {} },
+        cc_pair_id: pairIds[command.pair],
+      });
+      try {
+        await ingestDocument({ db, boss, principal: OPERATOR_PRINCIPAL, input });
+      } catch (error) {
+        // Pairs that are DELETING or gone refuse documents.
+        if (!isAppError(error) || error.code !== "BAD_REQUEST") throw error;
+      }
+      return;
+    }
+    case "index":
+    case "indexStale": {
+      const document = await db.document.findUnique({ where: { id: docId(command.doc) }, select: { version: true } });
+      if (!document) return;
+      const version = command.kind === "index" ? document.version : document.version - 1;
+      if (version >= 1) await indexDocuments({ db, jobs: [{ documentId: docId(command.doc), version }] });
+      return;
+    }
+    case "markDeleting": {
+      try {
+        await deleteCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId: pairIds[command.pair] ?? 0 });
+      } catch (error) {
+        if (!isAppError(error) || error.code !== "NOT_FOUND") throw error;
+      }
+      return;
+    }
+    case "purge":
+      // A small batch size, so that runs go through several batches.
+      await purgeCcPair({ db, ccPairId: pairIds[command.pair] ?? 0, batchSize: 2 });
+      return;
+    case "deletePair":
+      await execute({ kind: "markDeleting", pair: command.pair }, pairIds, docId);
+      await execute({ kind: "purge", pair: command.pair }, pairIds, docId);
+      return;
+  }
+}
+
+describe("docs_indexed", () => {
+  it("always equals the number of the pair's indexed links, and links follow the model", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(commandArbitrary, { minLength: 1, maxLength: 40, size: "max" }), async (commands) => {
+        runNumber += 1;
+        const docId = (slot: number) => `run-${runNumber}-doc-${slot}`;
+        const pairIds: number[] = [];
+        for (let slot = 0; slot < PAIRS; slot += 1) {
+          pairIds.push((await createCcPair({ db, name: `run ${runNumber} pair ${slot}`, source: "file", accessType: "public" })).ccPairId);
+        }
+        const model: Model = { links: new Map(), deleting: new Set(), gone: new Set() };
+
+        for (const command of commands) {
+          await execute(command, pairIds, docId);
+          applyToModel(model, command);
+          expect(await countMismatches()).toEqual([]);
+        }
+
+        const links = await db.documentByCcPair.findMany({
+          where: { documentId: { startsWith: `run-${runNumber}-` } },
+          select: { documentId: true, ccPairId: true },
+        });
+        const actual = links.map((link) => `${link.documentId}@${pairIds.indexOf(link.ccPairId)}`).sort();
+        const expected = [...model.links].flatMap(([doc, pairs]) => [...pairs].map((pair) => `${docId(doc)}@${pair}`)).sort();
+        expect(actual).toEqual(expected);
+        // Every document of the run still held by a pair exists; every other one is gone.
+        const documents = await db.document.findMany({ where: { id: { startsWith: `run-${runNumber}-` } }, select: { id: true } });
+        expect(documents.map((document) => document.id).sort()).toEqual([...model.links.keys()].map(docId).sort());
+        const remainingPairs = await db.connectorCredentialPair.count({ where: { id: { in: pairIds } } });
+        expect(remainingPairs).toBe(PAIRS - model.gone.size);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

@@ -1,0 +1,258 @@
+import { Prisma, type DbOrTx } from "@svc/db";
+import {
+  INDEXING_STATUS_PAGE_SIZE,
+  type AccessType,
+  type ConnectorCredentialPairStatus,
+  type ConnectorIndexingStatusGroup,
+  type ConnectorIndexingStatusLite,
+  type ConnectorIndexingStatusResponse,
+  type DocsCountOperator,
+  type DocumentSource,
+  type FederatedConnectorStatus,
+  type IndexingStatus,
+  type IndexingStatusRequest,
+} from "@svc/schema";
+import type { Principal } from "../auth/principal";
+import { DEFAULT_CC_PAIR_ID } from "./default-pair";
+
+/** The last attempts that all have to fail for a pair to be in a repeated error state. */
+const REPEATED_ERROR_ATTEMPTS = 5;
+const FEDERATED_PREFIX = "federated_";
+
+/**
+ * Which index attempts the attempt-derived fields (statuses, `in_progress`, `last_success`, the
+ * latest attempt's count, the repeated-error flag) and `last_status_filters` read.
+ *
+ * Today there is one index and no rebuild, so `secondary_index: true` has no attempts to read. When
+ * index generations arrive, "current" becomes the serving generation's attempts and "secondary" the
+ * attempts of the generation being built: only `attemptsOf` changes.
+ */
+type AttemptSource = { kind: "current" } | { kind: "none" };
+
+function attemptSourceFor(request: IndexingStatusRequest): AttemptSource {
+  return request.secondary_index ? { kind: "none" } : { kind: "current" };
+}
+
+/** The condition an `index_attempt ia` row must meet to count for the given attempt source. */
+function attemptsOf(source: AttemptSource): Prisma.Sql {
+  return source.kind === "current" ? Prisma.sql`TRUE` : Prisma.sql`FALSE`;
+}
+
+const COMPARISONS: Record<DocsCountOperator, Prisma.Sql> = {
+  ">": Prisma.raw(">"),
+  "<": Prisma.raw("<"),
+  "=": Prisma.raw("="),
+};
+
+interface ListingRow {
+  /** 0: a connector-credential pair; 1: a federated connector. */
+  kind: number;
+  id: number;
+  source: DocumentSource;
+  federated_source: string | null;
+  name: string;
+  access_type: AccessType | null;
+  status: ConnectorCredentialPairStatus | null;
+  docs_indexed: number;
+  is_editable: boolean;
+  total_connectors: number;
+  active_connectors: number;
+  public_connectors: number;
+  total_docs_indexed: bigint | number;
+  last_status: IndexingStatus | null;
+  latest_docs_indexed: number | null;
+  last_finished_status: IndexingStatus | null;
+  last_success: Date | null;
+  in_repeated_error_state: boolean | null;
+}
+
+/**
+ * POST /manage/admin/connector/indexing-status, exactly as decisions.md describes it: connector-
+ * credential pairs and federated connectors grouped by source, filtered, counted and paged.
+ *
+ * One SQL statement. Counts come from the stored `docs_indexed` (never from counting documents), so
+ * the cost depends on the number of pairs, not of documents: filters and per-source window
+ * aggregates run over the pair table; the latest attempt is read per pair through the
+ * (cc_pair_id, id DESC) index, for every pair only when `last_status_filters` needs it, otherwise
+ * only for the rows of the requested pages.
+ */
+export async function listIndexingStatus({
+  db,
+  principal,
+  request,
+}: {
+  db: DbOrTx;
+  principal: Principal;
+  request: IndexingStatusRequest;
+}): Promise<ConnectorIndexingStatusResponse> {
+  const attempts = attemptsOf(attemptSourceFor(request));
+  const scope = principal.scopeCcPairIds;
+
+  const pairFilters: Prisma.Sql[] = [
+    Prisma.sql`p.id <> ${DEFAULT_CC_PAIR_ID}`,
+    Prisma.sql`p.status <> 'DELETING'`,
+  ];
+  if (request.source !== null) pairFilters.push(Prisma.sql`c.source = ${request.source}::"DocumentSource"`);
+  if (request.access_type_filters.length > 0) {
+    pairFilters.push(Prisma.sql`p.access_type::text = ANY(${request.access_type_filters}::text[])`);
+  }
+  if (request.docs_count_operator !== null && request.docs_count_value !== null) {
+    pairFilters.push(
+      Prisma.sql`p.docs_indexed ${COMPARISONS[request.docs_count_operator]} ${request.docs_count_value}::bigint`,
+    );
+  }
+  const nameFilter = request.name_filter ? request.name_filter : null;
+  if (nameFilter !== null) pairFilters.push(Prisma.sql`strpos(lower(p.name), lower(${nameFilter})) > 0`);
+  // A scoped key sees its own pairs and the public ones (see canViewPair).
+  if (scope !== null) pairFilters.push(Prisma.sql`(p.id = ANY(${scope}::int[]) OR p.access_type = 'public')`);
+
+  // Pairs with no attempt have no status, so an inner join drops them, as the filter requires.
+  const statusJoin =
+    request.last_status_filters.length > 0
+      ? Prisma.sql`
+        JOIN LATERAL (
+          SELECT ia.status FROM index_attempt ia
+          WHERE ia.cc_pair_id = p.id AND ${attempts}
+          ORDER BY ia.id DESC LIMIT 1
+        ) latest ON latest.status::text = ANY(${request.last_status_filters}::text[])`
+      : Prisma.empty;
+
+  const editable = scope === null ? Prisma.sql`TRUE` : Prisma.sql`p.id = ANY(${scope}::int[])`;
+  const federatedNameFilter =
+    nameFilter === null ? Prisma.empty : Prisma.sql`AND strpos(lower(f.display_name), lower(${nameFilter})) > 0`;
+  const pageFilter = request.get_all_connectors
+    ? Prisma.empty
+    : Prisma.sql`
+      WHERE r.position > (pg.page - 1) * ${INDEXING_STATUS_PAGE_SIZE}
+        AND r.position <= pg.page * ${INDEXING_STATUS_PAGE_SIZE}`;
+
+  const rows = await db.$queryRaw<ListingRow[]>`
+    WITH pair_rows AS (
+      SELECT p.id, c.source, p.name, p.access_type, p.status, p.docs_indexed, ${editable} AS is_editable
+      FROM connector_credential_pair p
+      JOIN connector c ON c.id = p.connector_id
+      ${statusJoin}
+      WHERE ${Prisma.join(pairFilters, " AND ")}
+    ), federated_rows AS (
+      -- Federated connectors are filtered by name only, and listed under their plain source.
+      SELECT f.id, substr(f.source, ${FEDERATED_PREFIX.length + 1})::"DocumentSource" AS source,
+        f.source AS federated_source, f.display_name AS name
+      FROM (
+        SELECT fc.id, fc.source, COALESCE(fc.name, initcap(replace(fc.source, '_', ' '))) AS display_name
+        FROM federated_connector fc
+        WHERE starts_with(fc.source, ${FEDERATED_PREFIX})
+          AND substr(fc.source, ${FEDERATED_PREFIX.length + 1}) = ANY(enum_range(NULL::"DocumentSource")::text[])
+      ) f
+      WHERE TRUE ${federatedNameFilter}
+    ), all_rows AS (
+      SELECT 0 AS kind, id, source, NULL::text AS federated_source, name, access_type, status, docs_indexed, is_editable
+      FROM pair_rows
+      UNION ALL
+      SELECT 1, id, source, federated_source, name, NULL, NULL, 0, FALSE
+      FROM federated_rows
+    ), ranked AS (
+      SELECT a.*,
+        row_number() OVER per_source AS position,
+        count(*) OVER per_source AS total_connectors,
+        count(*) FILTER (WHERE a.status = 'ACTIVE') OVER per_source AS active_connectors,
+        count(*) FILTER (WHERE a.access_type = 'public') OVER per_source AS public_connectors,
+        sum(a.docs_indexed) OVER per_source AS total_docs_indexed
+      FROM all_rows a
+      -- One window (one sort) for positions and totals: pairs by id descending, then federated rows
+      -- by id; the frame is the whole source so the aggregates are the source's totals.
+      WINDOW per_source AS (
+        PARTITION BY a.source ORDER BY a.kind, CASE WHEN a.kind = 0 THEN -a.id ELSE a.id END
+        ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+    ), page_rows AS (
+      SELECT r.* FROM ranked r
+      CROSS JOIN LATERAL (
+        SELECT COALESCE((${JSON.stringify(request.source_to_page)}::jsonb ->> r.source::text)::bigint, 1) AS page
+      ) pg
+      ${pageFilter}
+    )
+    SELECT
+      r.kind, r.id, r.source::text AS source, r.federated_source, r.name,
+      r.access_type::text AS access_type, r.status::text AS status, r.docs_indexed, r.is_editable,
+      r.total_connectors::int AS total_connectors, r.active_connectors::int AS active_connectors,
+      r.public_connectors::int AS public_connectors, r.total_docs_indexed::bigint AS total_docs_indexed,
+      latest.status::text AS last_status, latest.docs_indexed AS latest_docs_indexed,
+      finished.status::text AS last_finished_status, succeeded.finished_at AS last_success,
+      repeated.in_repeated_error_state
+    FROM page_rows r
+    LEFT JOIN LATERAL (
+      SELECT ia.status, ia.docs_indexed FROM index_attempt ia
+      WHERE r.kind = 0 AND ia.cc_pair_id = r.id AND ${attempts}
+      ORDER BY ia.id DESC LIMIT 1
+    ) latest ON TRUE
+    LEFT JOIN LATERAL (
+      SELECT ia.status FROM index_attempt ia
+      WHERE r.kind = 0 AND ia.cc_pair_id = r.id AND ${attempts}
+        AND ia.status NOT IN ('not_started', 'in_progress')
+      ORDER BY ia.id DESC LIMIT 1
+    ) finished ON TRUE
+    LEFT JOIN LATERAL (
+      SELECT ia.finished_at FROM index_attempt ia
+      WHERE r.kind = 0 AND ia.cc_pair_id = r.id AND ${attempts}
+        AND ia.status IN ('success', 'completed_with_errors')
+      ORDER BY ia.id DESC LIMIT 1
+    ) succeeded ON TRUE
+    LEFT JOIN LATERAL (
+      SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND bool_and(last_attempts.status = 'failed') AS in_repeated_error_state
+      FROM (
+        SELECT ia.status FROM index_attempt ia
+        WHERE r.kind = 0 AND ia.cc_pair_id = r.id AND ${attempts}
+        ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
+      ) last_attempts
+    ) repeated ON TRUE
+    ORDER BY r.source::text COLLATE "C", r.position`;
+
+  return groupBySource(rows, request);
+}
+
+/** Rows arrive ordered by source, then position: one group per run of a source. */
+function groupBySource(rows: ListingRow[], request: IndexingStatusRequest): ConnectorIndexingStatusResponse {
+  const groups: ConnectorIndexingStatusResponse = [];
+  let group: ConnectorIndexingStatusGroup | undefined;
+  for (const row of rows) {
+    if (group?.source !== row.source) {
+      group = {
+        source: row.source,
+        summary: {
+          total_connectors: row.total_connectors,
+          active_connectors: row.active_connectors,
+          public_connectors: row.public_connectors,
+          total_docs_indexed: Number(row.total_docs_indexed),
+        },
+        current_page: request.source_to_page[row.source] ?? 1,
+        total_pages: Math.ceil(row.total_connectors / INDEXING_STATUS_PAGE_SIZE),
+        indexing_statuses: [],
+      };
+      groups.push(group);
+    }
+    group.indexing_statuses.push(row.kind === 0 ? toPairStatus(row) : toFederatedStatus(row));
+  }
+  return groups;
+}
+
+function toPairStatus(row: ListingRow): ConnectorIndexingStatusLite {
+  if (row.access_type === null || row.status === null) throw new Error(`pair ${row.id} came back without its pair fields`);
+  return {
+    cc_pair_id: row.id,
+    name: row.name,
+    source: row.source,
+    access_type: row.access_type,
+    cc_pair_status: row.status,
+    in_progress: row.last_status === "in_progress",
+    in_repeated_error_state: row.in_repeated_error_state === true,
+    last_finished_status: row.last_finished_status,
+    last_status: row.last_status,
+    last_success: row.last_success?.toISOString() ?? null,
+    is_editable: row.is_editable,
+    docs_indexed: row.docs_indexed,
+    latest_index_attempt_docs_indexed: row.latest_docs_indexed,
+  };
+}
+
+function toFederatedStatus(row: ListingRow): FederatedConnectorStatus {
+  return { id: row.id, source: row.federated_source ?? `${FEDERATED_PREFIX}${row.source}`, name: row.name };
+}

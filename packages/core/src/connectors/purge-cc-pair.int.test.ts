@@ -1,0 +1,79 @@
+import type { Db } from "@svc/db";
+import { createTestDatabase } from "@svc/db/testing";
+import { IngestionDocumentSchema } from "@svc/schema";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR_PRINCIPAL } from "../auth/principal";
+import { ingestDocument } from "../documents/ingest-document";
+import { indexDocuments } from "../indexing/index-documents";
+import { startJobQueue, type PgBoss } from "../jobs/job-queue";
+import { createCcPair } from "./create-cc-pair";
+import { deleteCcPair } from "./delete-cc-pair";
+import { purgeCcPair } from "./purge-cc-pair";
+
+let db: Db;
+let boss: PgBoss;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  db = database.db;
+  drop = () => database.drop();
+  boss = await startJobQueue({ databaseUrl: database.databaseUrl, role: "producer" });
+});
+afterAll(async () => {
+  await boss.stop({ graceful: false, close: true });
+  await drop();
+});
+
+async function ingest(id: string, ccPairId: number): Promise<void> {
+  await ingestDocument({
+    db,
+    boss,
+    principal: OPERATOR_PRINCIPAL,
+    input: IngestionDocumentSchema.parse({ document: { id, semantic_identifier: id, sections: [{ text: id }], metadata: {} }, cc_pair_id: ccPairId }),
+  });
+}
+
+async function docsIndexed(ccPairId: number): Promise<number> {
+  return (await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).docsIndexed;
+}
+
+describe("purgeCcPair", () => {
+  it("keeps counts exact when it runs twice at once, batch by batch, while documents are being indexed", async () => {
+    const doomed = (await createCcPair({ db, name: "Doomed", source: "file", accessType: "public" })).ccPairId;
+    const kept = (await createCcPair({ db, name: "Kept", source: "file", accessType: "public" })).ccPairId;
+    const exclusive = Array.from({ length: 40 }, (_, index) => `exclusive-${index}`);
+    const shared = Array.from({ length: 40 }, (_, index) => `shared-${index}`);
+    for (const id of exclusive) await ingest(id, doomed);
+    for (const id of shared) {
+      await ingest(id, doomed);
+      await ingest(id, kept);
+    }
+    // Half of everything is indexed before the deletion, the rest while it runs.
+    const all = [...exclusive, ...shared];
+    const versions = await db.document.findMany({ where: { id: { in: all } }, select: { id: true, version: true } });
+    const jobs = versions.map((document) => ({ documentId: document.id, version: document.version }));
+    await indexDocuments({ db, jobs: jobs.filter((_, index) => index % 2 === 0) });
+
+    await deleteCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId: doomed });
+    const [first, second] = await Promise.all([
+      purgeCcPair({ db, ccPairId: doomed, batchSize: 7 }),
+      purgeCcPair({ db, ccPairId: doomed, batchSize: 5 }),
+      indexDocuments({ db, jobs: jobs.filter((_, index) => index % 2 === 1) }),
+    ]);
+
+    expect((first?.linksRemoved ?? 0) + (second?.linksRemoved ?? 0)).toBe(80);
+    expect((first?.documentsDeleted ?? 0) + (second?.documentsDeleted ?? 0)).toBe(40);
+    expect(await db.connectorCredentialPair.findUnique({ where: { id: doomed } })).toBeNull();
+    expect(await db.document.count({ where: { id: { in: exclusive } } })).toBe(0);
+    expect(await db.document.count({ where: { id: { in: shared } } })).toBe(40);
+    // Every shared document got indexed (before or during the deletion) and counts for the kept pair.
+    expect(await db.documentByCcPair.count({ where: { ccPairId: kept, hasBeenIndexed: true } })).toBe(40);
+    expect(await docsIndexed(kept)).toBe(40);
+  });
+
+  it("never touches the default pair", async () => {
+    expect(await purgeCcPair({ db, ccPairId: 1 })).toEqual({ purged: false, linksRemoved: 0, documentsDeleted: 0 });
+    expect(await db.connectorCredentialPair.findUnique({ where: { id: 1 } })).not.toBeNull();
+  });
+});

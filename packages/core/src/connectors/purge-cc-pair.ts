@@ -1,0 +1,99 @@
+import type { Db, Tx } from "@svc/db";
+import { DEFAULT_CC_PAIR_ID } from "./default-pair";
+
+export interface PurgeCcPairResult {
+  /** False when there was nothing to do: the pair is gone already, or is not marked DELETING. */
+  purged: boolean;
+  linksRemoved: number;
+  documentsDeleted: number;
+}
+
+/**
+ * The `delete-cc-pair` job: removes a DELETING pair's links, every document no other pair still
+ * holds (sections and chunks go with it), its index attempts and API-key scopes, then the pair and
+ * its connector and credential. Works in batches, each its own transaction that keeps `docs_indexed`
+ * exact, so a run cut short leaves consistent data and the next run carries on. Safe to run twice,
+ * and concurrently.
+ */
+export async function purgeCcPair({
+  db,
+  ccPairId,
+  batchSize = 500,
+}: {
+  db: Db;
+  ccPairId: number;
+  batchSize?: number;
+}): Promise<PurgeCcPairResult> {
+  const result: PurgeCcPairResult = { purged: false, linksRemoved: 0, documentsDeleted: 0 };
+  if (ccPairId === DEFAULT_CC_PAIR_ID) return result;
+  const pair = await db.connectorCredentialPair.findUnique({ where: { id: ccPairId }, select: { status: true } });
+  if (pair?.status !== "DELETING") return result;
+
+  for (;;) {
+    const batch = await db.$transaction((tx) => removeLinkBatch(tx, ccPairId, batchSize));
+    result.linksRemoved += batch.linksRemoved;
+    result.documentsDeleted += batch.documentsDeleted;
+    if (batch.documentIds < batchSize && (await db.$transaction((tx) => deletePairIfUnlinked(tx, ccPairId)))) {
+      result.purged = true;
+      return result;
+    }
+  }
+}
+
+async function removeLinkBatch(tx: Tx, ccPairId: number, batchSize: number) {
+  // Lock the documents first, in id order, as ingestion and indexing do (they lock the document row
+  // before touching its links): no link to them can appear or change until this commits, and
+  // concurrent purges of pairs sharing documents cannot deadlock.
+  const locked = await tx.$queryRaw<{ id: string }[]>`
+    SELECT d.id FROM document d
+    WHERE d.id IN (
+      SELECT l.document_id FROM document_by_cc_pair l WHERE l.cc_pair_id = ${ccPairId}
+      ORDER BY l.document_id LIMIT ${batchSize})
+    ORDER BY d.id
+    FOR UPDATE`;
+  const ids = locked.map((row) => row.id);
+  if (ids.length === 0) return { documentIds: 0, linksRemoved: 0, documentsDeleted: 0 };
+
+  const removed = await tx.$queryRaw<{ has_been_indexed: boolean }[]>`
+    DELETE FROM document_by_cc_pair WHERE cc_pair_id = ${ccPairId} AND document_id = ANY(${ids}::text[])
+    RETURNING has_been_indexed`;
+  const indexedRemoved = removed.filter((link) => link.has_been_indexed).length;
+  if (indexedRemoved > 0) {
+    await tx.$executeRaw`
+      UPDATE connector_credential_pair SET docs_indexed = docs_indexed - ${indexedRemoved} WHERE id = ${ccPairId}`;
+  }
+  // A new statement, so it sees every link committed before the locks above were granted.
+  const documentsDeleted = await tx.$executeRaw`
+    DELETE FROM document d
+    WHERE d.id = ANY(${ids}::text[])
+      AND NOT EXISTS (SELECT 1 FROM document_by_cc_pair l WHERE l.document_id = d.id)`;
+  return { documentIds: ids.length, linksRemoved: removed.length, documentsDeleted };
+}
+
+/** The last step, once no link is left: everything else of the pair, then the pair. */
+async function deletePairIfUnlinked(tx: Tx, ccPairId: number): Promise<boolean> {
+  const [pair] = await tx.$queryRaw<{ connector_id: number; credential_id: number }[]>`
+    SELECT connector_id, credential_id FROM connector_credential_pair WHERE id = ${ccPairId} FOR UPDATE`;
+  if (!pair) return true;
+  const [linked] = await tx.$queryRaw<{ found: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM document_by_cc_pair WHERE cc_pair_id = ${ccPairId}) AS found`;
+  if (linked?.found) return false;
+
+  // A key whose scope rows all name this pair would have no scope left, and a key without scope
+  // rows is unscoped: revoke it rather than widen it.
+  await tx.$executeRaw`
+    UPDATE api_key k SET revoked_at = now()
+    WHERE k.revoked_at IS NULL
+      AND EXISTS (SELECT 1 FROM api_key_scope s WHERE s.api_key_id = k.id AND s.cc_pair_id = ${ccPairId})
+      AND NOT EXISTS (SELECT 1 FROM api_key_scope s WHERE s.api_key_id = k.id AND s.cc_pair_id <> ${ccPairId})`;
+  await tx.$executeRaw`DELETE FROM api_key_scope WHERE cc_pair_id = ${ccPairId}`;
+  await tx.$executeRaw`DELETE FROM index_attempt WHERE cc_pair_id = ${ccPairId}`;
+  await tx.$executeRaw`DELETE FROM connector_credential_pair WHERE id = ${ccPairId}`;
+  await tx.$executeRaw`
+    DELETE FROM connector c WHERE c.id = ${pair.connector_id} AND c.id <> ${DEFAULT_CC_PAIR_ID}
+      AND NOT EXISTS (SELECT 1 FROM connector_credential_pair p WHERE p.connector_id = c.id)`;
+  await tx.$executeRaw`
+    DELETE FROM credential c WHERE c.id = ${pair.credential_id} AND c.id <> ${DEFAULT_CC_PAIR_ID}
+      AND NOT EXISTS (SELECT 1 FROM connector_credential_pair p WHERE p.credential_id = c.id)`;
+  return true;
+}

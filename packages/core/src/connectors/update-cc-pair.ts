@@ -1,0 +1,36 @@
+import type { Db } from "@svc/db";
+import type { CcPair, SettableCcPairStatus } from "@svc/schema";
+import type { Principal } from "../auth/principal";
+import { AppError } from "../errors/app-error";
+import { lockEditableCcPair, readCcPair } from "./cc-pair-record";
+import { pauseCcPair } from "./pause-cc-pair";
+import { resumeCcPair } from "./resume-cc-pair";
+
+/**
+ * Renames a pair and/or pauses (`PAUSED`) or resumes (`ACTIVE`) it; `null` leaves a field as it is.
+ * A pair being deleted cannot be changed (409).
+ */
+export async function updateCcPair({
+  db,
+  principal,
+  ccPairId,
+  name = null,
+  status = null,
+}: {
+  db: Db;
+  principal: Principal;
+  ccPairId: number;
+  name?: string | null;
+  status?: SettableCcPairStatus | null;
+}): Promise<CcPair> {
+  return db.$transaction(async (tx) => {
+    const pair = await lockEditableCcPair(tx, principal, ccPairId);
+    if (pair.status === "DELETING") {
+      throw new AppError("CONFLICT", `Connector-credential pair ${ccPairId} is being deleted.`);
+    }
+    if (name !== null) await tx.connectorCredentialPair.update({ where: { id: pair.id }, data: { name } });
+    if (status === "PAUSED") await pauseCcPair({ db: tx, ccPairId: pair.id });
+    if (status === "ACTIVE") await resumeCcPair({ db: tx, ccPairId: pair.id });
+    return readCcPair(tx, pair.id);
+  });
+}
