@@ -32,6 +32,7 @@ export function restRoute<Params = Record<string, never>>(
       const principal = await authenticateApiKey({
         db: services.db,
         authorization: request.headers.get("authorization"),
+        cache: services.apiKeys,
       });
       requireRole(principal, roles);
       const result = await handler({ request, principal, services, params: await routeContext.params });

@@ -1,10 +1,11 @@
-import { startJobQueue, type PgBoss } from "@svc/core";
+import { ApiKeyCache, startJobQueue, type PgBoss } from "@svc/core";
 import { createDb, type Db } from "@svc/db";
 import { webEnv } from "./env";
 
 export interface Services {
   db: Db;
   boss: PgBoss;
+  apiKeys: ApiKeyCache;
 }
 
 // One database pool and one pg-boss producer per server process, created on first use. Kept on
@@ -23,5 +24,17 @@ async function createServices(): Promise<Services> {
   const env = webEnv();
   const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_DB_POOL_SIZE });
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "producer", poolSize: 2 });
-  return { db, boss };
+  const apiKeys = new ApiKeyCache();
+  await apiKeys.listen(env.DATABASE_URL);
+  return { db, boss, apiKeys };
+}
+
+/** Closes this process's services (tests, shutdown); the next getServices() opens new ones. */
+export async function closeServices(): Promise<void> {
+  const services = await holder.svcServices?.catch(() => undefined);
+  holder.svcServices = undefined;
+  if (!services) return;
+  await services.apiKeys.close();
+  await services.boss.stop({ graceful: false, close: true });
+  await services.db.$disconnect();
 }

@@ -3,6 +3,7 @@ import type { ApiKeyRole, Db } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll } from "vitest";
 import { dispatchRestRoute, matchRestRoute } from "../lib/rest-routes";
+import { closeServices } from "../lib/services";
 
 export interface TestApp {
   db: Db;
@@ -61,11 +62,7 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
     });
   });
   afterAll(async () => {
-    const holder = globalThis as { svcServices?: Promise<{ boss: { stop(o: object): Promise<void> }; db: Db }> };
-    const services = await holder.svcServices?.catch(() => undefined);
-    await services?.boss.stop({ graceful: false, close: true });
-    await services?.db.$disconnect();
-    holder.svcServices = undefined;
+    await closeServices();
     await drop?.();
   });
   return app;

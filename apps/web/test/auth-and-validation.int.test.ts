@@ -1,4 +1,4 @@
-import { revokeApiKey } from "@svc/core";
+import { API_KEY_CHANGES_CHANNEL, hashApiKey, revokeApiKey } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { ingestionBody, useTestApp } from "./app";
 
@@ -45,6 +45,20 @@ describe("bearer authentication", () => {
     const keyRow = await app.db.apiKey.findFirstOrThrow({ orderBy: { id: "desc" } });
     await revokeApiKey({ db: app.db, id: keyRow.id });
     expect((await app.ingest(ingestionBody({ id: "after-revoke" }), key)).status).toBe(401);
+  });
+
+  it("refuses a key revoked by another process (the command line) as soon as the change is announced", async () => {
+    const key = await app.createKey("curator");
+    expect((await app.ingest(ingestionBody({ id: "cached-key" }), key)).status).toBe(200); // now cached
+    // What another process's revokeApiKey does: it cannot evict this process's cache directly.
+    await app.db.$executeRaw`UPDATE api_key SET revoked_at = now() WHERE hashed_key = ${hashApiKey(key)}`;
+    await app.db.$executeRaw`SELECT pg_notify(${API_KEY_CHANGES_CHANNEL}, ${hashApiKey(key)})`;
+    const deadline = Date.now() + 5_000;
+    let status = 200;
+    while (status !== 401 && Date.now() < deadline) {
+      status = (await app.ingest(ingestionBody({ id: "cached-key" }), key)).status;
+    }
+    expect(status).toBe(401);
   });
 });
 

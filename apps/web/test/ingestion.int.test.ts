@@ -90,6 +90,16 @@ describe("connector-credential pairs", () => {
     expect(await storedDocument("pair-unknown")).toBeNull();
   });
 
+  it("answers 400 for a cc_pair_id beyond any pair id, and for a pair being deleted", async () => {
+    const huge = await app.ingest(ingestionBody({ id: "pair-huge" }, { cc_pair_id: 2 ** 40 }));
+    expect(huge.status).toBe(400);
+    expect(await huge.json()).toEqual({ detail: "Connector-Credential Pair specified does not exist" });
+    const pair = await createCcPair({ db: app.db, name: "Going away", source: "web", accessType: "public" });
+    await app.db.connectorCredentialPair.update({ where: { id: pair.ccPairId }, data: { status: "DELETING" } });
+    expect((await app.ingest(ingestionBody({ id: "pair-deleting" }, { cc_pair_id: pair.ccPairId }))).status).toBe(400);
+    expect(await storedDocument("pair-deleting")).toBeNull();
+  });
+
   it("links a document ingested into a second pair to both pairs", async () => {
     const first = await createCcPair({ db: app.db, name: "Wiki", source: "web", accessType: "public" });
     const second = await createCcPair({ db: app.db, name: "Drive", source: "google_drive", accessType: "private" });

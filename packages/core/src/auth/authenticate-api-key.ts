@@ -1,5 +1,6 @@
 import { querySql, type ApiKeyRole, type Db } from "@svc/db";
 import { AppError } from "../errors/app-error";
+import type { ApiKeyCache } from "./api-key-cache";
 import { hashApiKey, hashesMatch } from "./api-key-secret";
 import type { Principal } from "./principal";
 
@@ -9,15 +10,20 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export async function authenticateApiKey({
   db,
   authorization,
+  cache,
 }: {
   db: Db;
   authorization: string | null | undefined;
+  /** Saves the round trip for keys seen recently; see ApiKeyCache for why that stays correct. */
+  cache?: ApiKeyCache;
 }): Promise<Principal> {
   const presented = authorization ? BEARER.exec(authorization)?.[1] : undefined;
   if (!presented) {
     throw new AppError("UNAUTHENTICATED", "Missing bearer credential: send 'Authorization: Bearer <API key>'.");
   }
   const hashedKey = hashApiKey(presented);
+  const cached = cache?.get(hashedKey);
+  if (cached) return cached;
   // Raw SQL: this runs on every request, and one round trip is all it needs.
   const [apiKey] = await querySql<{
     id: number;
@@ -40,10 +46,12 @@ export async function authenticateApiKey({
   if (!apiKey || apiKey.revoked_at !== null || !hashesMatch(apiKey.hashed_key, hashedKey)) {
     throw new AppError("UNAUTHENTICATED", "Invalid or revoked API key.");
   }
-  return {
+  const principal: Principal = {
     apiKeyId: apiKey.id,
     name: apiKey.name,
     role: apiKey.role,
     scopeCcPairIds: apiKey.scope.length > 0 ? apiKey.scope : null,
   };
+  cache?.set(hashedKey, principal);
+  return principal;
 }

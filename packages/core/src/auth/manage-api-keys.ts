@@ -1,5 +1,7 @@
 import type { ApiKeyRole, Db } from "@svc/db";
+import { CC_PAIR_NOT_FOUND, MAX_PAIR_ID } from "../connectors/default-pair";
 import { AppError } from "../errors/app-error";
+import { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./api-key-cache";
 import { generateApiKeySecret } from "./api-key-secret";
 
 export const apiKeyInfoSelect = {
@@ -52,10 +54,10 @@ export async function createApiKey({
 }): Promise<{ key: string; apiKey: ApiKeyInfo }> {
   const uniquePairIds = [...new Set(ccPairIds)];
   if (uniquePairIds.length > 0) {
-    const found = await db.connectorCredentialPair.count({ where: { id: { in: uniquePairIds } } });
-    if (found !== uniquePairIds.length) {
-      throw new AppError("BAD_REQUEST", "Connector-Credential Pair specified does not exist");
-    }
+    const found = uniquePairIds.every((id) => id <= MAX_PAIR_ID)
+      ? await db.connectorCredentialPair.count({ where: { id: { in: uniquePairIds } } })
+      : -1;
+    if (found !== uniquePairIds.length) throw new AppError("BAD_REQUEST", CC_PAIR_NOT_FOUND);
   }
   const secret = generateApiKeySecret();
   const row = await db.apiKey.create({
@@ -80,14 +82,21 @@ export async function countActiveApiKeys({ db }: { db: Db }): Promise<number> {
   return db.apiKey.count({ where: { revokedAt: null } });
 }
 
-/** Revocation is immediate: the next request with the key gets 401. */
+/**
+ * Revocation is immediate: the key is evicted from this process's caches now and announced to the
+ * others (see ApiKeyCache), so the next request with it gets 401 everywhere.
+ */
 export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<ApiKeyInfo> {
-  const existing = await db.apiKey.findUnique({ where: { id }, select: { revokedAt: true } });
-  if (!existing) throw new AppError("NOT_FOUND", `API key ${id} does not exist.`);
-  const row = await db.apiKey.update({
-    where: { id },
-    data: { revokedAt: existing.revokedAt ?? new Date() },
-    select: apiKeyInfoSelect,
+  const row = await db.$transaction(async (tx) => {
+    const existing = await tx.apiKey.findUnique({ where: { id }, select: { revokedAt: true, hashedKey: true } });
+    if (!existing) throw new AppError("NOT_FOUND", `API key ${id} does not exist.`);
+    await tx.$executeRaw`SELECT pg_notify(${API_KEY_CHANGES_CHANNEL}, ${existing.hashedKey})`;
+    ApiKeyCache.evictEverywhere(existing.hashedKey);
+    return tx.apiKey.update({
+      where: { id },
+      data: { revokedAt: existing.revokedAt ?? new Date() },
+      select: apiKeyInfoSelect,
+    });
   });
   return toApiKeyInfo(row);
 }

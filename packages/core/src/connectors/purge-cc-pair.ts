@@ -1,5 +1,6 @@
 import type { Db, Tx } from "@svc/db";
 import { DEFAULT_CC_PAIR_ID } from "./default-pair";
+import { API_KEY_CHANGES_CHANNEL } from "../auth/api-key-cache";
 
 export interface PurgeCcPairResult {
   /** False when there was nothing to do: the pair is gone already, or is not marked DELETING. */
@@ -86,6 +87,10 @@ async function deletePairIfUnlinked(tx: Tx, ccPairId: number): Promise<boolean> 
     WHERE k.revoked_at IS NULL
       AND EXISTS (SELECT 1 FROM api_key_scope s WHERE s.api_key_id = k.id AND s.cc_pair_id = ${ccPairId})
       AND NOT EXISTS (SELECT 1 FROM api_key_scope s WHERE s.api_key_id = k.id AND s.cc_pair_id <> ${ccPairId})`;
+  // Every key whose scope changes is announced, so API-key caches drop it (delivered at commit).
+  await tx.$executeRaw`
+    SELECT pg_notify(${API_KEY_CHANGES_CHANNEL}, k.hashed_key)
+    FROM api_key k JOIN api_key_scope s ON s.api_key_id = k.id WHERE s.cc_pair_id = ${ccPairId}`;
   await tx.$executeRaw`DELETE FROM api_key_scope WHERE cc_pair_id = ${ccPairId}`;
   await tx.$executeRaw`DELETE FROM index_attempt WHERE cc_pair_id = ${ccPairId}`;
   await tx.$executeRaw`DELETE FROM connector_credential_pair WHERE id = ${ccPairId}`;

@@ -1,7 +1,7 @@
 import type { Db } from "@svc/db";
 import type { IngestionDocument, IngestionResult } from "@svc/schema";
 import { canEditPair, type Principal } from "../auth/principal";
-import { DEFAULT_CC_PAIR_ID } from "../connectors/default-pair";
+import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID, MAX_PAIR_ID } from "../connectors/default-pair";
 import { AppError } from "../errors/app-error";
 import type { PgBoss } from "../jobs/job-queue";
 import { documentWriteBatcher } from "./document-write-batcher";
@@ -64,10 +64,11 @@ async function resolveTargetPair({
 }): Promise<number> {
   const targetId = ccPairId ? ccPairId : DEFAULT_CC_PAIR_ID;
   if (targetId !== DEFAULT_CC_PAIR_ID) {
-    const pair = await db.connectorCredentialPair.findUnique({ where: { id: targetId }, select: { status: true } });
-    if (!pair || pair.status === "DELETING") {
-      throw new AppError("BAD_REQUEST", "Connector-Credential Pair specified does not exist");
-    }
+    // Ids past PostgreSQL's integer range name no pair (and would make the query itself fail).
+    const pair = targetId <= MAX_PAIR_ID
+      ? await db.connectorCredentialPair.findUnique({ where: { id: targetId }, select: { status: true } })
+      : null;
+    if (!pair || pair.status === "DELETING") throw new AppError("BAD_REQUEST", CC_PAIR_NOT_FOUND);
   }
   if (!canEditPair(principal, targetId)) {
     throw new AppError("FORBIDDEN", `This API key may not ingest into connector-credential pair ${targetId}.`);

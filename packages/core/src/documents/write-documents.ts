@@ -1,4 +1,6 @@
-import { withSqlTransaction, type Db } from "@svc/db";
+import { withSqlTransaction, type Db, type SqlClient } from "@svc/db";
+import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID } from "../connectors/default-pair";
+import { AppError } from "../errors/app-error";
 import { indexDocumentJob } from "../jobs/catalog";
 import { preparedStatementsOn, type PgBoss } from "../jobs/job-queue";
 import type { ResolvedSection } from "./resolve-sections";
@@ -46,6 +48,7 @@ export async function writeDocuments({
   documents: DocumentWrite[];
 }): Promise<WrittenDocument[]> {
   return withSqlTransaction(db, async (sql) => {
+    await lockTargetPairs(sql, documents);
     const { rows } = await sql.query<WrittenDocument>({
       name: "svc-write-documents",
       text: UPSERT_DOCUMENTS,
@@ -63,6 +66,22 @@ export async function writeDocuments({
       return row;
     });
   });
+}
+
+/**
+ * Holds the named pairs (other than the default pair, which is never deleted) against deletion until
+ * commit, and refuses the write if one is gone or being deleted: its check before the transaction
+ * may be stale.
+ */
+async function lockTargetPairs(sql: SqlClient, documents: DocumentWrite[]): Promise<void> {
+  const pairIds = [...new Set(documents.map((document) => document.cc_pair_id))].filter((id) => id !== DEFAULT_CC_PAIR_ID);
+  if (pairIds.length === 0) return;
+  const { rowCount } = await sql.query({
+    name: "svc-lock-target-pairs",
+    text: `SELECT 1 FROM connector_credential_pair WHERE id = ANY($1::int[]) AND status <> 'DELETING' FOR KEY SHARE`,
+    values: [pairIds],
+  });
+  if (rowCount !== pairIds.length) throw new AppError("BAD_REQUEST", CC_PAIR_NOT_FOUND);
 }
 
 const UPSERT_DOCUMENTS = `

@@ -1,0 +1,64 @@
+import type { Db } from "@svc/db";
+import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCcPair } from "../connectors/create-cc-pair";
+import { startJobQueue, type PgBoss } from "../jobs/job-queue";
+import { writeDocuments, type DocumentWrite } from "./write-documents";
+
+let database: TestDatabase;
+let db: Db;
+let boss: PgBoss;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = database.db;
+  boss = await startJobQueue({ databaseUrl: database.databaseUrl, role: "producer" });
+});
+afterAll(async () => {
+  await boss.stop({ graceful: false, close: true });
+  await database.drop();
+});
+
+function write(id: string, ccPairId: number): DocumentWrite {
+  return {
+    id,
+    semantic_identifier: id,
+    title: null,
+    source: "ingestion_api",
+    link: null,
+    metadata: {},
+    doc_updated_at: new Date().toISOString(),
+    primary_owners: null,
+    secondary_owners: null,
+    additional_info: null,
+    doc_metadata: null,
+    external_user_emails: [],
+    external_user_group_ids: [],
+    is_public: null,
+    chunk_count: null,
+    sections: [{ position: 0, kind: "text", text: id, link: null, image_file_id: null }],
+    cc_pair_id: ccPairId,
+  };
+}
+
+describe("writeDocuments", () => {
+  it("writes a batch and one job per document, in one transaction", async () => {
+    const written = await writeDocuments({ db, boss, documents: [write("batch-b", 1), write("batch-a", 1)] });
+    expect(written.map((row) => [row.id, row.version, row.inserted])).toEqual([
+      ["batch-b", 1, true],
+      ["batch-a", 1, true],
+    ]);
+    const jobs = await db.$queryRaw<{ n: bigint }[]>`
+      SELECT count(*) AS n FROM pgboss.job WHERE name = 'index-document' AND data->>'documentId' IN ('batch-a', 'batch-b')`;
+    expect(Number(jobs[0]?.n)).toBe(2);
+  });
+
+  it("refuses, writing nothing, a batch whose pair began deleting after the request was checked", async () => {
+    const pair = await createCcPair({ db, name: "Leaving", source: "web", accessType: "public" });
+    await db.connectorCredentialPair.update({ where: { id: pair.ccPairId }, data: { status: "DELETING" } });
+    await expect(writeDocuments({ db, boss, documents: [write("late-1", 1), write("late-2", pair.ccPairId)] })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    expect(await db.document.count({ where: { id: { in: ["late-1", "late-2"] } } })).toBe(0);
+  });
+});
