@@ -1,6 +1,6 @@
 // bench/ingest: throughput and p99 of POST /api/svc-api/ingestion on the production build, against
 // a bare node:http + pg server doing the same transaction, measured alternately in one run.
-//   pnpm build && node bench/ingest/run.mjs            (BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS)
+//   pnpm build && node bench/ingest/run.mjs     (env: DATABASE_URL, BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS)
 import { spawn, execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -146,7 +146,7 @@ try {
   console.log(`${runs} runs × ${seconds} s, ${connections} connections, ~${documentBody("size").length} B documents, unique ids`);
   console.log(`| server | req/s (median) | p99 ms (median) | runs (req/s) |`);
   console.log(`|---|---|---|---|`);
-  console.log(`| svc (next start) | ${svc.rps.toFixed(0)} | ${svc.p99} | ${results.svc.map((r) => r.requestsPerSecond.toFixed(0)).join(", ")} |`);
+  console.log(`| svc (apps/web/dist/server.js) | ${svc.rps.toFixed(0)} | ${svc.p99} | ${results.svc.map((r) => r.requestsPerSecond.toFixed(0)).join(", ")} |`);
   console.log(`| baseline (node:http + pg) | ${baseline.rps.toFixed(0)} | ${baseline.p99} | ${results.baseline.map((r) => r.requestsPerSecond.toFixed(0)).join(", ")} |`);
   console.log(`ratio svc / baseline throughput: ${(svc.rps / baseline.rps).toFixed(2)}`);
 } finally {
