@@ -2,7 +2,6 @@
 // a bare node:http + pg server doing the same transaction, measured alternately in one run.
 //   pnpm build && node bench/ingest/run.mjs     (env: DATABASE_URL, BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS)
 import { spawn, execFileSync } from "node:child_process";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
