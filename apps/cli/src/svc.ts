@@ -26,6 +26,8 @@ async function main(argv: string[]): Promise<void> {
   if (command === "start") return runStartCommand(env);
   if (command !== "keys" && command !== "pairs") throw new UsageError(USAGE);
   const database = await openDatabase(env);
+  // An interrupted command still stops an embedded server it started (on process exit).
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) process.once(signal, () => process.exit(code));
   try {
     await prepareDatabase(database.databaseUrl);
     const db = createDb({ databaseUrl: database.databaseUrl, poolSize: 1 });

