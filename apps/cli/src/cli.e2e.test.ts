@@ -1,35 +1,17 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createTestDatabase } from "@svc/db/testing";
+import { createTestDatabase, findFreePort, waitFor, type WaitForOptions } from "@svc/db/testing";
 import { afterAll, describe, expect, it } from "vitest";
 
 const svcEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/svc.js");
 const run = promisify(execFile);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 60_000, describe = () => ""): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** A starting server refuses connections until it listens, and the first start creates the database. */
+const SERVER_START: WaitForOptions = { timeoutMs: 60_000, retryOnError: true };
 
 describe("svc keys", () => {
   it("creates, lists and revokes keys; create prints the key alone on the last line", async () => {
@@ -87,20 +69,30 @@ describe("svc start on the embedded database", () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-start-"));
     // As root, the embedded server runs as the `postgres` user, which must be able to reach it.
     await chmod(dataDir, 0o755);
-    const [port, pgPort] = [await freePort(), await freePort()];
+    const [port, pgPort] = [await findFreePort(), await findFreePort()];
     const endpoint = `http://127.0.0.1:${port}/api/svc-api/ingestion`;
     const body = JSON.stringify({
       document: { id: "readme-example", semantic_identifier: "Employee handbook", sections: [{ text: "Holidays." }], metadata: {} },
     });
 
     const first = start(port, pgPort);
-    const key = await waitFor("the first admin key", async () => /^\s+(svc_\S+)$/m.exec(first.output())?.[1], 60_000, first.output);
+    const key = await waitFor("the first admin key", () => /^\s+(svc_\S+)$/m.exec(first.output())?.[1], {
+      ...SERVER_START,
+      describe: first.output,
+    });
     const post = (bearer: string) =>
       fetch(endpoint, { method: "POST", body, headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" } });
-    const created = await waitFor("the web server", async () => {
-      const response = await post(key);
-      return response.status === 200 ? response : undefined;
-    });
+    /** The first 200 to the POST: the (re)started web server is up and still knows the key. */
+    const accepted = (what: string) =>
+      waitFor(
+        what,
+        async () => {
+          const response = await post(key);
+          return response.status === 200 ? response : undefined;
+        },
+        SERVER_START,
+      );
+    const created = await accepted("the web server");
     expect(await created.json()).toEqual({ document_id: "readme-example", already_existed: false });
     const unauthorized = await post("svc_wrong");
     expect(unauthorized.status).toBe(401);
@@ -108,10 +100,7 @@ describe("svc start on the embedded database", () => {
     expect(await stop(first.child)).toBe(0);
 
     const second = start(port, pgPort);
-    const updated = await waitFor("the restarted web server", async () => {
-      const response = await post(key);
-      return response.status === 200 ? response : undefined;
-    });
+    const updated = await accepted("the restarted web server");
     expect(await updated.json()).toEqual({ document_id: "readme-example", already_existed: true });
     expect(second.output()).not.toMatch(/admin key was created/);
     expect(await stop(second.child)).toBe(0);

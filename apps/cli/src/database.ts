@@ -26,7 +26,7 @@ export async function openDatabase(env: CliEnv): Promise<DatabaseHandle> {
     dataDir: path.join(env.SVC_DATA_DIR, "postgres"),
     port: env.SVC_EMBEDDED_PG_PORT,
   });
-  return { databaseUrl: server.databaseUrl.replace(/\/[^/]*$/, "/svc"), embedded: true, stop: server.stop };
+  return { databaseUrl: server.databaseUrl.replace(/\/[^/]*$/, "/svc"), embedded: true, stop: () => server.stop() };
 }
 
 async function isReachable(databaseUrl: string): Promise<boolean> {

@@ -3,6 +3,8 @@ import * as ccPairs from "../app/api/manage/admin/cc-pair/route";
 import * as indexingStatus from "../app/api/manage/admin/connector/indexing-status/route";
 import * as federatedConnector from "../app/api/manage/admin/federated-connector/[id]/route";
 import * as federatedConnectors from "../app/api/manage/admin/federated-connector/route";
+import * as connectorDocs from "../app/api/svc-api/connector-docs/[cc_pair_id]/route";
+import * as ingestionDocument from "../app/api/svc-api/ingestion/[document_id]/route";
 import * as ingestion from "../app/api/svc-api/ingestion/route";
 import * as openapi from "../app/api/openapi.json/route";
 import * as fileUpload from "../app/api/user/file/upload/route";
@@ -18,6 +20,8 @@ export type RouteModule = Partial<Record<"GET" | "POST" | "PUT" | "PATCH" | "DEL
  */
 export const REST_ROUTES: { pattern: string; module: RouteModule }[] = [
   { pattern: "/api/svc-api/ingestion", module: ingestion },
+  { pattern: "/api/svc-api/ingestion/[document_id]", module: ingestionDocument },
+  { pattern: "/api/svc-api/connector-docs/[cc_pair_id]", module: connectorDocs },
   { pattern: "/api/user/file/upload", module: fileUpload },
   { pattern: "/api/openapi.json", module: openapi },
   { pattern: "/api/manage/admin/connector/indexing-status", module: indexingStatus },
@@ -38,7 +42,7 @@ export function matchRestRoute(pathname: string): { module: RouteModule; params:
     const matches = route.segments.every((segment, index) => {
       const actual = segments[index] ?? "";
       if (segment.startsWith("[") && segment.endsWith("]")) {
-        params[segment.slice(1, -1)] = decodeURIComponent(actual);
+        params[segment.slice(1, -1)] = decodePathSegment(actual);
         return actual.length > 0;
       }
       return segment === actual;
@@ -46,6 +50,24 @@ export function matchRestRoute(pathname: string): { module: RouteModule; params:
     if (matches) return { module: route.module, params };
   }
   return null;
+}
+
+/**
+ * A path segment, percent-decoded (`%2F` is a `/` inside the segment). Malformed escapes stay as
+ * they are, as Starlette leaves them, instead of failing the request.
+ */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+  }
 }
 
 /** Calls the route's handler for the request's method; 405 when the route has none. */

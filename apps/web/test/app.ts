@@ -1,7 +1,7 @@
 import { createApiKey } from "@svc/core";
 import type { ApiKeyRole, Db } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { dispatchRestRoute, matchRestRoute } from "../lib/rest-routes";
 import { closeServices } from "../lib/services";
 
@@ -29,7 +29,7 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const database = await createTestDatabase();
-    drop = database.drop;
+    drop = () => database.drop();
     Object.assign(process.env, { DATABASE_URL: database.databaseUrl, ...env });
     const createKey = async (role: ApiKeyRole, ccPairIds: number[] = []) =>
       (await createApiKey({ db: database.db, name: `test ${role}`, role, ccPairIds })).key;
@@ -67,6 +67,12 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
   });
   return app;
 }
+
+/**
+ * What an error other than a 422 answers: `{"detail": "<message>"}`. Asymmetric matchers are typed
+ * `any`; typed once here.
+ */
+export const ERROR_DETAIL: unknown = { detail: expect.any(String) as unknown };
 
 /** A minimal valid ingestion body; override any field of `document`. */
 export function ingestionBody(document: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {

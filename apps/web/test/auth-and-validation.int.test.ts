@@ -1,6 +1,6 @@
 import { API_KEY_CHANGES_CHANNEL, hashApiKey, revokeApiKey } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { ingestionBody, useTestApp } from "./app";
+import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
 
 const app = useTestApp();
 
@@ -16,7 +16,7 @@ describe("bearer authentication", () => {
       const response = await app.request("POST", "/api/svc-api/ingestion", { body: "{not json", key });
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toBe("Bearer");
-      expect(await response.json()).toEqual({ detail: expect.any(String) });
+      expect(await response.json()).toEqual(ERROR_DETAIL);
     }
   });
 
@@ -33,7 +33,7 @@ describe("bearer authentication", () => {
     for (const role of ["basic", "limited"] as const) {
       const response = await app.ingest(ingestionBody({ id: `role-${role}` }), await app.createKey(role));
       expect(response.status).toBe(403);
-      expect(await response.json()).toEqual({ detail: expect.any(String) });
+      expect(await response.json()).toEqual(ERROR_DETAIL);
     }
     expect((await app.ingest(ingestionBody({ id: "role-curator" }), await app.createKey("curator"))).status).toBe(200);
     expect((await app.ingest(ingestionBody({ id: "role-admin" }))).status).toBe(200);

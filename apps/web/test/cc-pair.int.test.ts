@@ -1,7 +1,7 @@
 import { purgeCcPair } from "@svc/core";
 import { CcPairSchema, CreatedCcPairSchema, type CcPair } from "@svc/schema";
 import { describe, expect, it } from "vitest";
-import { ingestionBody, useTestApp } from "./app";
+import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
 import { indexQueuedDocuments, insertIndexAttempts } from "./connectors";
 
 const app = useTestApp();
@@ -9,7 +9,6 @@ const PAIRS = "/api/manage/admin/cc-pair";
 const FEDERATED = "/api/manage/admin/federated-connector";
 /** Asymmetric matchers are typed `any`; typed once here. */
 const UTC_TIMESTAMP: unknown = expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
-const ERROR_DETAIL: unknown = { detail: expect.any(String) as unknown };
 
 async function createPair(name: string, source = "web", accessType = "public"): Promise<number> {
   const response = await app.request("POST", PAIRS, { body: { name, source, access_type: accessType } });

@@ -7,13 +7,11 @@ import {
   type FederatedConnectorStatus,
 } from "@svc/schema";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ingestionBody, useTestApp } from "./app";
+import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
 import { clearConnectors, indexQueuedDocuments, insertIndexAttempts, seedPair, setPairStatus } from "./connectors";
 
 const app = useTestApp();
 const PATH = "/api/manage/admin/connector/indexing-status";
-/** Asymmetric matchers are typed `any`; typed once here. */
-const ERROR_DETAIL: unknown = { detail: expect.any(String) as unknown };
 
 beforeEach(async () => {
   await clearConnectors(app.db);

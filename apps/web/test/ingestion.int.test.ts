@@ -1,6 +1,6 @@
 import { createCcPair } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { ingestionBody, useTestApp } from "./app";
+import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
 
 const app = useTestApp({ SVC_MAX_BODY_BYTES: String(256 * 1024) });
 
@@ -116,7 +116,7 @@ describe("connector-credential pairs", () => {
     expect((await app.ingest(ingestionBody({ id: "scoped-ok" }, { cc_pair_id: allowed.ccPairId }), key)).status).toBe(200);
     const refused = await app.ingest(ingestionBody({ id: "scoped-no" }, { cc_pair_id: other.ccPairId }), key);
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toEqual({ detail: expect.any(String) });
+    expect(await refused.json()).toEqual(ERROR_DETAIL);
     expect((await app.ingest(ingestionBody({ id: "scoped-default" }), key)).status).toBe(403);
     expect(await storedDocument("scoped-no")).toBeNull();
   });

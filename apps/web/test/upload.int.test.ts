@@ -33,16 +33,16 @@ describe("POST /api/user/file/upload", () => {
       ["photo.txt", "image/jpeg", JPEG.length],
     ]);
     expect(body.user_files[0]).toEqual({
-      id: expect.any(Number),
+      id: expect.any(Number) as unknown,
       name: "diagram.png",
-      file_id: expect.any(String),
+      file_id: expect.any(String) as unknown,
       file_type: "image/png",
       size_bytes: PNG.length,
-      created_at: expect.stringMatching(/Z$/),
+      created_at: expect.stringMatching(/Z$/) as unknown,
     });
     expect(body.rejected_files).toEqual([
-      { file_name: "notes.png", reason: expect.stringContaining("Unsupported file type") },
-      { file_name: "huge.png", reason: expect.stringContaining("4096") },
+      { file_name: "notes.png", reason: expect.stringContaining("Unsupported file type") as unknown },
+      { file_name: "huge.png", reason: expect.stringContaining("4096") as unknown },
     ]);
     const stored = await app.db.uploadedFile.findUnique({ where: { fileId: body.user_files[0]?.file_id ?? "" } });
     expect(Buffer.from(stored?.data ?? [])).toEqual(Buffer.from(PNG));

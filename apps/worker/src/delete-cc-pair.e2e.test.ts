@@ -1,39 +1,28 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createCcPair, deleteCcPair, ingestDocument, OPERATOR_PRINCIPAL, startJobQueue, type PgBoss } from "@svc/core";
+import { createCcPair, deleteCcPair, ingestDocument, OPERATOR_PRINCIPAL, type PgBoss } from "@svc/core";
+import { createTestJobQueue, type TestJobQueue } from "@svc/core/testing";
 import type { Db } from "@svc/db";
-import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
+import { waitFor } from "@svc/db/testing";
 import { IngestionDocumentSchema } from "@svc/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
 
-let database: TestDatabase;
+let queue: TestJobQueue;
 let db: Db;
 let boss: PgBoss;
 let worker: ChildProcess | undefined;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  db = database.db;
-  boss = await startJobQueue({ databaseUrl: database.databaseUrl, role: "producer" });
+  queue = await createTestJobQueue();
+  ({ db, boss } = queue);
 });
 afterAll(async () => {
   worker?.kill("SIGKILL");
-  await boss.stop({ graceful: false, close: true });
-  await database.drop();
+  await queue.close();
 });
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 30_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function ingest(id: string, ccPairId: number): Promise<void> {
   await ingestDocument({
@@ -52,7 +41,7 @@ describe("the worker process", () => {
     await ingest("worker-shared", doomed);
     await ingest("worker-shared", kept);
 
-    worker = spawn(process.execPath, [workerEntry], { env: { ...process.env, DATABASE_URL: database.databaseUrl }, stdio: "pipe" });
+    worker = spawn(process.execPath, [workerEntry], { env: { ...process.env, DATABASE_URL: queue.databaseUrl }, stdio: "pipe" });
     await waitFor("documents indexed", async () => {
       const pair = await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: kept } });
       return pair.docsIndexed === 1 ? pair : undefined;

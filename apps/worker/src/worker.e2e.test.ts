@@ -1,45 +1,32 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ingestDocument, startJobQueue, type PgBoss } from "@svc/core";
+import { ingestDocument, type PgBoss } from "@svc/core";
+import { createTestJobQueue, type TestJobQueue } from "@svc/core/testing";
 import type { Db } from "@svc/db";
+import { waitFor } from "@svc/db/testing";
 import { IngestionDocumentSchema } from "@svc/schema";
-import { createTestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
 
+let queue: TestJobQueue;
 let db: Db;
 let boss: PgBoss;
-let databaseUrl: string;
-let drop: () => Promise<void>;
 let worker: ChildProcess | undefined;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  ({ db, drop, databaseUrl } = database);
-  boss = await startJobQueue({ databaseUrl, role: "producer" });
+  queue = await createTestJobQueue();
+  ({ db, boss } = queue);
 });
 afterAll(async () => {
   worker?.kill("SIGKILL");
-  await boss.stop({ graceful: false, close: true });
-  await db.$disconnect();
-  await drop();
+  await queue.close();
 });
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 20_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe("the worker process", () => {
   it("indexes what is ingested, then stops cleanly on SIGTERM", async () => {
-    worker = spawn(process.execPath, [workerEntry], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: "pipe" });
+    worker = spawn(process.execPath, [workerEntry], { env: { ...process.env, DATABASE_URL: queue.databaseUrl }, stdio: "pipe" });
     const ids = Array.from({ length: 25 }, (_, index) => `worker-doc-${index}`);
     for (const id of ids) {
       await ingestDocument({
@@ -49,10 +36,14 @@ describe("the worker process", () => {
         input: IngestionDocumentSchema.parse({ document: { id, semantic_identifier: id, sections: [{ text: `text of ${id}` }], metadata: {} } }),
       });
     }
-    await waitFor("every document indexed", async () => {
-      const indexed = await db.document.count({ where: { id: { in: ids }, indexingStatus: "indexed" } });
-      return indexed === ids.length ? indexed : undefined;
-    });
+    await waitFor(
+      "every document indexed",
+      async () => {
+        const indexed = await db.document.count({ where: { id: { in: ids }, indexingStatus: "indexed" } });
+        return indexed === ids.length ? indexed : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(await db.documentChunk.count({ where: { documentId: { in: ids } } })).toBe(ids.length);
 
     const exited = new Promise<number | null>((resolve) => worker?.once("exit", (code) => resolve(code)));

@@ -29,12 +29,14 @@ describe("buildOpenApiDocument", () => {
       "/manage/admin/connector/indexing-status",
       "/manage/admin/federated-connector",
       "/manage/admin/federated-connector/{id}",
+      "/svc-api/connector-docs/{cc_pair_id}",
       "/svc-api/ingestion",
+      "/svc-api/ingestion/{document_id}",
       "/user/file/upload",
     ]);
     expect(document.components.securitySchemes.BearerAuth).toEqual({ type: "http", scheme: "bearer" });
     const operations = Object.values(document.paths).flatMap((path) => Object.values(path));
-    expect(operations).toHaveLength(9);
+    expect(operations).toHaveLength(13);
     for (const operation of operations) {
       expect(operation.security).toEqual([{ BearerAuth: [] }]);
     }
@@ -73,6 +75,28 @@ describe("buildOpenApiDocument", () => {
     expect(Object.keys(upload.requestBody.content)).toEqual(["multipart/form-data"]);
     expect(document.components.schemas.FileUploadRequest).toMatchObject({
       properties: { files: { type: "array", items: { type: "string", format: "binary" } } },
+    });
+  });
+
+  it("describes the per-document operations", () => {
+    const single = document.paths["/svc-api/ingestion/{document_id}"] ?? {};
+    expect(Object.keys(single).sort()).toEqual(["delete", "get"]);
+    expect(Object.keys(single.get?.responses ?? {}).sort()).toEqual(["200", "401", "403", "404"]);
+    expect(Object.keys(single.delete?.responses ?? {}).sort()).toEqual(["200", "400", "401", "403", "404"]);
+    expect(refsIn(single)).toEqual(
+      expect.arrayContaining(["#/components/schemas/DocumentDetail", "#/components/schemas/DeletedDocument"]),
+    );
+    const listing = document.paths["/svc-api/ingestion"]?.get;
+    const pairListing = document.paths["/svc-api/connector-docs/{cc_pair_id}"]?.get;
+    expect(listing?.parameters).toEqual([
+      expect.objectContaining({ name: "limit", in: "query" }),
+      expect.objectContaining({ name: "cursor", in: "query" }),
+    ]);
+    expect((pairListing?.parameters as unknown[])[0]).toMatchObject({ name: "cc_pair_id", in: "path" });
+    expect(refsIn(listing)).toContain("#/components/schemas/DocMinimalInfoPage");
+    expect(document.components.schemas.DocumentIndexingStatus).toMatchObject({ enum: ["queued", "indexing", "indexed", "failed"] });
+    expect(document.components.schemas.DocumentDetail).toMatchObject({
+      required: expect.arrayContaining(["indexing_status", "current_version", "cc_pair_ids"]) as unknown,
     });
   });
 

@@ -25,7 +25,23 @@ import {
   IndexingStatusRequestSchema,
   IndexingStatusSchema,
 } from "./indexing-status";
-import { DocumentBaseSchema, IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
+import {
+  DeletedDocumentSchema,
+  DocMinimalInfoPageSchema,
+  DocMinimalInfoSchema,
+  DocumentDetailSchema,
+  DEFAULT_DOCUMENT_PAGE_SIZE,
+  MAX_DOCUMENT_PAGE_SIZE,
+  StoredExternalAccessSchema,
+  StoredOwnerSchema,
+  StoredSectionSchema,
+} from "./ingested-document";
+import {
+  DocumentBaseSchema,
+  DocumentIndexingStatusSchema,
+  IngestionDocumentSchema,
+  IngestionResultSchema,
+} from "./ingestion";
 import { ImageSectionSchema, TextSectionSchema } from "./section";
 import { HTTPValidationErrorSchema, ValidationErrorSchema } from "./validation-error";
 
@@ -86,6 +102,14 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   CreatedCcPair: CreatedCcPairSchema,
   CcPair: CcPairSchema,
   FederatedConnectorId: FederatedConnectorIdSchema,
+  DocumentIndexingStatus: DocumentIndexingStatusSchema,
+  StoredSection: StoredSectionSchema,
+  StoredOwner: StoredOwnerSchema,
+  StoredExternalAccess: StoredExternalAccessSchema,
+  DocumentDetail: DocumentDetailSchema,
+  DocMinimalInfo: DocMinimalInfoSchema,
+  DocMinimalInfoPage: DocMinimalInfoPageSchema,
+  DeletedDocument: DeletedDocumentSchema,
 };
 
 const componentRef = (id: string): JsonObject => ({ $ref: `#/components/schemas/${id}` });
@@ -160,6 +184,32 @@ function idParameter(description: string): JsonObject {
   return { name: "id", in: "path", required: true, description, schema: { type: "integer" } };
 }
 
+/** `limit` and `cursor` of the document listings. */
+const DOCUMENT_PAGE_PARAMETERS: JsonObject[] = [
+  {
+    name: "limit",
+    in: "query",
+    required: false,
+    description: "Documents per page",
+    schema: { type: "integer", minimum: 1, maximum: MAX_DOCUMENT_PAGE_SIZE, default: DEFAULT_DOCUMENT_PAGE_SIZE },
+  },
+  {
+    name: "cursor",
+    in: "query",
+    required: false,
+    description: "The `next_cursor` of the previous page; absent for the first page",
+    schema: { type: "string" },
+  },
+];
+
+const DOCUMENT_ID_PARAMETER: JsonObject = {
+  name: "document_id",
+  in: "path",
+  required: true,
+  description: "The document's id, URL-encoded (a `/` in the id is sent as `%2F`)",
+  schema: { type: "string" },
+};
+
 function ok(schemaRef: string, description = "Successful Response"): JsonObject {
   return { description, content: jsonContent(componentRef(schemaRef)) };
 }
@@ -175,7 +225,7 @@ export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}):
     info: {
       title: "svc",
       version: "Development",
-      description: "Document ingestion, connector management and connector indexing status.",
+      description: "Document ingestion, per-document status, connector management and connector indexing status.",
     },
     servers: [{ url: options.serverUrl ?? "/api" }],
     security: BEARER,
@@ -195,6 +245,74 @@ export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}):
             "401": UNAUTHORIZED,
             "403": FORBIDDEN,
             "413": TOO_LARGE,
+            "422": VALIDATION_FAILED,
+          },
+        },
+        get: {
+          operationId: "listIngestedDocuments",
+          summary: "List ingested documents",
+          description:
+            "The documents created through the ingestion API, ordered by id, a page at a time. A key scoped to pairs lists the documents of pairs it may see.",
+          tags: ["ingestion"],
+          security: BEARER,
+          parameters: DOCUMENT_PAGE_PARAMETERS,
+          responses: {
+            "200": ok("DocMinimalInfoPage"),
+            "401": UNAUTHORIZED,
+            "403": FORBIDDEN,
+            "422": VALIDATION_FAILED,
+          },
+        },
+      },
+      "/svc-api/ingestion/{document_id}": {
+        get: {
+          operationId: "getIngestionDocument",
+          summary: "Get a document and its indexing status",
+          description:
+            "The stored document (its DocumentBase fields) with `indexing_status`, the current and indexed versions, the chunk count, the last error, the attempts and the pairs it belongs to.",
+          tags: ["ingestion"],
+          security: BEARER,
+          parameters: [DOCUMENT_ID_PARAMETER],
+          responses: {
+            "200": ok("DocumentDetail"),
+            "401": UNAUTHORIZED,
+            "403": FORBIDDEN,
+            "404": errorResponse("No such document, or none the key may see"),
+          },
+        },
+        delete: {
+          operationId: "deleteIngestionDocument",
+          summary: "Delete an ingested document",
+          description:
+            "Removes the document, its sections, its chunks and its links to pairs, and updates the pairs' `docs_indexed`, in one transaction.",
+          tags: ["ingestion"],
+          security: BEARER,
+          parameters: [DOCUMENT_ID_PARAMETER],
+          responses: {
+            "200": ok("DeletedDocument"),
+            "400": errorResponse("The document was not created through the ingestion API"),
+            "401": UNAUTHORIZED,
+            "403": errorResponse("The API key's role does not allow this, or the document belongs to a pair outside its scope"),
+            "404": errorResponse("No such document, or none the key may see"),
+          },
+        },
+      },
+      "/svc-api/connector-docs/{cc_pair_id}": {
+        get: {
+          operationId: "listCcPairDocuments",
+          summary: "List a connector-credential pair's documents",
+          description: "The documents linked to the pair, ordered by id, a page at a time.",
+          tags: ["ingestion"],
+          security: BEARER,
+          parameters: [
+            { name: "cc_pair_id", in: "path", required: true, description: "The pair's id", schema: { type: "integer" } },
+            ...DOCUMENT_PAGE_PARAMETERS,
+          ],
+          responses: {
+            "200": ok("DocMinimalInfoPage"),
+            "401": UNAUTHORIZED,
+            "403": FORBIDDEN,
+            "404": errorResponse("No such pair, or none the key may see"),
             "422": VALIDATION_FAILED,
           },
         },

@@ -75,9 +75,11 @@ export function pyString(options: { minLength?: number; maxLength?: number } = {
 const INTEGER_STRING = /^\s*([+-]?\d+(?:_\d+)*)(?:\.0+)?\s*$/;
 
 /** `int`, lax: integers, floats without fraction, booleans, and numeric strings such as "5" or "5.0". */
-export function pyInt(options: { ge?: number } = {}) {
-  const { ge } = options;
-  const inner = ge === undefined ? z.int() : z.int().min(ge);
+export function pyInt(options: { ge?: number; le?: number } = {}) {
+  const { ge, le } = options;
+  let inner = z.int();
+  if (ge !== undefined) inner = inner.min(ge);
+  if (le !== undefined) inner = inner.max(le);
   return pydanticField((value) => {
     let number: number;
     if (typeof value === "number") {
@@ -93,6 +95,7 @@ export function pyInt(options: { ge?: number } = {}) {
       return reject(pydanticErrors.intType());
     }
     if (ge !== undefined && number < ge) return reject(pydanticErrors.greaterThanEqual(ge));
+    if (le !== undefined && number > le) return reject(pydanticErrors.lessThanEqual(le));
     return accept(number);
   }, inner);
 }

@@ -1,40 +1,38 @@
 // Property: whatever happens to documents and pairs, every pair's stored `docs_indexed` equals
 // COUNT(*) of its links whose indexing has completed, and links follow a simple model.
 import type { Db } from "@svc/db";
-import { createTestDatabase } from "@svc/db/testing";
 import { IngestionDocumentSchema } from "@svc/schema";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
+import { deleteDocument } from "../documents/delete-document";
 import { ingestDocument } from "../documents/ingest-document";
 import { isAppError } from "../errors/app-error";
 import { indexDocuments } from "../indexing/index-documents";
-import { startJobQueue, type PgBoss } from "../jobs/job-queue";
+import type { PgBoss } from "../jobs/job-queue";
+import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
 import { createCcPair } from "./create-cc-pair";
 import { deleteCcPair } from "./delete-cc-pair";
 import { purgeCcPair } from "./purge-cc-pair";
 
+let queue: TestJobQueue;
 let db: Db;
 let boss: PgBoss;
-let drop: () => Promise<void>;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  db = database.db;
-  drop = () => database.drop();
-  boss = await startJobQueue({ databaseUrl: database.databaseUrl, role: "producer" });
+  queue = await createTestJobQueue();
+  ({ db, boss } = queue);
 });
 afterAll(async () => {
-  await boss.stop({ graceful: false, close: true });
-  await drop();
+  await queue.close();
 });
 
 const PAIRS = 3;
 const DOCUMENTS = 6;
 
 /**
- * What a run may do. Document deletion and index rebuilds arrive with later issues: add their
- * commands here and their effect to `applyToModel`; the invariant stays the same.
+ * What a run may do. Index rebuilds arrive with a later issue: add their commands here and their
+ * effect to `applyToModel`; the invariant stays the same.
  */
 type Command =
   /** Ingest (first time, again, or into another pair) document `doc` into pair slot `pair`. */
@@ -48,7 +46,9 @@ type Command =
   /** DELETE the pair: it goes to DELETING; its job has not run yet. */
   | { kind: "markDeleting"; pair: number }
   /** Run the pair's deletion job (a no-op unless the pair is DELETING). */
-  | { kind: "purge"; pair: number };
+  | { kind: "purge"; pair: number }
+  /** DELETE the document (through the ingestion API's delete; unknown ids are a 404). */
+  | { kind: "deleteDocument"; doc: number };
 
 const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant("ingest" as const), doc: fc.nat(DOCUMENTS - 1), pair: fc.nat(PAIRS - 1) }) },
@@ -57,6 +57,7 @@ const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("deletePair" as const), pair: fc.nat(PAIRS - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("markDeleting" as const), pair: fc.nat(PAIRS - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("purge" as const), pair: fc.nat(PAIRS - 1) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("deleteDocument" as const), doc: fc.nat(DOCUMENTS - 1) }) },
 );
 
 /** Expected links: document slot → pair slots; and the pairs that are DELETING or gone. */
@@ -87,6 +88,9 @@ function applyToModel(model: Model, command: Command): void {
         pairs.delete(command.pair);
         if (pairs.size === 0) model.links.delete(doc);
       }
+      return;
+    case "deleteDocument":
+      model.links.delete(command.doc);
       return;
     case "index":
     case "indexStale":
@@ -144,6 +148,13 @@ async function execute(command: Command, pairIds: number[], docId: (slot: number
     case "deletePair":
       await execute({ kind: "markDeleting", pair: command.pair }, pairIds, docId);
       await execute({ kind: "purge", pair: command.pair }, pairIds, docId);
+      return;
+    case "deleteDocument":
+      try {
+        await deleteDocument({ db, principal: OPERATOR_PRINCIPAL, documentId: docId(command.doc) });
+      } catch (error) {
+        if (!isAppError(error) || error.code !== "NOT_FOUND") throw error;
+      }
       return;
   }
 }

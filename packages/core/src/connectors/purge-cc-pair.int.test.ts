@@ -1,28 +1,25 @@
 import type { Db } from "@svc/db";
-import { createTestDatabase } from "@svc/db/testing";
 import { IngestionDocumentSchema } from "@svc/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { ingestDocument } from "../documents/ingest-document";
 import { indexDocuments } from "../indexing/index-documents";
-import { startJobQueue, type PgBoss } from "../jobs/job-queue";
+import type { PgBoss } from "../jobs/job-queue";
+import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
 import { createCcPair } from "./create-cc-pair";
 import { deleteCcPair } from "./delete-cc-pair";
 import { purgeCcPair } from "./purge-cc-pair";
 
+let queue: TestJobQueue;
 let db: Db;
 let boss: PgBoss;
-let drop: () => Promise<void>;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  db = database.db;
-  drop = () => database.drop();
-  boss = await startJobQueue({ databaseUrl: database.databaseUrl, role: "producer" });
+  queue = await createTestJobQueue();
+  ({ db, boss } = queue);
 });
 afterAll(async () => {
-  await boss.stop({ graceful: false, close: true });
-  await drop();
+  await queue.close();
 });
 
 async function ingest(id: string, ccPairId: number): Promise<void> {

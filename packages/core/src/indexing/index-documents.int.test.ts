@@ -1,27 +1,24 @@
-import { createTestDatabase } from "@svc/db/testing";
 import type { Db } from "@svc/db";
 import { IngestionDocumentSchema } from "@svc/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../auth/principal";
 import { createCcPair } from "../connectors/create-cc-pair";
 import { ingestDocument } from "../documents/ingest-document";
-import { startJobQueue, type PgBoss } from "../jobs/job-queue";
+import type { PgBoss } from "../jobs/job-queue";
+import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
 import { indexDocuments } from "./index-documents";
 
 const admin: Principal = { apiKeyId: 0, name: "test", role: "admin", scopeCcPairIds: null };
+let queue: TestJobQueue;
 let db: Db;
 let boss: PgBoss;
-let drop: () => Promise<void>;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  ({ db, drop } = database);
-  boss = await startJobQueue({ databaseUrl: database.databaseUrl, role: "producer" });
+  queue = await createTestJobQueue();
+  ({ db, boss } = queue);
 });
 afterAll(async () => {
-  await boss.stop({ graceful: false, close: true });
-  await db.$disconnect();
-  await drop();
+  await queue.close();
 });
 
 async function ingest(id: string, text: string, ccPairId?: number) {

@@ -1,0 +1,37 @@
+import { Prisma, type DbOrTx } from "@svc/db";
+import type { DocMinimalInfoPage } from "@svc/schema";
+import { canViewPair, type Principal } from "../auth/principal";
+import { ccPairNotFound, isStoredId } from "../connectors/cc-pair-record";
+import { toDocumentPage, type DocumentPageRow } from "./document-page";
+
+/**
+ * The documents linked to one pair (however they were created), by id, one page after `afterId`
+ * (keyset paging on the `(cc_pair_id, document_id)` link index). A pair the principal may not see is
+ * reported as missing.
+ */
+export async function listCcPairDocuments({
+  db,
+  principal,
+  ccPairId,
+  limit,
+  afterId,
+}: {
+  db: DbOrTx;
+  principal: Principal;
+  ccPairId: number;
+  limit: number;
+  afterId: string | null;
+}): Promise<DocMinimalInfoPage> {
+  const pair = isStoredId(ccPairId)
+    ? await db.connectorCredentialPair.findUnique({ where: { id: ccPairId }, select: { id: true, accessType: true } })
+    : null;
+  if (!pair || !canViewPair(principal, pair)) throw ccPairNotFound(ccPairId);
+  const rows = await db.$queryRaw<DocumentPageRow[]>`
+    SELECT d.id, d.semantic_identifier, d.link
+    FROM document_by_cc_pair l JOIN document d ON d.id = l.document_id
+    WHERE l.cc_pair_id = ${ccPairId}
+      ${afterId === null ? Prisma.empty : Prisma.sql`AND l.document_id > ${afterId}`}
+    ORDER BY l.document_id
+    LIMIT ${limit + 1}`;
+  return toDocumentPage(rows, limit);
+}

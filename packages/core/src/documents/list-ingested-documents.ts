@@ -1,0 +1,38 @@
+import { Prisma, type DbOrTx } from "@svc/db";
+import type { DocMinimalInfoPage } from "@svc/schema";
+import type { Principal } from "../auth/principal";
+import { toDocumentPage, type DocumentPageRow } from "./document-page";
+
+/**
+ * The documents created through the ingestion API, by id, one page after `afterId` (keyset paging
+ * on the `(from_ingestion_api, id)` index). A scoped key lists only the documents it may see: those
+ * linked to one of its pairs or to a public pair.
+ */
+export async function listIngestedDocuments({
+  db,
+  principal,
+  limit,
+  afterId,
+}: {
+  db: DbOrTx;
+  principal: Principal;
+  limit: number;
+  afterId: string | null;
+}): Promise<DocMinimalInfoPage> {
+  const scope = principal.scopeCcPairIds;
+  const rows = await db.$queryRaw<DocumentPageRow[]>`
+    SELECT d.id, d.semantic_identifier, d.link
+    FROM document d
+    WHERE d.from_ingestion_api
+      ${afterId === null ? Prisma.empty : Prisma.sql`AND d.id > ${afterId}`}
+      ${
+        scope === null
+          ? Prisma.empty
+          : Prisma.sql`AND EXISTS (
+              SELECT 1 FROM document_by_cc_pair l JOIN connector_credential_pair p ON p.id = l.cc_pair_id
+              WHERE l.document_id = d.id AND (p.id = ANY(${scope}::int[]) OR p.access_type = 'public'))`
+      }
+    ORDER BY d.id
+    LIMIT ${limit + 1}`;
+  return toDocumentPage(rows, limit);
+}
