@@ -61,16 +61,12 @@ export async function readJsonBody<Schema extends z.ZodType>(
   const text = new TextDecoder().decode(await readBodyBytes(request, limitBytes));
   const parsed = parseJsonBody(text);
   if (!parsed.ok) throw new AppError("VALIDATION_FAILED", "Malformed request body", parsed.body);
-  const validated = validateBody(schema, stripNulCharacters(parsed.value));
-  if (!validated.ok) throw new AppError("VALIDATION_FAILED", "Invalid request body", validated.body);
-  return validated.data;
+  return validateOrThrow(schema, stripNulCharacters(parsed.value), "body");
 }
 
 /** Validates path parameters the way FastAPI does: a fault is a 422 item at `["path", <name>]`. */
 export function readPathParams<Schema extends z.ZodType>(params: unknown, schema: Schema): z.output<Schema> {
-  const validated = validateBody(schema, params, { locPrefix: ["path"] });
-  if (!validated.ok) throw new AppError("VALIDATION_FAILED", "Invalid path parameters", validated.body);
-  return validated.data;
+  return validateOrThrow(schema, params, "path");
 }
 
 /**
@@ -78,9 +74,13 @@ export function readPathParams<Schema extends z.ZodType>(params: unknown, schema
  * parameter given twice counts with its last value; unknown parameters are ignored.
  */
 export function readQueryParams<Schema extends z.ZodType>(request: Request, schema: Schema): z.output<Schema> {
-  const query = Object.fromEntries(new URL(request.url).searchParams);
-  const validated = validateBody(schema, query, { locPrefix: ["query"] });
-  if (!validated.ok) throw new AppError("VALIDATION_FAILED", "Invalid query parameters", validated.body);
+  return validateOrThrow(schema, Object.fromEntries(new URL(request.url).searchParams), "query");
+}
+
+/** One request part (body, path or query) against its schema; faults become the FastAPI-shaped 422. */
+function validateOrThrow<Schema extends z.ZodType>(schema: Schema, value: unknown, part: "body" | "path" | "query"): z.output<Schema> {
+  const validated = validateBody(schema, value, { locPrefix: [part] });
+  if (!validated.ok) throw new AppError("VALIDATION_FAILED", `Invalid request ${part}`, validated.body);
   return validated.data;
 }
 
