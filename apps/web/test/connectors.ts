@@ -1,6 +1,7 @@
 // Test-only seeding for the connector tests: pairs come from the core functions; index attempts are
-// inserted directly because nothing in the service writes them yet (the indexing issue will).
-import { createCcPair, indexDocuments } from "@svc/core";
+// inserted directly, so that a test can craft any history (indexing writes real ones: see
+// forgetIndexingHistory).
+import { createCcPair, DEFAULT_CC_PAIR_ID, indexDocuments } from "@svc/core";
 import type { AccessType, ConnectorCredentialPairStatus, Db, DocumentSource, IndexingStatus } from "@svc/db";
 
 export async function seedPair(
@@ -39,6 +40,17 @@ export async function insertIndexAttempts(db: Db, ccPairId: number, attempts: Se
     ids.push(row.id);
   }
   return ids;
+}
+
+/**
+ * Removes the attempts indexing wrote and puts every pair (but the default one) back in SCHEDULED, for tests whose
+ * attempts and statuses are crafted by hand.
+ */
+export async function forgetIndexingHistory(db: Db): Promise<void> {
+  await db.$transaction([
+    db.$executeRaw`DELETE FROM index_attempt`,
+    db.$executeRaw`UPDATE connector_credential_pair SET status = 'SCHEDULED', in_repeated_error_state = false WHERE id <> ${DEFAULT_CC_PAIR_ID}`,
+  ]);
 }
 
 /** Runs the indexing of every document that is waiting, as the worker would. */

@@ -8,7 +8,7 @@ import {
 } from "@svc/schema";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
-import { clearConnectors, indexQueuedDocuments, insertIndexAttempts, seedPair, setPairStatus } from "./connectors";
+import { clearConnectors, forgetIndexingHistory, indexQueuedDocuments, insertIndexAttempts, seedPair, setPairStatus } from "./connectors";
 
 const app = useTestApp();
 const PATH = "/api/manage/admin/connector/indexing-status";
@@ -232,6 +232,7 @@ describe("filters", () => {
     await seedDocuments(web.big, 3);
     await seedDocuments(web.small, 1);
     await seedDocuments(file.privatePair, 3);
+    await forgetIndexingHistory(app.db);
     await insertIndexAttempts(app.db, file.publicPair, [{ status: "failed" }, { status: "success" }]);
     await insertIndexAttempts(app.db, file.privatePair, [{ status: "success" }, { status: "failed" }]);
     await insertIndexAttempts(app.db, web.big, [{ status: "in_progress" }]);

@@ -28,3 +28,5 @@ export * from "./connectors/purge-cc-pair";
 export * from "./connectors/create-federated-connector";
 export * from "./connectors/delete-federated-connector";
 export * from "./connectors/list-indexing-status";
+export * from "./indexing/index-attempts";
+export * from "./indexing/pair-status";

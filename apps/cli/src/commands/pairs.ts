@@ -65,13 +65,19 @@ export async function runPairsCommand({ db, databaseUrl }: { db: Db; databaseUrl
     }
     case "pause":
     case "resume": {
-      const pair = await updateCcPair({
-        db,
-        principal: OPERATOR_PRINCIPAL,
-        ccPairId: parsePairId(rest[0]),
-        status: action === "pause" ? "PAUSED" : "ACTIVE",
-      });
-      console.log(`Pair ${pair.id} "${pair.name}" is ${pair.status}.`);
+      const boss = await startJobQueue({ databaseUrl, role: "producer", poolSize: 1 });
+      try {
+        const pair = await updateCcPair({
+          db,
+          boss,
+          principal: OPERATOR_PRINCIPAL,
+          ccPairId: parsePairId(rest[0]),
+          status: action === "pause" ? "PAUSED" : "ACTIVE",
+        });
+        console.log(`Pair ${pair.id} "${pair.name}" is ${pair.status}.`);
+      } finally {
+        await boss.stop({ graceful: false, close: true });
+      }
       return;
     }
     case "delete": {

@@ -13,10 +13,9 @@ import {
   type IndexingStatusRequest,
 } from "@svc/schema";
 import type { Principal } from "../auth/principal";
+import { REPEATED_ERROR_ATTEMPTS } from "../indexing/pair-status";
 import { DEFAULT_CC_PAIR_ID } from "./default-pair";
 
-/** The last attempts that all have to fail for a pair to be in a repeated error state. */
-const REPEATED_ERROR_ATTEMPTS = 5;
 const FEDERATED_PREFIX = "federated_";
 
 /**

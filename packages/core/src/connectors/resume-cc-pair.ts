@@ -1,15 +1,32 @@
-import type { DbOrTx } from "@svc/db";
+import type { Tx } from "@svc/db";
+import { fromPrisma } from "pg-boss";
+import { closeAttemptIfDrained } from "../indexing/index-attempts";
+import { indexDocumentJob } from "../jobs/catalog";
+import type { PgBoss } from "../jobs/job-queue";
 
 /**
  * Transition PAUSED → ACTIVE. Resuming a pair that is not paused is a no-op. Returns whether the
  * status changed.
+ *
+ * While a pair is paused the worker leaves the documents linked only to it `queued` and drops their
+ * jobs, so resuming sends one indexing job for each of its queued documents, in this transaction
+ * (a duplicate of a job still waiting skips on the version check). The pair's open attempt may have
+ * nothing left to wait for (its documents were indexed through another pair): it closes here.
  */
-// The indexing issue hooks in here: documents that waited while the pair was paused are handed back
-// to the indexing queue in the same transaction.
-export async function resumeCcPair({ db, ccPairId }: { db: DbOrTx; ccPairId: number }): Promise<boolean> {
-  const { count } = await db.connectorCredentialPair.updateMany({
-    where: { id: ccPairId, status: "PAUSED" },
-    data: { status: "ACTIVE" },
-  });
-  return count > 0;
+export async function resumeCcPair({ db, boss, ccPairId }: { db: Tx; boss: PgBoss; ccPairId: number }): Promise<boolean> {
+  const [resumed] = await db.$queryRaw<{ id: number }[]>`
+    UPDATE connector_credential_pair SET status = 'ACTIVE', updated_at = now()
+    WHERE id = ${ccPairId} AND status = 'PAUSED' RETURNING id`;
+  if (!resumed) return false;
+  const waiting = await db.$queryRaw<{ id: string; version: number }[]>`
+    SELECT d.id, d.version FROM document_by_cc_pair l JOIN document d ON d.id = l.document_id
+    WHERE l.cc_pair_id = ${ccPairId} AND d.indexing_status IN ('queued', 'indexing')`;
+  if (waiting.length > 0) {
+    const jobs = waiting.map((document) => ({
+      data: indexDocumentJob.payload.parse({ documentId: document.id, version: document.version }),
+    }));
+    await boss.insert(indexDocumentJob.name, jobs, { db: fromPrisma(db), returnId: false });
+  }
+  await closeAttemptIfDrained(db, ccPairId);
+  return true;
 }

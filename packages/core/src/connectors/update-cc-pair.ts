@@ -2,22 +2,25 @@ import type { Db } from "@svc/db";
 import type { CcPair, SettableCcPairStatus } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
+import type { PgBoss } from "../jobs/job-queue";
 import { lockEditableCcPair, readCcPair } from "./cc-pair-record";
 import { pauseCcPair } from "./pause-cc-pair";
 import { resumeCcPair } from "./resume-cc-pair";
 
 /**
  * Renames a pair and/or pauses (`PAUSED`) or resumes (`ACTIVE`) it; `null` leaves a field as it is.
- * A pair being deleted cannot be changed (409).
+ * A pair being deleted cannot be changed (409). `boss` sends the indexing jobs of a resumed pair.
  */
 export async function updateCcPair({
   db,
+  boss,
   principal,
   ccPairId,
   name = null,
   status = null,
 }: {
   db: Db;
+  boss: PgBoss;
   principal: Principal;
   ccPairId: number;
   name?: string | null;
@@ -30,7 +33,7 @@ export async function updateCcPair({
     }
     if (name !== null) await tx.connectorCredentialPair.update({ where: { id: pair.id }, data: { name } });
     if (status === "PAUSED") await pauseCcPair({ db: tx, ccPairId: pair.id });
-    if (status === "ACTIVE") await resumeCcPair({ db: tx, ccPairId: pair.id });
+    if (status === "ACTIVE") await resumeCcPair({ db: tx, boss, ccPairId: pair.id });
     return readCcPair(tx, pair.id);
   });
 }

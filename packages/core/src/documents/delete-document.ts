@@ -2,6 +2,7 @@ import type { AccessType, Db } from "@svc/db";
 import type { DeletedDocument } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
+import { closeAttemptIfDrained, lockDocumentPairs } from "../indexing/index-attempts";
 import { canEditDocument, canViewDocument, documentNotFound } from "./document-access";
 
 /**
@@ -36,6 +37,8 @@ export async function deleteDocument({
       throw new AppError("BAD_REQUEST", "Only documents created through the ingestion API can be deleted here.");
     }
 
+    // Pair rows are locked in id order before any is updated, as indexing does.
+    const pairs = await lockDocumentPairs(tx, documentId);
     await tx.$executeRaw`
       WITH removed AS (
         DELETE FROM document_by_cc_pair WHERE document_id = ${documentId} RETURNING cc_pair_id, has_been_indexed
@@ -44,6 +47,8 @@ export async function deleteDocument({
       FROM removed r WHERE p.id = r.cc_pair_id AND r.has_been_indexed`;
     // Sections and chunks go with the row (ON DELETE CASCADE).
     await tx.$executeRaw`DELETE FROM document WHERE id = ${documentId}`;
+    // The document may have been the last one an open attempt was waiting for.
+    for (const pair of pairs) await closeAttemptIfDrained(tx, pair.id);
     return { document_id: documentId };
   });
 }

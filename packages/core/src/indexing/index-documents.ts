@@ -1,13 +1,28 @@
 import type { Db } from "@svc/db";
 import type { IndexDocumentPayload } from "../jobs/catalog";
 import { buildChunks, type IndexableDocument } from "./build-chunks";
+import { lockDocumentPairs, recordDocumentFailed, recordDocumentIndexed } from "./index-attempts";
 
 /**
  * Indexes the documents of a batch of jobs, each in its own transaction. Safe to run twice and
  * concurrently: the document row is locked, and a job whose version is no longer current skips.
+ *
+ * A document that fails is marked `failed` (counted in its pairs' attempts) and the batch throws once
+ * the others are done, so pg-boss retries it: the documents already indexed skip, a retry that succeeds
+ * marks the document indexed, and after the last retry it stays `failed`.
  */
 export async function indexDocuments({ db, jobs }: { db: Db; jobs: IndexDocumentPayload[] }): Promise<void> {
-  for (const job of jobs) await indexDocument({ db, job });
+  const errors: unknown[] = [];
+  for (const job of jobs) {
+    try {
+      await indexDocument({ db, job });
+    } catch (error) {
+      errors.push(error);
+      await markDocumentFailed({ db, job, error });
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} documents failed to index`);
 }
 
 async function indexDocument({ db, job }: { db: Db; job: IndexDocumentPayload }): Promise<void> {
@@ -16,6 +31,11 @@ async function indexDocument({ db, job }: { db: Db; job: IndexDocumentPayload })
       SELECT version, indexed_version FROM document WHERE id = ${job.documentId} FOR UPDATE`;
     // Deleted, superseded by a newer version (whose own job follows), or already done.
     if (!current || current.version !== job.version || current.indexed_version === job.version) return;
+    // A document linked only to paused pairs stays queued: resumeCcPair sends its job again.
+    const links = await tx.$queryRaw<{ status: string }[]>`
+      SELECT p.status::text AS status FROM document_by_cc_pair l
+      JOIN connector_credential_pair p ON p.id = l.cc_pair_id WHERE l.document_id = ${job.documentId}`;
+    if (links.length > 0 && links.every((link) => link.status === "PAUSED")) return;
 
     const document = await tx.document.findUniqueOrThrow({
       where: { id: job.documentId },
@@ -54,6 +74,8 @@ async function indexDocument({ db, job }: { db: Db; job: IndexDocumentPayload })
       where: { id: job.documentId },
       data: { indexingStatus: "indexed", indexedVersion: job.version, indexedAt: new Date(), chunkCount: chunks.length, lastError: null },
     });
+    // Pair rows are locked in id order before any of them is updated.
+    const pairs = await lockDocumentPairs(tx, job.documentId);
     // Links indexed for the first time now count in their pair's docs_indexed.
     await tx.$executeRaw`
       WITH newly_indexed AS (
@@ -63,5 +85,26 @@ async function indexDocument({ db, job }: { db: Db; job: IndexDocumentPayload })
       )
       UPDATE connector_credential_pair p SET docs_indexed = p.docs_indexed + 1
       FROM newly_indexed n WHERE p.id = n.cc_pair_id`;
+    await recordDocumentIndexed(tx, pairs);
+  });
+}
+
+/**
+ * Records a failed try of the job's version: `failed` with the error, one more try; the first failure
+ * of the version counts in its pairs' attempts (a retry that fails again does not count twice).
+ */
+async function markDocumentFailed({ db, job, error }: { db: Db; job: IndexDocumentPayload; error: unknown }): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  await db.$transaction(async (tx) => {
+    const [current] = await tx.$queryRaw<{ version: number; indexed_version: number | null; indexing_status: string }[]>`
+      SELECT version, indexed_version, indexing_status::text AS indexing_status
+      FROM document WHERE id = ${job.documentId} FOR UPDATE`;
+    if (!current || current.version !== job.version || current.indexed_version === job.version) return;
+    await tx.document.update({
+      where: { id: job.documentId },
+      data: { indexingStatus: "failed", lastError: message, indexAttempts: { increment: 1 } },
+    });
+    if (current.indexing_status === "failed") return;
+    await recordDocumentFailed(tx, await lockDocumentPairs(tx, job.documentId), message);
   });
 }

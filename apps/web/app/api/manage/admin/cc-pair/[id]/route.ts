@@ -17,7 +17,7 @@ export const GET = restRoute<Params>(ADMIN_ROLES, async ({ params, principal, se
 export const PATCH = restRoute<Params>(ADMIN_ROLES, async ({ request, params, principal, services }) => {
   const { id } = readPathParams(params, IdPathSchema);
   const input = await readJsonBody(request, UpdateCcPairRequestSchema, webEnv().SVC_MAX_BODY_BYTES);
-  return updateCcPair({ db: services.db, principal, ccPairId: id, name: input.name, status: input.status });
+  return updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: id, name: input.name, status: input.status });
 });
 
 /** DELETE /api/manage/admin/cc-pair/{id}: 202, the pair is DELETING until the background job removes it. */

@@ -1,0 +1,175 @@
+import type { Db } from "@svc/db";
+import { IngestionDocumentSchema } from "@svc/schema";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Principal } from "../auth/principal";
+import { createCcPair } from "../connectors/create-cc-pair";
+import { updateCcPair } from "../connectors/update-cc-pair";
+import { ingestDocument } from "../documents/ingest-document";
+import { indexDocumentJob, type IndexDocumentPayload } from "../jobs/catalog";
+import type { PgBoss } from "../jobs/job-queue";
+import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
+import { indexDocuments } from "./index-documents";
+
+const admin: Principal = { apiKeyId: 0, name: "test", role: "admin", scopeCcPairIds: null };
+/** Text that makes indexing fail for real: a trigger on the chunk table rejects it. */
+const POISON = "poisonpill";
+let queue: TestJobQueue;
+let db: Db;
+let boss: PgBoss;
+
+beforeAll(async () => {
+  queue = await createTestJobQueue();
+  ({ db, boss } = queue);
+  await db.$executeRawUnsafe(`
+    CREATE FUNCTION reject_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.content LIKE '%${POISON}%' THEN RAISE EXCEPTION 'chunk rejected'; END IF;
+      RETURN NEW;
+    END $$`);
+  await db.$executeRawUnsafe(
+    `CREATE TRIGGER reject_poison BEFORE INSERT ON document_chunk FOR EACH ROW EXECUTE FUNCTION reject_poison()`,
+  );
+});
+afterAll(async () => {
+  await queue.close();
+});
+
+let pairCount = 0;
+async function newPair() {
+  pairCount += 1;
+  return (await createCcPair({ db, name: `Pair ${pairCount}`, source: "web", accessType: "public" })).ccPairId;
+}
+
+async function ingest(id: string, text: string, ccPairId: number): Promise<IndexDocumentPayload> {
+  const written = await ingestDocument({
+    db,
+    boss,
+    principal: admin,
+    input: IngestionDocumentSchema.parse({
+      document: { id, semantic_identifier: `Doc ${id}`, sections: [{ text }], metadata: {} },
+      cc_pair_id: ccPairId,
+    }),
+  });
+  const { version } = await db.document.findUniqueOrThrow({ where: { id: written.document_id }, select: { version: true } });
+  return { documentId: written.document_id, version };
+}
+
+async function attempts(ccPairId: number) {
+  return db.indexAttempt.findMany({ where: { ccPairId }, orderBy: { id: "asc" } });
+}
+
+async function pair(ccPairId: number) {
+  return db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } });
+}
+
+describe("index attempts", () => {
+  it("opens an attempt on the first document, counts documents and closes as success when drained", async () => {
+    const ccPairId = await newPair();
+    expect((await pair(ccPairId)).status).toBe("SCHEDULED");
+    const first = await ingest("ok-1", "alpha text", ccPairId);
+    const second = await ingest("ok-2", "beta text", ccPairId);
+
+    await indexDocuments({ db, jobs: [first] });
+    const [open] = await attempts(ccPairId);
+    expect(open).toMatchObject({ status: "in_progress", docsIndexed: 1, docsFailed: 0, finishedAt: null });
+    expect(open?.startedAt).toBeInstanceOf(Date);
+    expect((await pair(ccPairId)).status).toBe("ACTIVE");
+
+    await indexDocuments({ db, jobs: [second] });
+    const all = await attempts(ccPairId);
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ status: "success", docsIndexed: 2, docsFailed: 0 });
+    expect(all[0]?.finishedAt).toBeInstanceOf(Date);
+
+    // The next document opens a new attempt.
+    await indexDocuments({ db, jobs: [await ingest("ok-3", "gamma text", ccPairId)] });
+    expect((await attempts(ccPairId)).map((attempt) => [attempt.status, attempt.docsIndexed])).toEqual([
+      ["success", 2],
+      ["success", 1],
+    ]);
+  });
+
+  it("marks a failing document failed, goes INITIAL_INDEXING then ACTIVE, and closes with errors", async () => {
+    const ccPairId = await newPair();
+    const bad = await ingest("mixed-bad", `${POISON} here`, ccPairId);
+    const good = await ingest("mixed-good", "fine text", ccPairId);
+
+    await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow(/chunk rejected/);
+    expect(await db.document.findUniqueOrThrow({ where: { id: "mixed-bad" } })).toMatchObject({
+      indexingStatus: "failed",
+      indexAttempts: 1,
+      lastError: expect.stringContaining("chunk rejected") as unknown,
+    });
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "in_progress", docsIndexed: 0, docsFailed: 1 }]);
+    expect((await pair(ccPairId)).status).toBe("INITIAL_INDEXING");
+
+    await indexDocuments({ db, jobs: [good] });
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "completed_with_errors", docsIndexed: 1, docsFailed: 1 }]);
+    expect((await pair(ccPairId)).status).toBe("ACTIVE");
+  });
+
+  it("closes as failed when every document failed; a failing retry does not count twice", async () => {
+    const ccPairId = await newPair();
+    const bad = await ingest("all-bad", POISON, ccPairId);
+    await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow();
+    await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow();
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "failed", docsIndexed: 0, docsFailed: 1 }]);
+    expect((await db.document.findUniqueOrThrow({ where: { id: "all-bad" } })).indexAttempts).toBe(2);
+    expect((await pair(ccPairId)).status).toBe("INITIAL_INDEXING");
+  });
+
+  it("indexes the other documents of a batch before throwing for the failed one", async () => {
+    const ccPairId = await newPair();
+    const bad = await ingest("batch-bad", POISON, ccPairId);
+    const good = await ingest("batch-good", "fine", ccPairId);
+    await expect(indexDocuments({ db, jobs: [bad, good] })).rejects.toThrow();
+    expect((await db.document.findUniqueOrThrow({ where: { id: "batch-good" } })).indexingStatus).toBe("indexed");
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "completed_with_errors", docsIndexed: 1, docsFailed: 1 }]);
+  });
+
+  it("is in a repeated error state after five failed attempts, cleared by a success", async () => {
+    const ccPairId = await newPair();
+    for (let i = 0; i < 5; i += 1) {
+      expect((await pair(ccPairId)).inRepeatedErrorState).toBe(false);
+      await expect(indexDocuments({ db, jobs: [await ingest(`rep-${i}`, POISON, ccPairId)] })).rejects.toThrow();
+    }
+    expect((await attempts(ccPairId)).map((attempt) => attempt.status)).toEqual(Array(5).fill("failed"));
+    expect((await pair(ccPairId)).inRepeatedErrorState).toBe(true);
+
+    await indexDocuments({ db, jobs: [await ingest("rep-ok", "healthy", ccPairId)] });
+    expect((await attempts(ccPairId)).at(-1)?.status).toBe("success");
+    expect(await pair(ccPairId)).toMatchObject({ inRepeatedErrorState: false, status: "ACTIVE" });
+  });
+
+  it("leaves a paused pair's documents queued, and resuming sends them to be indexed", async () => {
+    const ccPairId = await newPair();
+    await updateCcPair({ db, boss, principal: admin, ccPairId, status: "PAUSED" });
+    const job = await ingest("paused-1", "waiting text", ccPairId);
+    await indexDocuments({ db, jobs: [job] });
+    expect((await db.document.findUniqueOrThrow({ where: { id: "paused-1" } })).indexingStatus).toBe("queued");
+    expect(await attempts(ccPairId)).toEqual([]);
+
+    // Drop the ingestion's job, so the one fetched next is the job resuming sent.
+    await boss.deleteQueuedJobs(indexDocumentJob.name);
+    await updateCcPair({ db, boss, principal: admin, ccPairId, status: "ACTIVE" });
+    const sent = await boss.fetch<IndexDocumentPayload>(indexDocumentJob.name, { batchSize: 100 });
+    expect(sent.map((received) => received.data)).toEqual([job]);
+    await boss.complete(indexDocumentJob.name, sent.map((received) => received.id));
+
+    await indexDocuments({ db, jobs: [job] });
+    expect((await db.document.findUniqueOrThrow({ where: { id: "paused-1" } })).indexingStatus).toBe("indexed");
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "success", docsIndexed: 1 }]);
+    expect((await pair(ccPairId)).status).toBe("ACTIVE");
+  });
+
+  it("opens one attempt when two workers index documents of one pair at once", async () => {
+    const ccPairId = await newPair();
+    const jobs: IndexDocumentPayload[] = [];
+    for (let i = 0; i < 20; i += 1) jobs.push(await ingest(`conc-${i}`, `text number ${i}`, ccPairId));
+    await Promise.all([
+      indexDocuments({ db, jobs: jobs.filter((_, i) => i % 2 === 0) }),
+      indexDocuments({ db, jobs: jobs.filter((_, i) => i % 2 === 1) }),
+    ]);
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "success", docsIndexed: 20, docsFailed: 0 }]);
+  });
+});

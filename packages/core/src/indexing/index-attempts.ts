@@ -1,0 +1,87 @@
+import type { ConnectorCredentialPairStatus, Tx } from "@svc/db";
+import { markPairActive, markPairIndexingStarted, updateRepeatedErrorState } from "./pair-status";
+
+/**
+ * Index attempts of ingested documents (decisions.md, "Index attempts for ingested documents"): a pair
+ * has at most one open (`in_progress`) attempt. It opens when a document of the pair is indexed or fails
+ * and none is open, counts each, and closes once no document of the pair is left `queued`/`indexing`.
+ *
+ * Every function here expects the pair rows locked by lockDocumentPairs in the same transaction: the
+ * lock makes "find the open attempt, else open one" and "nothing pending, so close" atomic across
+ * workers, without a unique index.
+ */
+
+export interface LockedPair {
+  id: number;
+  status: ConnectorCredentialPairStatus;
+}
+
+/**
+ * Locks the pairs a document is linked to, in id order so that concurrent workers cannot deadlock.
+ * `FOR NO KEY UPDATE` does not conflict with the `FOR KEY SHARE` ingestion takes on its target pairs.
+ * The caller holds the document row lock, so the links cannot change meanwhile.
+ */
+export async function lockDocumentPairs(tx: Tx, documentId: string): Promise<LockedPair[]> {
+  return tx.$queryRaw<LockedPair[]>`
+    SELECT p.id, p.status::text AS status FROM connector_credential_pair p
+    WHERE p.id IN (SELECT l.cc_pair_id FROM document_by_cc_pair l WHERE l.document_id = ${documentId})
+    ORDER BY p.id
+    FOR NO KEY UPDATE OF p`;
+}
+
+/** Pairs whose attempts a document's indexing counts in: paused pairs wait, deleting pairs are going. */
+export function pairsWithAttempts(pairs: LockedPair[]): LockedPair[] {
+  return pairs.filter((pair) => pair.status !== "PAUSED" && pair.status !== "DELETING");
+}
+
+/** Returns the pair's open attempt, opening one (and starting the pair's first indexing) if none is. */
+export async function openAttempt(tx: Tx, ccPairId: number): Promise<number> {
+  const [open] = await tx.$queryRaw<{ id: number }[]>`
+    SELECT id FROM index_attempt WHERE cc_pair_id = ${ccPairId} AND status = 'in_progress'
+    ORDER BY id DESC LIMIT 1`;
+  if (open) return open.id;
+  const [created] = await tx.$queryRaw<{ id: number }[]>`
+    INSERT INTO index_attempt (cc_pair_id, status, started_at) VALUES (${ccPairId}, 'in_progress', now())
+    RETURNING id`;
+  if (!created) throw new Error(`no index attempt was opened for pair ${ccPairId}`);
+  await markPairIndexingStarted(tx, ccPairId);
+  return created.id;
+}
+
+/** A document was indexed: it counts in each pair's open attempt, and the pair is ACTIVE. */
+export async function recordDocumentIndexed(tx: Tx, pairs: LockedPair[]): Promise<void> {
+  for (const pair of pairsWithAttempts(pairs)) {
+    const attemptId = await openAttempt(tx, pair.id);
+    await tx.$executeRaw`UPDATE index_attempt SET docs_indexed = docs_indexed + 1 WHERE id = ${attemptId}`;
+    await markPairActive(tx, pair.id);
+    await closeAttemptIfDrained(tx, pair.id);
+  }
+}
+
+/** A document's indexing failed: it counts as failed in each pair's open attempt. */
+export async function recordDocumentFailed(tx: Tx, pairs: LockedPair[], error: string): Promise<void> {
+  for (const pair of pairsWithAttempts(pairs)) {
+    const attemptId = await openAttempt(tx, pair.id);
+    await tx.$executeRaw`
+      UPDATE index_attempt SET docs_failed = docs_failed + 1, error_message = ${error} WHERE id = ${attemptId}`;
+    await closeAttemptIfDrained(tx, pair.id);
+  }
+}
+
+/**
+ * Closes the pair's open attempt once none of its documents is left to index: `success` when nothing
+ * failed, `failed` when nothing was indexed, `completed_with_errors` otherwise. Then the repeated-error
+ * flag follows the new latest attempt.
+ */
+export async function closeAttemptIfDrained(tx: Tx, ccPairId: number): Promise<void> {
+  const closed = await tx.$executeRaw`
+    UPDATE index_attempt SET finished_at = now(), status = (CASE
+        WHEN docs_failed = 0 THEN 'success'
+        WHEN docs_indexed = 0 THEN 'failed'
+        ELSE 'completed_with_errors' END)::"IndexingStatus"
+    WHERE cc_pair_id = ${ccPairId} AND status = 'in_progress'
+      AND NOT EXISTS (
+        SELECT 1 FROM document_by_cc_pair l JOIN document d ON d.id = l.document_id
+        WHERE l.cc_pair_id = ${ccPairId} AND d.indexing_status IN ('queued', 'indexing'))`;
+  if (closed > 0) await updateRepeatedErrorState(tx, ccPairId);
+}

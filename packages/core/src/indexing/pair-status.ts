@@ -1,0 +1,41 @@
+import type { Tx } from "@svc/db";
+
+/**
+ * The pair-status transitions that indexing drives (pausing, resuming and deleting have their own in
+ * ../connectors). Each is a no-op from any other status, so calling one twice is safe. Callers hold
+ * the pair row lock (lockDocumentPairs).
+ */
+
+/** The last attempts that all have to fail for a pair to be in a repeated error state. */
+export const REPEATED_ERROR_ATTEMPTS = 5;
+
+/** SCHEDULED → INITIAL_INDEXING: the pair's first attempt has started. */
+export async function markPairIndexingStarted(tx: Tx, ccPairId: number): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE connector_credential_pair SET status = 'INITIAL_INDEXING', updated_at = now()
+    WHERE id = ${ccPairId} AND status = 'SCHEDULED'`;
+}
+
+/** SCHEDULED / INITIAL_INDEXING → ACTIVE: an attempt of the pair has indexed a document. */
+export async function markPairActive(tx: Tx, ccPairId: number): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE connector_credential_pair SET status = 'ACTIVE', updated_at = now()
+    WHERE id = ${ccPairId} AND status IN ('SCHEDULED', 'INITIAL_INDEXING')`;
+}
+
+/**
+ * Sets `in_repeated_error_state` when the last five attempts all failed and clears it otherwise (a
+ * success, or a completion with errors). Called when an attempt closes; the rule is the one the
+ * listing computes (list-indexing-status.ts), so the column and the listing agree once no attempt runs.
+ */
+export async function updateRepeatedErrorState(tx: Tx, ccPairId: number): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE connector_credential_pair SET in_repeated_error_state = (
+      SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND COALESCE(bool_and(last_attempts.status = 'failed'), false)
+      FROM (
+        SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId}
+        ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
+      ) last_attempts
+    )
+    WHERE id = ${ccPairId}`;
+}
