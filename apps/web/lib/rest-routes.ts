@@ -6,6 +6,7 @@ import * as federatedConnectors from "../app/api/manage/admin/federated-connecto
 import * as connectorDocs from "../app/api/svc-api/connector-docs/[cc_pair_id]/route";
 import * as ingestionDocument from "../app/api/svc-api/ingestion/[document_id]/route";
 import * as ingestion from "../app/api/svc-api/ingestion/route";
+import * as search from "../app/api/svc-api/search/route";
 import * as openapi from "../app/api/openapi.json/route";
 import * as fileUpload from "../app/api/user/file/upload/route";
 
@@ -22,6 +23,7 @@ export const REST_ROUTES: { pattern: string; module: RouteModule }[] = [
   { pattern: "/api/svc-api/ingestion", module: ingestion },
   { pattern: "/api/svc-api/ingestion/[document_id]", module: ingestionDocument },
   { pattern: "/api/svc-api/connector-docs/[cc_pair_id]", module: connectorDocs },
+  { pattern: "/api/svc-api/search", module: search },
   { pattern: "/api/user/file/upload", module: fileUpload },
   { pattern: "/api/openapi.json", module: openapi },
   { pattern: "/api/manage/admin/connector/indexing-status", module: indexingStatus },

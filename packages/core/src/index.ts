@@ -30,3 +30,4 @@ export * from "./connectors/delete-federated-connector";
 export * from "./connectors/list-indexing-status";
 export * from "./indexing/index-attempts";
 export * from "./indexing/pair-status";
+export * from "./search/search-documents";

@@ -15,5 +15,6 @@ export * from "./parse-date-time";
 export * from "./pydantic-errors";
 export * from "./pydantic-fields";
 export * from "./request-body";
+export * from "./search";
 export * from "./section";
 export * from "./validation-error";

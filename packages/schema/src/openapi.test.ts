@@ -32,11 +32,12 @@ describe("buildOpenApiDocument", () => {
       "/svc-api/connector-docs/{cc_pair_id}",
       "/svc-api/ingestion",
       "/svc-api/ingestion/{document_id}",
+      "/svc-api/search",
       "/user/file/upload",
     ]);
     expect(document.components.securitySchemes.BearerAuth).toEqual({ type: "http", scheme: "bearer" });
     const operations = Object.values(document.paths).flatMap((path) => Object.values(path));
-    expect(operations).toHaveLength(13);
+    expect(operations).toHaveLength(14);
     for (const operation of operations) {
       expect(operation.security).toEqual([{ BearerAuth: [] }]);
     }
@@ -62,6 +63,8 @@ describe("buildOpenApiDocument", () => {
     expect(responses("/svc-api/ingestion")).toEqual(["200", "400", "401", "403", "413", "422"]);
     expect(responses("/manage/admin/connector/indexing-status")).toEqual(["200", "401", "403", "422"]);
     expect(responses("/user/file/upload")).toEqual(["200", "401", "403", "413", "422"]);
+    expect(responses("/svc-api/search")).toEqual(["200", "401", "403", "413", "422"]);
+    expect(document.components.schemas.SearchRequest).toMatchObject({ required: ["query"] });
 
     expect(refsIn(document.paths["/svc-api/ingestion"])).toEqual(
       expect.arrayContaining([

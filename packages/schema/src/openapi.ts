@@ -42,6 +42,15 @@ import {
   IngestionDocumentSchema,
   IngestionResultSchema,
 } from "./ingestion";
+import {
+  SearchChunkSchema,
+  SearchFiltersSchema,
+  SearchPrincipalSchema,
+  SearchRequestSchema,
+  SearchResponseSchema,
+  SearchResultSchema,
+  SearchTagSchema,
+} from "./search";
 import { ImageSectionSchema, TextSectionSchema } from "./section";
 import { HTTPValidationErrorSchema, ValidationErrorSchema } from "./validation-error";
 
@@ -80,6 +89,10 @@ const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
   SettableCcPairStatus: SettableCcPairStatusSchema,
   CreateFederatedConnectorRequest: CreateFederatedConnectorRequestSchema,
   FederatedConnectorSource: FederatedConnectorSourceSchema,
+  SearchRequest: SearchRequestSchema,
+  SearchFilters: SearchFiltersSchema,
+  SearchTag: SearchTagSchema,
+  SearchPrincipal: SearchPrincipalSchema,
 };
 
 /** Described as the service sends them (`io: "output"`). */
@@ -110,6 +123,9 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   DocMinimalInfo: DocMinimalInfoSchema,
   DocMinimalInfoPage: DocMinimalInfoPageSchema,
   DeletedDocument: DeletedDocumentSchema,
+  SearchResponse: SearchResponseSchema,
+  SearchResult: SearchResultSchema,
+  SearchChunk: SearchChunkSchema,
 };
 
 const componentRef = (id: string): JsonObject => ({ $ref: `#/components/schemas/${id}` });
@@ -225,7 +241,7 @@ export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}):
     info: {
       title: "svc",
       version: "Development",
-      description: "Document ingestion, per-document status, connector management and connector indexing status.",
+      description: "Document ingestion, per-document status, search, connector management and connector indexing status.",
     },
     servers: [{ url: options.serverUrl ?? "/api" }],
     security: BEARER,
@@ -313,6 +329,27 @@ export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}):
             "401": UNAUTHORIZED,
             "403": FORBIDDEN,
             "404": errorResponse("No such pair, or none the key may see"),
+            "422": VALIDATION_FAILED,
+          },
+        },
+      },
+      "/svc-api/search": {
+        post: {
+          operationId: "searchDocuments",
+          summary: "Search the indexed documents",
+          description:
+            "Full-text search over the indexed chunks, documents ranked by their best chunk, each with its best 3 chunks. " +
+            "A document is visible when its `external_access` is absent and a pair it belongs to is public, or `is_public` is true, " +
+            "or the principal's email or one of its groups is listed. An admin key sees everything, or exactly what `principal` would see; " +
+            "a curator key sees everything (unscoped) or public documents plus those of its pairs (scoped), and may not pass `principal`.",
+          tags: ["search"],
+          security: BEARER,
+          requestBody: { required: true, content: jsonContent(componentRef("SearchRequest")) },
+          responses: {
+            "200": ok("SearchResponse"),
+            "401": UNAUTHORIZED,
+            "403": errorResponse("The API key's role does not allow this, or a curator key passed `principal`"),
+            "413": TOO_LARGE,
             "422": VALIDATION_FAILED,
           },
         },

@@ -1,3 +1,5 @@
+import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
+
 /** What indexing needs of a stored document. */
 export interface IndexableDocument {
   semanticIdentifier: string;
@@ -16,35 +18,190 @@ export interface Chunk {
   tokenCount: number;
 }
 
-// A first, character-based budget; the tokenizer-based chunker replaces it with the indexing issue.
-const MAX_CHUNK_CHARACTERS = 2_000;
+/** A chunk's whole size, title prefix and metadata suffix included, in cl100k_base tokens. */
+export const MAX_CHUNK_TOKENS = 512;
+// A very long title or metadata block would leave no room for content; the content keeps at least this much.
+const MIN_CONTENT_TOKENS = 128;
+const SECTION_SEPARATOR = "\n";
+// Text is tokenized in segments of at most this many characters: byte-pair merging is quadratic in the
+// length of a run without word breaks, so bounding the run keeps a 20 MB document linear.
+const MAX_SEGMENT_CHARACTERS = 256;
 
-/** Splits a document into search chunks: text sections packed together, each image on its own. */
+// Document text is data: "<|endoftext|>" in it is counted as plain characters, not rejected.
+const encodeText = (text: string): number[] => encode(text, { disallowedSpecial: new Set() });
+
+/** Counts tokens segment by segment: exact for ordinary text, bounded for runs without word breaks. */
+function countTokens(text: string): number {
+  let count = 0;
+  for (const segment of segmentText(text)) count += segment.tokens.length;
+  return count;
+}
+
+interface Segment {
+  text: string;
+  tokens: number[];
+  endsSentence: boolean;
+}
+
+/**
+ * Cuts text into consecutive segments whose concatenation is the text. A cut goes where a non-space
+ * character meets a space or tab (or a letter or digit meets a line break): the tokenizer never merges
+ * across such a point, so the segments' token counts add up to the whole text's. Only a run of more
+ * than MAX_SEGMENT_CHARACTERS with no such point is cut blindly.
+ */
+function* segmentText(text: string): Generator<Segment> {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.length;
+    let endsSentence = false;
+    if (text.length - start > MAX_SEGMENT_CHARACTERS) {
+      const limit = start + MAX_SEGMENT_CHARACTERS;
+      let wordEnd = -1;
+      let sentenceEnd = -1;
+      for (let position = limit; position > start; position -= 1) {
+        const previous = text[position - 1] ?? "";
+        const current = text[position] ?? "";
+        const breaksLine = current === "\n" || current === "\r";
+        if (/\s/.test(previous)) continue;
+        if (current === " " || current === "\t" || (breaksLine && /[\p{L}\p{N}]/u.test(previous))) {
+          if (wordEnd < 0) wordEnd = position;
+          if (breaksLine || /[.!?]/.test(previous)) {
+            sentenceEnd = position;
+            break;
+          }
+        }
+      }
+      if (sentenceEnd > start + MAX_SEGMENT_CHARACTERS / 4) {
+        end = sentenceEnd;
+        endsSentence = true;
+      } else if (wordEnd > 0) {
+        end = wordEnd;
+      } else {
+        // No word break: cut anyway, but never between the two halves of a surrogate pair.
+        end = isLowSurrogate(text.charCodeAt(limit)) ? limit - 1 : limit;
+      }
+    }
+    const piece = text.slice(start, end);
+    yield { text: piece, tokens: encodeText(piece), endsSentence: endsSentence || end === text.length };
+    start = end;
+  }
+}
+
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/** Splits one segment longer than the budget on token boundaries, never inside a character. */
+function splitSegment(segment: Segment, budget: number): Segment[] {
+  const parts: Segment[] = [];
+  let rest = segment.text;
+  let tokens = segment.tokens;
+  while (tokens.length > budget) {
+    let take = budget;
+    let head = decode(tokens.slice(0, take));
+    // A token can end inside a multi-byte character; step back until the prefix decodes cleanly.
+    while (take > 1 && !rest.startsWith(head)) head = decode(tokens.slice(0, --take));
+    if (!rest.startsWith(head) || head.length === 0) break;
+    parts.push({ text: head, tokens: encodeText(head), endsSentence: false });
+    rest = rest.slice(head.length);
+    tokens = encodeText(rest);
+  }
+  parts.push({ text: rest, tokens, endsSentence: segment.endsSentence });
+  return parts;
+}
+
+/** Splits a section larger than a chunk into pieces of at most `budget` tokens, preferring sentence ends. */
+function splitSection(text: string, budget: number): string[] {
+  const pieces: string[] = [];
+  let pending: Segment[] = [];
+  let pendingTokens = 0;
+  const emit = (segments: Segment[]) => {
+    const piece = segments.map((segment) => segment.text).join("");
+    if (piece.trim()) pieces.push(piece);
+  };
+  for (const whole of segmentText(text)) {
+    for (const segment of whole.tokens.length > budget ? splitSegment(whole, budget) : [whole]) {
+      if (pendingTokens + segment.tokens.length > budget) {
+        // Cut after the last sentence end in the second half of the piece, else after everything pending.
+        let cut = pending.length;
+        let tokensBeforeCut = pendingTokens;
+        for (let index = pending.length, tokens = pendingTokens; index > 0 && tokens > budget / 2; index -= 1) {
+          if (pending[index - 1]?.endsSentence) {
+            cut = index;
+            tokensBeforeCut = tokens;
+            break;
+          }
+          tokens -= pending[index - 1]?.tokens.length ?? 0;
+        }
+        emit(pending.slice(0, cut));
+        pending = pending.slice(cut);
+        pendingTokens -= tokensBeforeCut;
+      }
+      pending.push(segment);
+      pendingTokens += segment.tokens.length;
+    }
+  }
+  emit(pending);
+  return pieces;
+}
+
+interface Piece {
+  content: string;
+  imageFileId: string | null;
+  link: string | null;
+}
+
+/**
+ * Splits a document into search chunks of at most MAX_CHUNK_TOKENS tokens, title prefix and metadata
+ * suffix included: consecutive text sections packed together while they fit, a section larger than a
+ * chunk split on its own, each image on its own with its text as the caption.
+ */
 export function buildChunks(document: IndexableDocument): Chunk[] {
   const titlePrefix = document.title ?? document.semanticIdentifier;
   const metadataSuffix = Object.entries(document.metadata)
     .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(", ") : value}`)
     .join("\n");
-  const pieces: { content: string; imageFileId: string | null; link: string | null }[] = [];
-  let pending: { content: string; link: string | null } | null = null;
+  // The prefix and the suffix each sit on their own line around the content, hence the two separators.
+  const budget = Math.max(
+    MIN_CONTENT_TOKENS,
+    MAX_CHUNK_TOKENS - countTokens(titlePrefix) - countTokens(metadataSuffix) - 2 * countTokens(SECTION_SEPARATOR),
+  );
+  const separatorTokens = countTokens(SECTION_SEPARATOR);
+
+  const pieces: Piece[] = [];
+  let pending: { texts: string[]; tokens: number; link: string | null } | null = null;
   const flush = () => {
-    if (pending) pieces.push({ ...pending, imageFileId: null });
+    if (!pending) return;
+    const content = pending.texts.join(SECTION_SEPARATOR);
+    // Joining can merge tokens across the separator; in the rare case it costs more, keep the sections apart.
+    if (pending.texts.length > 1 && countTokens(content) > budget) {
+      for (const text of pending.texts) pieces.push({ content: text, imageFileId: null, link: pending.link });
+    } else {
+      pieces.push({ content, imageFileId: null, link: pending.link });
+    }
     pending = null;
   };
+
   for (const section of document.sections) {
+    const text = section.text ?? "";
     if (section.kind === "image") {
       flush();
-      pieces.push({ content: section.text ?? "", imageFileId: section.imageFileId, link: section.link });
+      // An image stays one chunk; a caption longer than the budget keeps its first `budget` tokens.
+      const caption = countTokens(text) > budget ? (splitSection(text, budget)[0] ?? "") : text;
+      pieces.push({ content: caption, imageFileId: section.imageFileId, link: section.link });
       continue;
     }
-    for (let start = 0; start < Math.max(1, (section.text ?? "").length); start += MAX_CHUNK_CHARACTERS) {
-      const part = (section.text ?? "").slice(start, start + MAX_CHUNK_CHARACTERS);
-      if (pending && pending.content.length + part.length + 1 <= MAX_CHUNK_CHARACTERS) {
-        pending.content += `\n${part}`;
-      } else {
-        flush();
-        pending = { content: part, link: section.link };
-      }
+    if (!text.trim()) continue;
+    const tokens = countTokens(text);
+    if (tokens > budget) {
+      flush();
+      for (const content of splitSection(text, budget)) pieces.push({ content, imageFileId: null, link: section.link });
+      continue;
+    }
+    if (pending && pending.tokens + separatorTokens + tokens <= budget) {
+      pending.texts.push(text);
+      pending.tokens += separatorTokens + tokens;
+    } else {
+      flush();
+      pending = { texts: [text], tokens, link: section.link };
     }
   }
   flush();
@@ -54,6 +211,6 @@ export function buildChunks(document: IndexableDocument): Chunk[] {
     ...piece,
     titlePrefix,
     metadataSuffix,
-    tokenCount: piece.content.split(/\s+/).filter(Boolean).length,
+    tokenCount: countTokens(piece.content),
   }));
 }

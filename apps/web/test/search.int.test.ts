@@ -1,0 +1,245 @@
+import { indexDocuments } from "@svc/core";
+import { SearchResponseSchema, type SearchResponse } from "@svc/schema";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
+import { seedPair } from "./connectors";
+
+const app = useTestApp();
+const SEARCH = "/api/svc-api/search";
+
+type IngestOptions = Record<string, unknown> & { ccPairId?: number; text?: string };
+
+/** Ingests a document through the API; its body is `text` (one section) unless sections are given. */
+async function ingest(id: string, { ccPairId, text = `text of ${id}`, ...document }: IngestOptions = {}): Promise<void> {
+  const body = ingestionBody(
+    { id, semantic_identifier: `Document ${id}`, sections: [{ text, link: `https://example.com/${id}` }], ...document },
+    ccPairId === undefined ? {} : { cc_pair_id: ccPairId },
+  );
+  expect((await app.ingest(body)).status).toBe(200);
+}
+
+/** Runs the indexing job of the document's current version, as the worker would. */
+async function indexNow(id: string): Promise<void> {
+  const { version } = await app.db.document.findUniqueOrThrow({ where: { id }, select: { version: true } });
+  await indexDocuments({ db: app.db, jobs: [{ documentId: id, version }] });
+}
+
+async function ingestAndIndex(id: string, options: IngestOptions = {}): Promise<void> {
+  await ingest(id, options);
+  await indexNow(id);
+}
+
+async function search(body: Record<string, unknown>, key?: string): Promise<SearchResponse> {
+  const response = await app.request("POST", SEARCH, { body, key });
+  expect(response.status).toBe(200);
+  return SearchResponseSchema.strict().parse(await response.json());
+}
+
+async function searchIds(body: Record<string, unknown>, key?: string): Promise<string[]> {
+  return (await search(body, key)).results.map((result) => result.document_id);
+}
+
+describe("POST /api/svc-api/search: matching and ranking", () => {
+  beforeAll(async () => {
+    await ingestAndIndex("rank-body", { semantic_identifier: "Travel policy", text: "The quillfeather form is filed yearly." });
+    await ingestAndIndex("rank-title", { semantic_identifier: "Quillfeather handbook", text: "How expenses are approved." });
+    await ingestAndIndex("tagged", { text: "Rota for the week.", metadata: { team: "glimmerwing", owners: ["ann", "bob"] } });
+    await ingestAndIndex("escaped", { text: "The zanthor protocol treats <script>alert(1)</script> & friends as text." });
+  });
+
+  it("finds a document by its body text and by its title, the title match ranked first", async () => {
+    const { results } = await search({ query: "quillfeather" });
+    expect(results.map((result) => result.document_id)).toEqual(["rank-title", "rank-body"]);
+    expect(results[0]?.score).toBeGreaterThan(results[1]?.score ?? Infinity);
+    expect(results[1]).toMatchObject({
+      semantic_identifier: "Travel policy",
+      title: null,
+      source: "ingestion_api",
+      link: "https://example.com/rank-body",
+      chunks: [expect.objectContaining({ chunk_index: 0, link: "https://example.com/rank-body", image_file_id: null })],
+    });
+    expect(await searchIds({ query: "expenses approved" })).toEqual(["rank-title"]);
+  });
+
+  it("finds a document by a metadata value", async () => {
+    expect(await searchIds({ query: "glimmerwing" })).toEqual(["tagged"]);
+  });
+
+  it("highlights the matches in the snippet, the chunk text HTML-escaped", async () => {
+    const [result] = (await search({ query: "quillfeather forms" })).results.filter((r) => r.document_id === "rank-body");
+    expect(result?.chunks[0]?.snippet).toContain("<mark>quillfeather</mark> <mark>form</mark>");
+    const snippet = (await search({ query: "zanthor" })).results[0]?.chunks[0]?.snippet ?? "";
+    expect(snippet).toContain("<mark>zanthor</mark>");
+    expect(snippet).toContain("&lt;script&gt;");
+    expect(snippet).not.toContain("<script>");
+  });
+
+  it("finds nothing for a query without a match or made only of stop words", async () => {
+    expect(await searchIds({ query: "nonexistentwordxyz" })).toEqual([]);
+    expect(await searchIds({ query: "the and of" })).toEqual([]);
+  });
+});
+
+describe("POST /api/svc-api/search: filters", () => {
+  let pairA = 0;
+  let pairB = 0;
+  beforeAll(async () => {
+    pairA = await seedPair(app.db, { name: "filters A" });
+    pairB = await seedPair(app.db, { name: "filters B" });
+    await ingestAndIndex("f-web", {
+      ccPairId: pairA, source: "web", text: "filtrum", metadata: { color: "red" }, doc_updated_at: "2024-01-01T00:00:00Z",
+    });
+    await ingestAndIndex("f-slack", {
+      ccPairId: pairB, source: "slack", text: "filtrum", metadata: { color: ["blue", "green"] }, doc_updated_at: "2024-06-01T00:00:00Z",
+    });
+    await ingestAndIndex("f-api", { ccPairId: pairA, text: "filtrum", doc_updated_at: "2025-01-01T00:00:00Z" });
+  });
+
+  const filtered = async (filters: Record<string, unknown>) => (await searchIds({ query: "filtrum", filters })).sort();
+
+  it("filters by source", async () => {
+    expect(await filtered({})).toEqual(["f-api", "f-slack", "f-web"]);
+    expect(await filtered({ sources: ["web"] })).toEqual(["f-web"]);
+    expect(await filtered({ sources: ["web", "slack"] })).toEqual(["f-slack", "f-web"]);
+    expect(await filtered({ sources: [] })).toEqual([]);
+  });
+
+  it("filters by pair", async () => {
+    expect(await filtered({ cc_pair_ids: [pairB] })).toEqual(["f-slack"]);
+    expect(await filtered({ cc_pair_ids: [pairA, pairB] })).toEqual(["f-api", "f-slack", "f-web"]);
+  });
+
+  it("filters by tag: a string value equal to it, or a list holding it; any one tag matching", async () => {
+    expect(await filtered({ tags: [{ key: "color", value: "red" }] })).toEqual(["f-web"]);
+    expect(await filtered({ tags: [{ key: "color", value: "green" }] })).toEqual(["f-slack"]);
+    expect(await filtered({ tags: [{ key: "color", value: "gre" }] })).toEqual([]);
+    expect(await filtered({ tags: [{ key: "colour", value: "red" }] })).toEqual([]);
+    expect(await filtered({ tags: [{ key: "color", value: "red" }, { key: "color", value: "blue" }] })).toEqual(["f-slack", "f-web"]);
+  });
+
+  it("filters by update date, both bounds inclusive", async () => {
+    expect(await filtered({ doc_updated_after: "2024-03-01T00:00:00Z" })).toEqual(["f-api", "f-slack"]);
+    expect(await filtered({ doc_updated_before: "2024-12-31T00:00:00Z" })).toEqual(["f-slack", "f-web"]);
+    expect(await filtered({ doc_updated_after: "2024-06-01T00:00:00Z", doc_updated_before: "2024-06-01T00:00:00Z" })).toEqual(["f-slack"]);
+  });
+
+  it("combines filters", async () => {
+    expect(await filtered({ cc_pair_ids: [pairA], doc_updated_after: "2024-03-01T00:00:00Z" })).toEqual(["f-api"]);
+    expect(await filtered({ sources: ["web"], tags: [{ key: "color", value: "green" }] })).toEqual([]);
+  });
+});
+
+describe("POST /api/svc-api/search: limit and chunks", () => {
+  beforeAll(async () => {
+    for (let index = 0; index < 5; index += 1) await ingestAndIndex(`limit-${index}`, { text: `limitword ${"limitword ".repeat(index)}` });
+    const section = (n: number) => ({ text: `manychunks section ${n} ${"filler words here ".repeat(110)}`, link: `https://example.com/s${n}` });
+    await ingestAndIndex("many-chunks", { sections: [0, 1, 2, 3, 4, 5].map(section) });
+  });
+
+  it("returns at most `limit` documents, 10 by default, best first", async () => {
+    expect(await searchIds({ query: "limitword" })).toHaveLength(5);
+    const { results } = await search({ query: "limitword", limit: 2 });
+    expect(results).toHaveLength(2);
+    expect(results.map((result) => result.document_id)).toEqual(["limit-4", "limit-3"]);
+  });
+
+  it("gives each document its best three chunks, best first", async () => {
+    const { chunkCount } = await app.db.document.findUniqueOrThrow({ where: { id: "many-chunks" }, select: { chunkCount: true } });
+    expect(chunkCount).toBeGreaterThan(3);
+    const [result] = (await search({ query: "manychunks" })).results;
+    expect(result?.chunks).toHaveLength(3);
+    const scores = result?.chunks.map((chunk) => chunk.score) ?? [];
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(result?.score).toBe(scores[0]);
+  });
+});
+
+describe("POST /api/svc-api/search: index freshness", () => {
+  it("finds only indexed text: a new version replaces the old one once indexed", async () => {
+    await ingest("fresh", { text: "oldphrasing of the rule" });
+    expect(await searchIds({ query: "oldphrasing" })).toEqual([]);
+    await indexNow("fresh");
+    expect(await searchIds({ query: "oldphrasing" })).toEqual(["fresh"]);
+
+    await ingest("fresh", { text: "newphrasing of the rule" });
+    await indexNow("fresh");
+    expect(await searchIds({ query: "oldphrasing" })).toEqual([]);
+    expect(await searchIds({ query: "newphrasing" })).toEqual(["fresh"]);
+  });
+});
+
+describe("POST /api/svc-api/search: who sees what", () => {
+  const ALL = ["public-pair", "private-pair", "is-public", "not-public", "email", "group"];
+  let publicPair = 0;
+  let privatePair = 0;
+  const keys: Record<string, string> = {};
+  beforeAll(async () => {
+    publicPair = await seedPair(app.db, { name: "access public", access: "public" });
+    privatePair = await seedPair(app.db, { name: "access private", access: "private" });
+    const access = (isPublic: boolean, emails: string[] = [], groups: string[] = []) => ({
+      external_access: { is_public: isPublic, external_user_emails: emails, external_user_group_ids: groups },
+    });
+    await ingestAndIndex("public-pair", { ccPairId: publicPair, text: "vizier" });
+    await ingestAndIndex("private-pair", { ccPairId: privatePair, text: "vizier" });
+    await ingestAndIndex("is-public", { ccPairId: privatePair, text: "vizier", ...access(true) });
+    await ingestAndIndex("not-public", { ccPairId: publicPair, text: "vizier", ...access(false) });
+    await ingestAndIndex("email", { ccPairId: privatePair, text: "vizier", ...access(false, ["ann@example.com"]) });
+    await ingestAndIndex("group", { ccPairId: privatePair, text: "vizier", ...access(false, [], ["eng"]) });
+    keys.curator = await app.createKey("curator");
+    keys.curatorOfPrivate = await app.createKey("curator", [privatePair]);
+    keys.curatorOfPublic = await app.createKey("curator", [publicPair]);
+  });
+
+  it.each<[string, string, Record<string, unknown> | null | undefined, string[]]>([
+    ["admin", "admin", undefined, ALL],
+    ["admin on behalf of nobody in particular", "admin", {}, ["public-pair", "is-public"]],
+    ["admin on behalf of ann", "admin", { email: "ann@example.com" }, ["public-pair", "is-public", "email"]],
+    ["admin on behalf of group eng", "admin", { group_ids: ["sales", "eng"] }, ["public-pair", "is-public", "group"]],
+    ["admin on behalf of ann in eng", "admin", { email: "ann@example.com", group_ids: ["eng"] }, ["public-pair", "is-public", "email", "group"]],
+    ["admin on behalf of bob in sales", "admin", { email: "bob@example.com", group_ids: ["sales"] }, ["public-pair", "is-public"]],
+    ["admin, principal null", "admin", null, ALL],
+    ["unscoped curator", "curator", undefined, ALL],
+    ["curator of the private pair", "curatorOfPrivate", undefined, ["public-pair", "private-pair", "is-public", "email", "group"]],
+    ["curator of the public pair", "curatorOfPublic", undefined, ["public-pair", "is-public", "not-public"]],
+  ])("%s", async (_name, keyName, principal, expected) => {
+    const key = keyName === "admin" ? app.adminKey : keys[keyName];
+    const ids = await searchIds({ query: "vizier", ...(principal === undefined ? {} : { principal }) }, key);
+    expect(ids.sort()).toEqual([...expected].sort());
+  });
+
+  it("refuses a curator searching on behalf of someone", async () => {
+    const response = await app.request("POST", SEARCH, { body: { query: "vizier", principal: {} }, key: keys.curator });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual(ERROR_DETAIL);
+  });
+});
+
+describe("POST /api/svc-api/search: errors", () => {
+  it("401 without a valid key, 403 for a role other than admin or curator", async () => {
+    const missing = await app.request("POST", SEARCH, { body: { query: "x" }, key: null });
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toEqual(ERROR_DETAIL);
+    expect((await app.request("POST", SEARCH, { body: { query: "x" }, key: "not-a-key" })).status).toBe(401);
+    for (const role of ["basic", "limited"] as const) {
+      const response = await app.request("POST", SEARCH, { body: { query: "x" }, key: await app.createKey(role) });
+      expect(response.status).toBe(403);
+    }
+  });
+
+  it.each<[string, unknown, (string | number)[], string]>([
+    ["an empty query", { query: "" }, ["body", "query"], "string_too_short"],
+    ["no query", {}, ["body", "query"], "missing"],
+    ["a query that is not a string", { query: 5 }, ["body", "query"], "string_type"],
+    ["limit 0", { query: "x", limit: 0 }, ["body", "limit"], "greater_than_equal"],
+    ["limit 101", { query: "x", limit: 101 }, ["body", "limit"], "less_than_equal"],
+    ["an unknown source", { query: "x", filters: { sources: ["nope"] } }, ["body", "filters", "sources", 0], "enum"],
+    ["a tag without value", { query: "x", filters: { tags: [{ key: "k" }] } }, ["body", "filters", "tags", 0, "value"], "missing"],
+    ["a bad date", { query: "x", filters: { doc_updated_after: "soon" } }, ["body", "filters", "doc_updated_after"], "datetime_parsing"],
+    ["group ids that are not a list", { query: "x", principal: { group_ids: "eng" } }, ["body", "principal", "group_ids"], "list_type"],
+  ])("422 for %s", async (_name, body, loc, type) => {
+    const response = await app.request("POST", SEARCH, { body });
+    expect(response.status).toBe(422);
+    const { detail } = (await response.json()) as { detail: { loc: unknown[]; type: string }[] };
+    expect(detail).toContainEqual(expect.objectContaining({ loc, type }));
+  });
+});

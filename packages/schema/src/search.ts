@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { DocumentSourceSchema } from "./document-source";
+import { pyDateTime, pyEnum, pyInt, pyList, pyModel, pyString } from "./pydantic-fields";
+
+export const DEFAULT_SEARCH_LIMIT = 10;
+export const MAX_SEARCH_LIMIT = 100;
+/** Chunks shown per document in a search result. */
+export const SEARCH_CHUNKS_PER_DOCUMENT = 3;
+
+/** A metadata tag: matches a document whose metadata `key` is `value` or a list holding `value`. */
+export const SearchTagSchema = pyModel("SearchTag", {
+  key: pyString(),
+  value: pyString(),
+});
+export type SearchTag = z.infer<typeof SearchTagSchema>;
+
+/**
+ * Narrows a search; every filter given must hold (within `sources`, `cc_pair_ids` and `tags`, any one
+ * item matching is enough). The date bounds are inclusive.
+ */
+export const SearchFiltersSchema = pyModel("SearchFilters", {
+  sources: pyList(pyEnum(DocumentSourceSchema)).nullable().default(null),
+  cc_pair_ids: pyList(pyInt()).nullable().default(null),
+  tags: pyList(SearchTagSchema).nullable().default(null),
+  doc_updated_after: pyDateTime().nullable().default(null),
+  doc_updated_before: pyDateTime().nullable().default(null),
+});
+export type SearchFilters = z.infer<typeof SearchFiltersSchema>;
+
+/** The user an admin searches on behalf of: documents are filtered by what this user may see. */
+export const SearchPrincipalSchema = pyModel("SearchPrincipal", {
+  email: pyString().nullable().default(null),
+  group_ids: pyList(pyString()).default(() => []),
+});
+export type SearchPrincipal = z.infer<typeof SearchPrincipalSchema>;
+
+/** Request body of POST /svc-api/search. */
+export const SearchRequestSchema = pyModel("SearchRequest", {
+  query: pyString({ minLength: 1 }),
+  limit: pyInt({ ge: 1, le: MAX_SEARCH_LIMIT }).default(DEFAULT_SEARCH_LIMIT),
+  filters: SearchFiltersSchema.nullable().default(null),
+  principal: SearchPrincipalSchema.nullable().default(null),
+});
+export type SearchRequest = z.infer<typeof SearchRequestSchema>;
+
+/** One matching chunk. `snippet` is HTML: the chunk text escaped, the matched words in `<mark>`. */
+export const SearchChunkSchema = z.object({
+  chunk_index: z.int(),
+  snippet: z.string(),
+  link: z.string().nullable(),
+  image_file_id: z.string().nullable(),
+  score: z.number(),
+});
+export type SearchChunk = z.infer<typeof SearchChunkSchema>;
+
+/** One matching document: its score is its best chunk's; its best chunks, best first. */
+export const SearchResultSchema = z.object({
+  document_id: z.string(),
+  semantic_identifier: z.string(),
+  title: z.string().nullable(),
+  source: DocumentSourceSchema,
+  link: z.string().nullable(),
+  score: z.number(),
+  doc_updated_at: z.iso.datetime({ offset: true }),
+  chunks: z.array(SearchChunkSchema),
+});
+export type SearchResult = z.infer<typeof SearchResultSchema>;
+
+/** Answer to POST /svc-api/search: the documents, best first. */
+export const SearchResponseSchema = z.object({
+  results: z.array(SearchResultSchema),
+});
+export type SearchResponse = z.infer<typeof SearchResponseSchema>;
