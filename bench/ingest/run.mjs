@@ -1,58 +1,16 @@
 // bench/ingest: throughput and p99 of POST /api/svc-api/ingestion on the production build, against
 // a bare node:http + pg server doing the same transaction, measured alternately in one run.
 //   pnpm build && node bench/ingest/run.mjs     (env: DATABASE_URL, BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS)
-import { spawn, execFileSync } from "node:child_process";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import pg from "pg";
+import { createAdminKey, databaseUrl, describeMachine, ProcessGroup, recreateDatabase, root, waitForHttp } from "../lib/harness.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SVC_PORT = 3100;
 const BASELINE_PORT = 3101;
 
-function databaseUrl(name) {
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function recreateDatabase(name) {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-}
-
-function startProcess(name, args, options) {
-  const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "ignore", "inherit"] });
-  child.on("exit", (code) => {
-    if (!stopping) {
-      console.error(`${name} exited early with ${code}`);
-      process.exit(1);
-    }
-  });
-  return child;
-}
-
-async function waitForHttp(url, deadlineMs = 60_000) {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    try {
-      await fetch(url, { method: "POST", body: "{}" });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  throw new Error(`${url} did not answer within ${deadlineMs} ms`);
-}
 
 // ~2 KB documents with unique ids.
 const PARAGRAPH = "Quarterly planning notes: the platform team ships the ingestion queue, the search team tunes ranking, and support documents the new workflow. ".repeat(13);
@@ -94,29 +52,16 @@ function measure(url, headers, prefix) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-let stopping = false;
-const children = [];
+const processes = new ProcessGroup();
 try {
   await recreateDatabase("svc_bench_ingest");
   await recreateDatabase("svc_bench_baseline");
   const svcUrl = databaseUrl("svc_bench_ingest");
-  const key = execFileSync(process.execPath, [path.join(root, "apps/cli/dist/svc.js"), "keys", "create", "--name", "bench", "--role", "admin"], {
-    env: { ...process.env, DATABASE_URL: svcUrl },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "ignore"],
-  })
-    .trim()
-    .split("\n")
-    .at(-1);
-  children.push(
-    startProcess("svc", [path.join(root, "apps/web/dist/server.js")], {
-      cwd: path.join(root, "apps/web"),
-      env: { ...process.env, DATABASE_URL: svcUrl, PORT: String(SVC_PORT), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
-    }),
-    startProcess("baseline", [path.join(root, "bench/ingest/baseline-server.mjs")], {
-      env: { ...process.env, BASELINE_DATABASE_URL: databaseUrl("svc_bench_baseline"), BASELINE_PORT: String(BASELINE_PORT) },
-    }),
-  );
+  const key = createAdminKey(svcUrl);
+  processes.startWebServer(svcUrl, SVC_PORT);
+  processes.start("baseline", [path.join(root, "bench/ingest/baseline-server.mjs")], {
+    env: { ...process.env, BASELINE_DATABASE_URL: databaseUrl("svc_bench_baseline"), BASELINE_PORT: String(BASELINE_PORT) },
+  });
   const svcEndpoint = `http://127.0.0.1:${SVC_PORT}/api/svc-api/ingestion`;
   const baselineEndpoint = `http://127.0.0.1:${BASELINE_PORT}/`;
   await waitForHttp(svcEndpoint);
@@ -141,7 +86,7 @@ try {
   const summary = (list) => ({ rps: median(list.map((r) => r.requestsPerSecond)), p99: median(list.map((r) => r.p99)) });
   const svc = summary(results.svc);
   const baseline = summary(results.baseline);
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+  console.log(`machine: ${describeMachine()}`);
   console.log(`${runs} runs × ${seconds} s, ${connections} connections, ~${documentBody("size").length} B documents, unique ids`);
   console.log(`| server | req/s (median) | p99 ms (median) | runs (req/s) |`);
   console.log(`|---|---|---|---|`);
@@ -149,6 +94,5 @@ try {
   console.log(`| baseline (node:http + pg) | ${baseline.rps.toFixed(0)} | ${baseline.p99} | ${results.baseline.map((r) => r.requestsPerSecond.toFixed(0)).join(", ")} |`);
   console.log(`ratio svc / baseline throughput: ${(svc.rps / baseline.rps).toFixed(2)}`);
 } finally {
-  stopping = true;
-  for (const child of children) child.kill("SIGTERM");
+  processes.stopAll();
 }

@@ -3,15 +3,11 @@
 // 1,000,000 documents (the listing must not depend on the number of documents).
 //   pnpm build && node bench/status/run.mjs
 //   (env: DATABASE_URL, BENCH_PAIRS, BENCH_DOCUMENTS, BENCH_ATTEMPTS, BENCH_CALLS, BENCH_MAX_LOAD, BENCH_WAIT_MINUTES)
-import { spawn, execFileSync } from "node:child_process";
 import os from "node:os";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { createAdminKey, databaseUrl, describeMachine, ProcessGroup, recreateDatabase, waitForHttp } from "../lib/harness.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const pairCount = Number(process.env.BENCH_PAIRS ?? 10_000);
 const documentCount = Number(process.env.BENCH_DOCUMENTS ?? 1_000_000);
 const attemptCount = Number(process.env.BENCH_ATTEMPTS ?? pairCount * 10);
@@ -38,43 +34,6 @@ const [LARGEST, largestSize] = SOURCE_SIZES[0];
 const [FIVE_HUNDRED, fiveHundredSize] = SOURCE_SIZES[7];
 const deepPage = Math.min(50, Math.ceil(largestSize / PAGE_SIZE));
 
-function databaseUrl(name) {
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function recreateDatabase(name) {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-}
-
-function startProcess(name, args, options) {
-  const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "ignore", "inherit"] });
-  child.on("exit", (code) => {
-    if (!stopping) {
-      console.error(`${name} exited early with ${code}`);
-      process.exit(1);
-    }
-  });
-  return child;
-}
-
-async function waitForHttp(url, deadlineMs = 60_000) {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    try {
-      await fetch(url, { method: "POST", body: "{}" });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  throw new Error(`${url} did not answer within ${deadlineMs} ms`);
-}
 
 const log = (message) => process.stderr.write(`${message}\n`);
 
@@ -311,20 +270,12 @@ async function measure(endpoint, key) {
   };
 }
 
-let stopping = false;
-const children = [];
+const processes = new ProcessGroup();
 const db = new pg.Client({ connectionString: databaseUrl(DATABASE) });
 try {
   await recreateDatabase(DATABASE);
   const url = databaseUrl(DATABASE);
-  const key = execFileSync(process.execPath, [path.join(root, "apps/cli/dist/svc.js"), "keys", "create", "--name", "bench", "--role", "admin"], {
-    env: { ...process.env, DATABASE_URL: url },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "ignore"],
-  })
-    .trim()
-    .split("\n")
-    .at(-1);
+  const key = createAdminKey(url);
   await db.connect();
 
   const firstDocuments = Math.round(documentCount / 10);
@@ -333,12 +284,7 @@ try {
   await timed("documents", () => seedDocuments(db, 1, firstDocuments));
   await timed("vacuum analyze", () => settle(db));
 
-  children.push(
-    startProcess("svc", [path.join(root, "apps/web/dist/server.js")], {
-      cwd: path.join(root, "apps/web"),
-      env: { ...process.env, DATABASE_URL: url, PORT: String(SVC_PORT), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
-    }),
-  );
+  processes.startWebServer(url, SVC_PORT);
   const endpoint = `http://127.0.0.1:${SVC_PORT}/api/manage/admin/connector/indexing-status`;
   await waitForHttp(endpoint);
 
@@ -374,7 +320,7 @@ try {
   const ms = (value) => value.toFixed(1);
   const count = (value) => value.toLocaleString("en-US");
   const noisy = phases.some((phase) => phase.quietLoad >= maxLoad || phase.loadAfter >= maxLoad + 1);
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+  console.log(`machine: ${describeMachine()}`);
   console.log(`seeded: ${count(totalPairs)} pairs over ${SOURCE_SIZES.length} sources (${SOURCE_SIZES.map(([s, n]) => `${s} ${n}`).join(", ")}), 4 federated connectors, ${count(attemptCount)} index attempts; documents ${count(small.documents)} (${count(small.links)} links), then ${count(large.documents)} (${count(large.links)} links)`);
   console.log(`${calls} sequential calls per request, round-robin, after ${WARMUP_CALLS} warm-up rounds; load average (1 min) before → after: ${phases.map((p) => `${count(p.documents)} docs ${p.quietLoad.toFixed(2)} → ${p.loadAfter.toFixed(2)}`).join("; ")}${noisy ? " (noisy: other work was running)" : ""}`);
   console.log(`| request | rows | p50 ms @ ${count(small.documents)} docs | p95 ms @ ${count(small.documents)} | p50 ms @ ${count(large.documents)} docs | p95 ms @ ${count(large.documents)} | ratio p50, p95 | target |`);
@@ -389,7 +335,6 @@ try {
     console.log(`| ${request.label} | ${rows} | ${ms(a.p50)} | ${ms(a.p95)} | ${ms(b.p50)} | ${ms(b.p95)} | ${ratios.map((ratio) => ratio.toFixed(2)).join(", ")} | ${targets.join("; ") || "—"} |`);
   }
 } finally {
-  stopping = true;
-  for (const child of children) child.kill("SIGTERM");
+  processes.stopAll();
   await db.end().catch(() => {});
 }

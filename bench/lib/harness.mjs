@@ -1,0 +1,82 @@
+// What every benchmark here needs: a fresh database on DATABASE_URL's server, an admin key, the
+// production web server (and any other process) started and stopped, and the machine described.
+import { execFileSync, spawn } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+export function databaseUrl(name) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function recreateDatabase(name) {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+}
+
+/** Prepares the database (migrations, queues) through the CLI and returns a new admin key. */
+export function createAdminKey(url) {
+  const output = execFileSync(process.execPath, [path.join(root, "apps/cli/dist/svc.js"), "keys", "create", "--name", "bench", "--role", "admin"], {
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  return output.trim().split("\n").at(-1);
+}
+
+/** Child processes that must live for the whole run: one dying early ends the run. */
+export class ProcessGroup {
+  #children = [];
+  #stopping = false;
+
+  start(name, args, options = {}) {
+    const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "ignore", "inherit"] });
+    child.on("exit", (code) => {
+      if (!this.#stopping) {
+        console.error(`${name} exited early with ${code}`);
+        process.exit(1);
+      }
+    });
+    this.#children.push(child);
+    return child;
+  }
+
+  /** The production web server (apps/web/dist/server.js) on 127.0.0.1:port. */
+  startWebServer(url, port) {
+    return this.start("svc", [path.join(root, "apps/web/dist/server.js")], {
+      cwd: path.join(root, "apps/web"),
+      env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
+    });
+  }
+
+  stopAll() {
+    this.#stopping = true;
+    for (const child of this.#children) child.kill("SIGTERM");
+  }
+}
+
+export async function waitForHttp(url, deadlineMs = 60_000) {
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    try {
+      await fetch(url, { method: "POST", body: "{}" });
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  throw new Error(`${url} did not answer within ${deadlineMs} ms`);
+}
+
+export function describeMachine() {
+  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`;
+}
