@@ -1,4 +1,12 @@
-import { deleteCcPairJob, indexDocumentJob, indexDocuments, purgeCcPair, startJobQueue, workJobs } from "@svc/core";
+import {
+  deleteCcPairJob,
+  indexDocumentJob,
+  indexDocuments,
+  installJobQueues,
+  purgeCcPair,
+  startJobQueue,
+  workJobs,
+} from "@svc/core";
 import { createDb } from "@svc/db";
 import { workerEnv } from "./env";
 
@@ -9,6 +17,8 @@ import { workerEnv } from "./env";
 async function main(): Promise<void> {
   const env = workerEnv();
   const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 2 });
+  // Idempotent: a worker started on its own (another machine, a new release) brings its queues.
+  await installJobQueues(env.DATABASE_URL);
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "worker" });
 
   await workJobs(
