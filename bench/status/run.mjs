@@ -123,6 +123,11 @@ async function seedPairs(db) {
       finished_at = NULL, error_message = NULL
     FROM (SELECT DISTINCT ON (cc_pair_id) id FROM index_attempt ORDER BY cc_pair_id, id DESC) latest
     WHERE ia.id = latest.id AND (ia.cc_pair_id % 25 = 0 OR ia.cc_pair_id % 150 = 0) AND ia.cc_pair_id % 40 <> 0`);
+  // Each pair's last_attempt_status from its latest attempt, as indexing keeps it.
+  await db.query(`
+    UPDATE connector_credential_pair p SET last_attempt_status = latest.status
+    FROM (SELECT DISTINCT ON (cc_pair_id) cc_pair_id, status FROM index_attempt ORDER BY cc_pair_id, id DESC) latest
+    WHERE latest.cc_pair_id = p.id`);
 
   await db.query(`
     INSERT INTO federated_connector (source, name) VALUES

@@ -39,6 +39,12 @@ export async function insertIndexAttempts(db: Db, ccPairId: number, attempts: Se
     });
     ids.push(row.id);
   }
+  // As indexing does (syncLastAttemptStatus): the pair keeps its latest attempt's status.
+  await db.$executeRaw`
+    UPDATE connector_credential_pair SET last_attempt_status = (
+      SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} ORDER BY ia.id DESC LIMIT 1
+    )
+    WHERE id = ${ccPairId}`;
   return ids;
 }
 
@@ -49,7 +55,7 @@ export async function insertIndexAttempts(db: Db, ccPairId: number, attempts: Se
 export async function forgetIndexingHistory(db: Db): Promise<void> {
   await db.$transaction([
     db.$executeRaw`DELETE FROM index_attempt`,
-    db.$executeRaw`UPDATE connector_credential_pair SET status = 'SCHEDULED', in_repeated_error_state = false WHERE id <> ${DEFAULT_CC_PAIR_ID}`,
+    db.$executeRaw`UPDATE connector_credential_pair SET status = 'SCHEDULED', in_repeated_error_state = false, last_attempt_status = NULL WHERE id <> ${DEFAULT_CC_PAIR_ID}`,
   ]);
 }
 
@@ -69,6 +75,6 @@ export async function clearConnectors(db: Db): Promise<void> {
     db.$executeRaw`DELETE FROM connector_credential_pair WHERE id <> 1`,
     db.$executeRaw`DELETE FROM connector WHERE id <> 1`,
     db.$executeRaw`DELETE FROM credential WHERE id <> 1`,
-    db.$executeRaw`UPDATE connector_credential_pair SET docs_indexed = 0`,
+    db.$executeRaw`UPDATE connector_credential_pair SET docs_indexed = 0, last_attempt_status = NULL`,
   ]);
 }

@@ -71,9 +71,10 @@ interface ListingRow {
  *
  * One SQL statement. Counts come from the stored `docs_indexed` (never from counting documents), so
  * the cost depends on the number of pairs, not of documents: filters and per-source window
- * aggregates run over the pair table; the latest attempt is read per pair through the
- * (cc_pair_id, id DESC) index, for every pair only when `last_status_filters` needs it, otherwise
- * only for the rows of the requested pages.
+ * aggregates run over the pair table; `last_status_filters` reads the pair's `last_attempt_status`
+ * (for the secondary index, which has no such column, it probes every pair's latest attempt); the
+ * attempt-derived fields are read through the (cc_pair_id, id DESC) index only for the rows of the
+ * requested pages.
  */
 export async function listIndexingStatus({
   db,
@@ -84,7 +85,8 @@ export async function listIndexingStatus({
   principal: Principal;
   request: IndexingStatusRequest;
 }): Promise<ConnectorIndexingStatusResponse> {
-  const attempts = attemptsOf(attemptSourceFor(request));
+  const attemptSource = attemptSourceFor(request);
+  const attempts = attemptsOf(attemptSource);
   const scope = principal.scopeCcPairIds;
 
   const pairFilters: Prisma.Sql[] = [
@@ -105,9 +107,15 @@ export async function listIndexingStatus({
   // A scoped key sees its own pairs and the public ones (see canViewPair).
   if (scope !== null) pairFilters.push(Prisma.sql`(p.id = ANY(${scope}::int[]) OR p.access_type = 'public')`);
 
-  // Pairs with no attempt have no status, so an inner join drops them, as the filter requires.
+  // Pairs with no attempt have no status, so they never match. For the current attempts the latest
+  // status is the pair's `last_attempt_status` (kept by index-attempts.ts): a column predicate. Other
+  // attempt sources have no such column yet and probe each pair's latest attempt.
+  const statusOnPair = request.last_status_filters.length > 0 && attemptSource.kind === "current";
+  if (statusOnPair) {
+    pairFilters.push(Prisma.sql`p.last_attempt_status::text = ANY(${request.last_status_filters}::text[])`);
+  }
   const statusJoin =
-    request.last_status_filters.length > 0
+    request.last_status_filters.length > 0 && !statusOnPair
       ? Prisma.sql`
         JOIN LATERAL (
           SELECT ia.status FROM index_attempt ia

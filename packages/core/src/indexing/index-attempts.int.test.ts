@@ -118,6 +118,28 @@ describe("index attempts", () => {
     expect((await pair(ccPairId)).status).toBe("INITIAL_INDEXING");
   });
 
+  it("keeps the pair's last_attempt_status on its latest attempt through open and close", async () => {
+    const ccPairId = await newPair();
+    expect((await pair(ccPairId)).lastAttemptStatus).toBeNull();
+    const bad = await ingest("last-bad", POISON, ccPairId);
+    const good = await ingest("last-good", "fine text", ccPairId);
+
+    await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow();
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe("in_progress");
+    await indexDocuments({ db, jobs: [good] });
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe("completed_with_errors");
+
+    // A new attempt opens (in_progress), then closes as success.
+    const next = await ingest("last-next", "more text", ccPairId);
+    const later = await ingest("last-later", "even more text", ccPairId);
+    await indexDocuments({ db, jobs: [next] });
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe("in_progress");
+    await indexDocuments({ db, jobs: [later] });
+    const all = await attempts(ccPairId);
+    expect(all.map((attempt) => attempt.status)).toEqual(["completed_with_errors", "success"]);
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe(all.at(-1)?.status);
+  });
+
   it("indexes the other documents of a batch before throwing for the failed one", async () => {
     const ccPairId = await newPair();
     const bad = await ingest("batch-bad", POISON, ccPairId);

@@ -44,6 +44,7 @@ export async function openAttempt(tx: Tx, ccPairId: number): Promise<number> {
     INSERT INTO index_attempt (cc_pair_id, status, started_at) VALUES (${ccPairId}, 'in_progress', now())
     RETURNING id`;
   if (!created) throw new Error(`no index attempt was opened for pair ${ccPairId}`);
+  await syncLastAttemptStatus(tx, ccPairId);
   await markPairIndexingStarted(tx, ccPairId);
   return created.id;
 }
@@ -83,5 +84,21 @@ export async function closeAttemptIfDrained(tx: Tx, ccPairId: number): Promise<v
       AND NOT EXISTS (
         SELECT 1 FROM document_by_cc_pair l JOIN document d ON d.id = l.document_id
         WHERE l.cc_pair_id = ${ccPairId} AND d.indexing_status IN ('queued', 'indexing'))`;
-  if (closed > 0) await updateRepeatedErrorState(tx, ccPairId);
+  if (closed > 0) {
+    await syncLastAttemptStatus(tx, ccPairId);
+    await updateRepeatedErrorState(tx, ccPairId);
+  }
+}
+
+/**
+ * Copies the status of the pair's latest attempt (highest id; NULL when it has none) to the pair's
+ * `last_attempt_status`, which `last_status_filters` reads. Called in the transaction that opens an
+ * attempt or changes an attempt's status.
+ */
+export async function syncLastAttemptStatus(tx: Tx, ccPairId: number): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE connector_credential_pair SET last_attempt_status = (
+      SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} ORDER BY ia.id DESC LIMIT 1
+    )
+    WHERE id = ${ccPairId}`;
 }
