@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "document_indexed_at_idx" ON "document"("indexed_at");
