@@ -21,7 +21,23 @@ export async function authenticateApiKey({
   if (!presented) {
     throw new AppError("UNAUTHENTICATED", "Missing bearer credential: send 'Authorization: Bearer <API key>'.");
   }
-  const hashedKey = hashApiKey(presented);
+  return authenticateApiKeySecret({ db, key: presented, cache });
+}
+
+/**
+ * Resolves a plain API key to a principal, or throws UNAUTHENTICATED. The one path every transport
+ * takes (REST bearer header, the console's sign-in), so hashing and comparison never diverge.
+ */
+export async function authenticateApiKeySecret({
+  db,
+  key,
+  cache,
+}: {
+  db: Db;
+  key: string;
+  cache?: ApiKeyCache;
+}): Promise<Principal> {
+  const hashedKey = hashApiKey(key);
   const cached = cache?.get(hashedKey);
   if (cached) return cached;
   // Raw SQL: this runs on every request, and one round trip is all it needs.

@@ -84,7 +84,8 @@ export async function countActiveApiKeys({ db }: { db: Db }): Promise<number> {
 
 /**
  * Revocation is immediate: the key is evicted from this process's caches now and announced to the
- * others (see ApiKeyCache), so the next request with it gets 401 everywhere.
+ * others (see ApiKeyCache), so the next request with it gets 401 everywhere; the console sessions
+ * opened with it end in the same transaction.
  */
 export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<ApiKeyInfo> {
   const row = await db.$transaction(async (tx) => {
@@ -92,11 +93,10 @@ export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<
     if (!existing) throw new AppError("NOT_FOUND", `API key ${id} does not exist.`);
     await tx.$executeRaw`SELECT pg_notify(${API_KEY_CHANGES_CHANNEL}, ${existing.hashedKey})`;
     ApiKeyCache.evictEverywhere(existing.hashedKey);
-    return tx.apiKey.update({
-      where: { id },
-      data: { revokedAt: existing.revokedAt ?? new Date() },
-      select: apiKeyInfoSelect,
-    });
+    const revokedAt = existing.revokedAt ?? new Date();
+    // Its console sessions end with it (authenticateAdminSession also checks the key itself).
+    await tx.adminSession.updateMany({ where: { apiKeyId: id, revokedAt: null }, data: { revokedAt } });
+    return tx.apiKey.update({ where: { id }, data: { revokedAt }, select: apiKeyInfoSelect });
   });
   return toApiKeyInfo(row);
 }

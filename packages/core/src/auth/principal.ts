@@ -35,3 +35,11 @@ export function canEditPair(principal: Principal, ccPairId: number): boolean {
 export function canViewPair(principal: Principal, pair: { id: number; accessType: string }): boolean {
   return canEditPair(principal, pair.id) || pair.accessType === "public";
 }
+
+/** For operations on the whole service (an index rebuild touches every pair): an admin key without scope. */
+export function requireUnscopedAdmin(principal: Principal): void {
+  requireRole(principal, ADMIN_ROLES);
+  if (principal.scopeCcPairIds !== null) {
+    throw new AppError("FORBIDDEN", "This operation affects every connector-credential pair: it needs an admin key without scope.");
+  }
+}

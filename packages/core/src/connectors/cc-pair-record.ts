@@ -25,6 +25,14 @@ export const ccPairSelect = {
   connector: { select: { source: true } },
 } as const;
 
+/** Throws NOT_FOUND for a pair that does not exist or that the principal may not see. */
+export async function requireViewableCcPair(db: DbOrTx, principal: Principal, ccPairId: number): Promise<void> {
+  const pair = isStoredId(ccPairId)
+    ? await db.connectorCredentialPair.findUnique({ where: { id: ccPairId }, select: { id: true, accessType: true } })
+    : null;
+  if (!pair || !canViewPair(principal, pair)) throw ccPairNotFound(ccPairId);
+}
+
 export async function readCcPair(db: DbOrTx, ccPairId: number): Promise<CcPair> {
   const row = await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId }, select: ccPairSelect });
   return {

@@ -1,7 +1,7 @@
 import type { DbOrTx } from "@svc/db";
 import type { CcPair } from "@svc/schema";
-import { canViewPair, type Principal } from "../auth/principal";
-import { ccPairNotFound, isStoredId, readCcPair } from "./cc-pair-record";
+import type { Principal } from "../auth/principal";
+import { readCcPair, requireViewableCcPair } from "./cc-pair-record";
 
 /**
  * One pair, whatever its status (a pair being deleted shows as DELETING until its deletion job
@@ -16,9 +16,6 @@ export async function getCcPair({
   principal: Principal;
   ccPairId: number;
 }): Promise<CcPair> {
-  const visibility = isStoredId(ccPairId)
-    ? await db.connectorCredentialPair.findUnique({ where: { id: ccPairId }, select: { id: true, accessType: true } })
-    : null;
-  if (!visibility || !canViewPair(principal, visibility)) throw ccPairNotFound(ccPairId);
+  await requireViewableCcPair(db, principal, ccPairId);
   return readCcPair(db, ccPairId);
 }

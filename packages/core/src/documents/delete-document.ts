@@ -1,9 +1,9 @@
-import type { AccessType, Db } from "@svc/db";
+import type { Db } from "@svc/db";
 import type { DeletedDocument } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 import { closeAttemptIfDrained, lockDocumentPairs } from "../indexing/index-attempts";
-import { canEditDocument, canViewDocument, documentNotFound } from "./document-access";
+import { lockEditableDocument } from "./document-access";
 
 /**
  * Deletes a document created through the ingestion API: its links (each pair whose link was
@@ -21,19 +21,8 @@ export async function deleteDocument({
   documentId: string;
 }): Promise<DeletedDocument> {
   return db.$transaction(async (tx) => {
-    const [document] = await tx.$queryRaw<{ from_ingestion_api: boolean }[]>`
-      SELECT from_ingestion_api FROM document WHERE id = ${documentId} FOR UPDATE`;
-    if (!document) throw documentNotFound(documentId);
-    // Read after the lock: no link of this document can appear or change until commit.
-    const links = await tx.$queryRaw<{ ccPairId: number; accessType: AccessType }[]>`
-      SELECT l.cc_pair_id AS "ccPairId", p.access_type::text AS "accessType"
-      FROM document_by_cc_pair l JOIN connector_credential_pair p ON p.id = l.cc_pair_id
-      WHERE l.document_id = ${documentId}`;
-    if (!canViewDocument(principal, links)) throw documentNotFound(documentId);
-    if (!canEditDocument(principal, links)) {
-      throw new AppError("FORBIDDEN", "This API key may not change every connector-credential pair the document belongs to.");
-    }
-    if (!document.from_ingestion_api) {
+    const document = await lockEditableDocument(tx, principal, documentId);
+    if (!document.fromIngestionApi) {
       throw new AppError("BAD_REQUEST", "Only documents created through the ingestion API can be deleted here.");
     }
 

@@ -2,9 +2,9 @@ import type { DbOrTx, DocumentIndexingStatus as StoredIndexingStatus } from "@sv
 import type { DocumentDetail, DocumentIndexingStatus, StoredExternalAccess, StoredOwner } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { canViewDocument, documentNotFound } from "./document-access";
+import type { SameValues } from "../same-values";
 
 // The wire enum and the database enum are the same set of values (STYLE.md habit 3).
-type SameValues<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _sameIndexingStatuses: SameValues<DocumentIndexingStatus, StoredIndexingStatus> = true;
 
 /** What GET /svc-api/ingestion/{document_id} reads of a document. */
@@ -50,6 +50,12 @@ export async function getDocument({
   const row = await db.document.findUnique({ where: { id: documentId }, select: documentDetailSelect });
   const links = row?.pairs.map((link) => ({ ccPairId: link.ccPairId, accessType: link.ccPair.accessType })) ?? [];
   if (!row || !canViewDocument(principal, links)) throw documentNotFound(documentId);
+  // Once indexed, the chunks the current generation holds (by the chunk key: a rebuild with another
+  // chunk size changes the count without touching the document row); before, the client's value.
+  const chunkCount =
+    row.indexedVersion === null
+      ? row.chunkCount
+      : await db.documentChunk.count({ where: { documentId, generation: { status: "current" } } });
 
   // is_public is null exactly when the client sent no external_access.
   const externalAccess: StoredExternalAccess | null =
@@ -77,7 +83,7 @@ export async function getDocument({
     indexing_status: row.indexingStatus,
     current_version: row.version,
     indexed_version: row.indexedVersion,
-    chunk_count: row.chunkCount,
+    chunk_count: chunkCount,
     indexed_at: row.indexedAt?.toISOString() ?? null,
     last_error: row.lastError,
     attempts: row.indexAttempts,

@@ -1,7 +1,7 @@
 import { Prisma, type DbOrTx } from "@svc/db";
 import type { DocMinimalInfoPage } from "@svc/schema";
-import { canViewPair, type Principal } from "../auth/principal";
-import { ccPairNotFound, isStoredId } from "../connectors/cc-pair-record";
+import type { Principal } from "../auth/principal";
+import { requireViewableCcPair } from "../connectors/cc-pair-record";
 import { toDocumentPage, type DocumentPageRow } from "./document-page";
 
 /**
@@ -22,10 +22,7 @@ export async function listCcPairDocuments({
   limit: number;
   afterId: string | null;
 }): Promise<DocMinimalInfoPage> {
-  const pair = isStoredId(ccPairId)
-    ? await db.connectorCredentialPair.findUnique({ where: { id: ccPairId }, select: { id: true, accessType: true } })
-    : null;
-  if (!pair || !canViewPair(principal, pair)) throw ccPairNotFound(ccPairId);
+  await requireViewableCcPair(db, principal, ccPairId);
   const rows = await db.$queryRaw<DocumentPageRow[]>`
     SELECT d.id, d.semantic_identifier, d.link
     FROM document_by_cc_pair l JOIN document d ON d.id = l.document_id

@@ -1,6 +1,7 @@
 import { Prisma, type DbOrTx } from "@svc/db";
 import type { DocMinimalInfoPage } from "@svc/schema";
 import type { Principal } from "../auth/principal";
+import { visibleDocumentCondition } from "./document-access";
 import { toDocumentPage, type DocumentPageRow } from "./document-page";
 
 /**
@@ -19,19 +20,12 @@ export async function listIngestedDocuments({
   limit: number;
   afterId: string | null;
 }): Promise<DocMinimalInfoPage> {
-  const scope = principal.scopeCcPairIds;
   const rows = await db.$queryRaw<DocumentPageRow[]>`
     SELECT d.id, d.semantic_identifier, d.link
     FROM document d
     WHERE d.from_ingestion_api
       ${afterId === null ? Prisma.empty : Prisma.sql`AND d.id > ${afterId}`}
-      ${
-        scope === null
-          ? Prisma.empty
-          : Prisma.sql`AND EXISTS (
-              SELECT 1 FROM document_by_cc_pair l JOIN connector_credential_pair p ON p.id = l.cc_pair_id
-              WHERE l.document_id = d.id AND (p.id = ANY(${scope}::int[]) OR p.access_type = 'public'))`
-      }
+      ${visibleDocumentCondition(principal)}
     ORDER BY d.id
     LIMIT ${limit + 1}`;
   return toDocumentPage(rows, limit);

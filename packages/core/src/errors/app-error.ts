@@ -11,7 +11,7 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { httpStatus: 413, trpcCode: "PAYLOAD_TOO_LARGE" },
   UNSUPPORTED_MEDIA_TYPE: { httpStatus: 415, trpcCode: "UNSUPPORTED_MEDIA_TYPE" },
   VALIDATION_FAILED: { httpStatus: 422, trpcCode: "UNPROCESSABLE_CONTENT" },
-  UNAVAILABLE: { httpStatus: 503, trpcCode: "INTERNAL_SERVER_ERROR" },
+  UNAVAILABLE: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE" },
   INTERNAL: { httpStatus: 500, trpcCode: "INTERNAL_SERVER_ERROR" },
 } as const;
 
@@ -31,6 +31,11 @@ export class AppError extends Error {
 
   get httpStatus(): number {
     return ERROR_CODES[this.code].httpStatus;
+  }
+
+  /** What a tRPC client receives as `error.data.code` (the admin console). */
+  get trpcCode(): (typeof ERROR_CODES)[AppErrorCode]["trpcCode"] {
+    return ERROR_CODES[this.code].trpcCode;
   }
 
   /** What a REST client receives. */

@@ -1,5 +1,5 @@
 import type { Db } from "@svc/db";
-import type { FileUploadResponse } from "@svc/schema";
+import type { FileUploadResponse, UserFile } from "@svc/schema";
 import { ACCEPTED_IMAGE_TYPES, detectImageType } from "./detect-image-type";
 
 export interface IncomingFile {
@@ -34,16 +34,9 @@ export async function uploadFiles({
         sizeBytes: file.bytes.byteLength,
         data: file.bytes as Uint8Array<ArrayBuffer>,
       },
-      select: { id: true, name: true, fileId: true, fileType: true, sizeBytes: true, createdAt: true },
+      select: userFileSelect,
     });
-    response.user_files.push({
-      id: stored.id,
-      name: stored.name,
-      file_id: stored.fileId,
-      file_type: stored.fileType,
-      size_bytes: stored.sizeBytes,
-      created_at: stored.createdAt.toISOString(),
-    });
+    response.user_files.push(toUserFile(stored));
   }
   return response;
 }
@@ -57,4 +50,25 @@ function rejectionReason(file: IncomingFile, maxFileBytes: number): string | nul
     return `Unsupported file type: only ${ACCEPTED_IMAGE_TYPES.join(", ")} are accepted (checked by content).`;
   }
   return null;
+}
+
+/** What the upload answer and the console's listing show of a stored file (never its bytes). */
+export const userFileSelect = { id: true, name: true, fileId: true, fileType: true, sizeBytes: true, createdAt: true } as const;
+
+export function toUserFile(row: {
+  id: number;
+  name: string;
+  fileId: string;
+  fileType: string;
+  sizeBytes: number;
+  createdAt: Date;
+}): UserFile {
+  return {
+    id: row.id,
+    name: row.name,
+    file_id: row.fileId,
+    file_type: row.fileType,
+    size_bytes: row.sizeBytes,
+    created_at: row.createdAt.toISOString(),
+  };
 }

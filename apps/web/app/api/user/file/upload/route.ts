@@ -1,39 +1,8 @@
-import { AppError, CONNECTOR_ROLES, uploadFiles, type IncomingFile } from "@svc/core";
-import { webEnv } from "../../../../../lib/env";
-import { readBodyBytes, restRoute } from "../../../../../lib/rest";
+import { CONNECTOR_ROLES } from "@svc/core";
+import { restRoute } from "../../../../../lib/rest";
+import { handleUpload } from "../../../../../lib/upload";
 
 export const dynamic = "force-dynamic";
 
 /** POST /api/user/file/upload: multipart/form-data, one or more parts named `files`. */
-export const POST = restRoute(CONNECTOR_ROLES, async ({ request, services }) => {
-  const env = webEnv();
-  const contentType = request.headers.get("content-type") ?? "";
-  if (!contentType.toLowerCase().startsWith("multipart/form-data")) {
-    throw new AppError("VALIDATION_FAILED", "Expected multipart/form-data", {
-      detail: [{ type: "missing", loc: ["body", "files"], msg: "Field required", input: null }],
-    });
-  }
-  const body = await readBodyBytes(request, env.SVC_MAX_UPLOAD_REQUEST_BYTES);
-  const form = await parseForm(body, contentType);
-  const files: IncomingFile[] = [];
-  for (const part of form.getAll("files")) {
-    if (typeof part === "string") continue;
-    files.push({ name: part.name, bytes: new Uint8Array(await part.arrayBuffer()) });
-  }
-  if (files.length === 0) {
-    throw new AppError("VALIDATION_FAILED", "No files", {
-      detail: [{ type: "missing", loc: ["body", "files"], msg: "Field required", input: null }],
-    });
-  }
-  return uploadFiles({ db: services.db, files, maxFileBytes: env.SVC_MAX_UPLOAD_FILE_BYTES });
-});
-
-async function parseForm(body: Uint8Array, contentType: string): Promise<FormData> {
-  try {
-    return await new Response(body as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData();
-  } catch {
-    throw new AppError("VALIDATION_FAILED", "Malformed multipart body", {
-      detail: [{ type: "value_error", loc: ["body"], msg: "Value error, the multipart body could not be parsed", input: null }],
-    });
-  }
-}
+export const POST = restRoute(CONNECTOR_ROLES, handleUpload);

@@ -1,0 +1,42 @@
+import { AppError, uploadFiles, type IncomingFile } from "@svc/core";
+import type { FileUploadResponse } from "@svc/schema";
+import { webEnv } from "./env";
+import { readBodyBytes, type RestContext } from "./rest";
+
+/**
+ * An image upload: multipart/form-data with one or more parts named `files`, read with the request
+ * limit, handed to core's uploadFiles. Shared by POST /api/user/file/upload (bearer key) and
+ * POST /api/admin/upload (the console's session).
+ */
+export async function handleUpload({ request, services }: Pick<RestContext<unknown>, "request" | "services">): Promise<FileUploadResponse> {
+  const env = webEnv();
+  const contentType = request.headers.get("content-type") ?? "";
+  if (!contentType.toLowerCase().startsWith("multipart/form-data")) {
+    throw new AppError("VALIDATION_FAILED", "Expected multipart/form-data", {
+      detail: [{ type: "missing", loc: ["body", "files"], msg: "Field required", input: null }],
+    });
+  }
+  const body = await readBodyBytes(request, env.SVC_MAX_UPLOAD_REQUEST_BYTES);
+  const form = await parseForm(body, contentType);
+  const files: IncomingFile[] = [];
+  for (const part of form.getAll("files")) {
+    if (typeof part === "string") continue;
+    files.push({ name: part.name, bytes: new Uint8Array(await part.arrayBuffer()) });
+  }
+  if (files.length === 0) {
+    throw new AppError("VALIDATION_FAILED", "No files", {
+      detail: [{ type: "missing", loc: ["body", "files"], msg: "Field required", input: null }],
+    });
+  }
+  return uploadFiles({ db: services.db, files, maxFileBytes: env.SVC_MAX_UPLOAD_FILE_BYTES });
+}
+
+async function parseForm(body: Uint8Array, contentType: string): Promise<FormData> {
+  try {
+    return await new Response(body as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData();
+  } catch {
+    throw new AppError("VALIDATION_FAILED", "Malformed multipart body", {
+      detail: [{ type: "value_error", loc: ["body"], msg: "Value error, the multipart body could not be parsed", input: null }],
+    });
+  }
+}

@@ -1,0 +1,117 @@
+import {
+  ADMIN_ROLES,
+  authenticateAdminSession,
+  isAppError,
+  requireRole,
+  requireUnscopedAdmin,
+  type ApiKeyCache,
+  type PgBoss,
+} from "@svc/core";
+import type { Db } from "@svc/db";
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
+import superjson from "superjson";
+import { z } from "zod";
+import { getServices } from "../../lib/services";
+import { isHttpsRequest, isSameOriginRequest, requestHost } from "../same-origin";
+import { readSessionToken } from "../session-cookie";
+
+export interface CreateContextInnerOptions {
+  db: Db;
+  boss: PgBoss;
+  apiKeys: ApiKeyCache;
+  /** The `svc_session` cookie's value; null when the browser sent none. */
+  sessionToken: string | null;
+  /** `scheme://host` the browser used; an `https:` origin makes the session cookie `Secure`. */
+  requestOrigin?: string;
+  /** Where procedures put response headers (the session cookie); the fetch adapter sends them. */
+  resHeaders?: Headers;
+}
+
+export interface TrpcContext {
+  db: Db;
+  boss: PgBoss;
+  apiKeys: ApiKeyCache;
+  sessionToken: string | null;
+  /** Whether the session cookie gets `Secure` (the browser came over HTTPS). */
+  secureCookies: boolean;
+  resHeaders: Headers;
+}
+
+/**
+ * Everything a procedure needs, from plain values: tests build it without any HTTP. (Async so that
+ * resolving more per request later changes no caller.)
+ */
+export function createContextInner(options: CreateContextInnerOptions): Promise<TrpcContext> {
+  return Promise.resolve({
+    db: options.db,
+    boss: options.boss,
+    apiKeys: options.apiKeys,
+    sessionToken: options.sessionToken,
+    secureCookies: options.requestOrigin?.startsWith("https:") ?? false,
+    resHeaders: options.resHeaders ?? new Headers(),
+  });
+}
+
+/** The context of a request through the fetch adapter (apps/web/app/api/trpc/[trpc]/route.ts). */
+export async function createContext({ req, resHeaders }: FetchCreateContextFnOptions): Promise<TrpcContext> {
+  // CSRF: every POST (all mutations, and nothing else) must come from the console's own origin.
+  if (req.method === "POST" && !isSameOriginRequest(req)) {
+    throw new TRPCError({ code: "FORBIDDEN", message: "Cross-site request refused." });
+  }
+  const services = await getServices();
+  return createContextInner({
+    ...services,
+    sessionToken: readSessionToken(req.headers.get("cookie")),
+    requestOrigin: `${isHttpsRequest(req) ? "https" : "http"}://${requestHost(req)}`,
+    resHeaders,
+  });
+}
+
+const t = initTRPC.context<TrpcContext>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    // Input faults carry zod's flattened issues so a form can show them next to its fields.
+    const zodError = error.code === "BAD_REQUEST" && error.cause instanceof z.ZodError ? z.flattenError(error.cause) : null;
+    return { ...shape, data: { ...shape.data, zodError } };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/**
+ * Core functions throw AppError; its tRPC code comes from the one table (ERROR_CODES), as REST
+ * statuses do. Anything else stays an INTERNAL_SERVER_ERROR.
+ */
+const mapAppErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isAppError(result.error.cause)) {
+    const appError = result.error.cause;
+    throw new TRPCError({ code: appError.trpcCode, message: appError.message, cause: appError });
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(mapAppErrors);
+
+/** Any signed-in console user (an admin or curator key's session); acts with the key's role and scope. */
+export const sessionProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const principal = await authenticateAdminSession({ db: ctx.db, token: ctx.sessionToken });
+  return next({ ctx: { principal } });
+});
+
+/** Signed in with an admin key. */
+export const adminProcedure = sessionProcedure.use(({ ctx, next }) => {
+  requireRole(ctx.principal, ADMIN_ROLES);
+  return next();
+});
+
+/**
+ * Signed in with an admin key without pair scope: for what reaches beyond any pair (API keys), so a
+ * scoped admin cannot mint itself an unscoped key.
+ */
+export const unscopedAdminProcedure = sessionProcedure.use(({ ctx, next }) => {
+  requireUnscopedAdmin(ctx.principal);
+  return next();
+});

@@ -1,0 +1,98 @@
+import {
+  createCcPair,
+  createFederatedConnector,
+  deleteCcPair,
+  deleteFederatedConnector,
+  getCcPair,
+  listCcPairDocuments,
+  listIndexAttempts,
+  listIndexingStatus,
+  updateCcPair,
+} from "@svc/core";
+import {
+  CcPairIdInputSchema,
+  CcPairSchema,
+  ConnectorAttemptsInputSchema,
+  ConnectorDocumentsInputSchema,
+  ConnectorIndexingStatusResponseSchema,
+  CreateCcPairRequestSchema,
+  CreatedCcPairSchema,
+  CreateFederatedConnectorRequestSchema,
+  DocMinimalInfoPageSchema,
+  FederatedConnectorIdInputSchema,
+  FederatedConnectorIdSchema,
+  IndexAttemptSummarySchema,
+  IndexingStatusRequestSchema,
+  OkSchema,
+  UpdateConnectorInputSchema,
+} from "@svc/schema";
+import { z } from "zod";
+import { adminProcedure, router, sessionProcedure } from "../init";
+
+// Reads are open to every console user within the key's scope (core applies it); creating and
+// deleting pairs and federated connectors is for admins, as over REST; changing a pair needs a key
+// that may edit it (an admin's, or a curator's scoped to it: core's lockEditableCcPair decides).
+export const connectorsRouter = router({
+  indexingStatus: sessionProcedure
+    .input(IndexingStatusRequestSchema)
+    .output(ConnectorIndexingStatusResponseSchema)
+    .query(({ ctx, input }) => listIndexingStatus({ db: ctx.db, principal: ctx.principal, request: input })),
+
+  get: sessionProcedure
+    .input(CcPairIdInputSchema)
+    .output(CcPairSchema)
+    .query(({ ctx, input }) => getCcPair({ db: ctx.db, principal: ctx.principal, ccPairId: input.ccPairId })),
+
+  attempts: sessionProcedure
+    .input(ConnectorAttemptsInputSchema)
+    .output(z.array(IndexAttemptSummarySchema))
+    .query(({ ctx, input }) => listIndexAttempts({ db: ctx.db, principal: ctx.principal, ccPairId: input.ccPairId, limit: input.limit })),
+
+  documents: sessionProcedure
+    .input(ConnectorDocumentsInputSchema)
+    .output(DocMinimalInfoPageSchema)
+    .query(({ ctx, input }) =>
+      listCcPairDocuments({ db: ctx.db, principal: ctx.principal, ccPairId: input.ccPairId, limit: input.limit, afterId: input.cursor }),
+    ),
+
+  create: adminProcedure
+    .input(CreateCcPairRequestSchema)
+    .output(CreatedCcPairSchema)
+    .mutation(async ({ ctx, input }) => {
+      const created = await createCcPair({ db: ctx.db, name: input.name, source: input.source, accessType: input.access_type });
+      return { cc_pair_id: created.ccPairId, connector_id: created.connectorId, credential_id: created.credentialId };
+    }),
+
+  // Admin only, as REST's PATCH /manage/admin/cc-pair/{id}; a scoped admin only within its scope.
+  update: adminProcedure
+    .input(UpdateConnectorInputSchema)
+    .output(CcPairSchema)
+    .mutation(({ ctx, input }) =>
+      updateCcPair({
+        db: ctx.db,
+        boss: ctx.boss,
+        principal: ctx.principal,
+        ccPairId: input.ccPairId,
+        name: input.name ?? null,
+        status: input.status ?? null,
+      }),
+    ),
+
+  delete: adminProcedure
+    .input(CcPairIdInputSchema)
+    .output(OkSchema)
+    .mutation(async ({ ctx, input }) => {
+      await deleteCcPair({ db: ctx.db, boss: ctx.boss, principal: ctx.principal, ccPairId: input.ccPairId });
+      return { ok: true as const };
+    }),
+
+  createFederated: adminProcedure
+    .input(CreateFederatedConnectorRequestSchema)
+    .output(FederatedConnectorIdSchema)
+    .mutation(({ ctx, input }) => createFederatedConnector({ db: ctx.db, source: input.source, name: input.name })),
+
+  deleteFederated: adminProcedure
+    .input(FederatedConnectorIdInputSchema)
+    .output(FederatedConnectorIdSchema)
+    .mutation(({ ctx, input }) => deleteFederatedConnector({ db: ctx.db, id: input.id })),
+});

@@ -1,0 +1,33 @@
+import { deleteDocument, getDocumentWithChunks, retryDocumentIndexing, searchDocuments } from "@svc/core";
+import { DocumentIdInputSchema, DocumentWithChunksSchema, OkSchema, SearchRequestSchema, SearchResponseSchema } from "@svc/schema";
+import { router, sessionProcedure } from "../init";
+
+// Same rules as the REST document endpoints, applied in core: a scoped key sees the documents of the
+// pairs it sees, and changes only documents all of whose pairs are its own.
+export const documentsRouter = router({
+  search: sessionProcedure
+    .input(SearchRequestSchema)
+    .output(SearchResponseSchema)
+    .query(({ ctx, input }) => searchDocuments({ db: ctx.db, principal: ctx.principal, request: input })),
+
+  get: sessionProcedure
+    .input(DocumentIdInputSchema)
+    .output(DocumentWithChunksSchema)
+    .query(({ ctx, input }) => getDocumentWithChunks({ db: ctx.db, principal: ctx.principal, documentId: input.documentId })),
+
+  delete: sessionProcedure
+    .input(DocumentIdInputSchema)
+    .output(OkSchema)
+    .mutation(async ({ ctx, input }) => {
+      await deleteDocument({ db: ctx.db, principal: ctx.principal, documentId: input.documentId });
+      return { ok: true as const };
+    }),
+
+  retry: sessionProcedure
+    .input(DocumentIdInputSchema)
+    .output(OkSchema)
+    .mutation(async ({ ctx, input }) => {
+      await retryDocumentIndexing({ db: ctx.db, boss: ctx.boss, principal: ctx.principal, documentId: input.documentId });
+      return { ok: true as const };
+    }),
+});

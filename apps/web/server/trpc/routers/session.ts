@@ -1,0 +1,39 @@
+import { authenticateAdminSession, createAdminSession, endAdminSession, isAppError, type Principal } from "@svc/core";
+import { OkSchema, SessionUserSchema, SignInInputSchema, type SessionUser } from "@svc/schema";
+import { clearedSessionCookie, sessionCookie } from "../../session-cookie";
+import { publicProcedure, router } from "../init";
+
+function toSessionUser(principal: Principal): SessionUser {
+  return { name: principal.name, role: principal.role, scopeCcPairIds: principal.scopeCcPairIds };
+}
+
+export const sessionRouter = router({
+  /** Pasting an admin or curator key opens a server-side session; the browser keeps only its token. */
+  signIn: publicProcedure
+    .input(SignInInputSchema)
+    .output(SessionUserSchema)
+    .mutation(async ({ ctx, input }) => {
+      const session = await createAdminSession({ db: ctx.db, apiKey: input.apiKey, cache: ctx.apiKeys });
+      ctx.resHeaders.append(
+        "set-cookie",
+        sessionCookie({ token: session.token, maxAgeSeconds: session.lifetimeSeconds, secure: ctx.secureCookies }),
+      );
+      return toSessionUser(session.principal);
+    }),
+
+  signOut: publicProcedure.output(OkSchema).mutation(async ({ ctx }) => {
+    await endAdminSession({ db: ctx.db, token: ctx.sessionToken });
+    ctx.resHeaders.append("set-cookie", clearedSessionCookie({ secure: ctx.secureCookies }));
+    return { ok: true as const };
+  }),
+
+  /** Who is signed in; null rather than an error, so the UI can show the sign-in form. */
+  me: publicProcedure.output(SessionUserSchema.nullable()).query(async ({ ctx }) => {
+    try {
+      return toSessionUser(await authenticateAdminSession({ db: ctx.db, token: ctx.sessionToken }));
+    } catch (error) {
+      if (isAppError(error) && error.code === "UNAUTHENTICATED") return null;
+      throw error;
+    }
+  }),
+});

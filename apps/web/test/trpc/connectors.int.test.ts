@@ -1,0 +1,112 @@
+import { indexDocuments } from "@svc/core";
+import type { ConnectorIndexingStatusLite } from "@svc/schema";
+import { describe, expect, it } from "vitest";
+import { ingestionBody, useTestApp } from "../app";
+import { expectTrpcError, useConsoleFixture, type Caller } from "./console";
+
+const app = useTestApp();
+
+const fixture = useConsoleFixture(app);
+
+async function ingestInto(ccPairId: number, ids: string[]): Promise<void> {
+  for (const id of ids) {
+    expect((await app.ingest(ingestionBody({ id, semantic_identifier: `Doc ${id}` }, { cc_pair_id: ccPairId }))).status).toBe(200);
+  }
+  const versions = await app.db.document.findMany({ where: { id: { in: ids } }, select: { id: true, version: true } });
+  await indexDocuments({ db: app.db, jobs: versions.map((document) => ({ documentId: document.id, version: document.version })) });
+}
+
+function rows(groups: Awaited<ReturnType<Caller["connectors"]["indexingStatus"]>>): ConnectorIndexingStatusLite[] {
+  return groups.flatMap((group) => group.indexing_statuses).filter((row): row is ConnectorIndexingStatusLite => "cc_pair_id" in row);
+}
+
+describe("connectors.indexingStatus", () => {
+  it("is the REST listing: an admin sees every pair as editable; a scoped curator its own (editable) and public ones", async () => {
+    const all = rows(await fixture.admin.connectors.indexingStatus({}));
+    expect(all.map((row) => [row.cc_pair_id, row.is_editable]).sort()).toEqual(
+      [fixture.ownPair, fixture.otherPublicPair, fixture.otherPrivatePair].map((id) => [id, true]).sort(),
+    );
+    const scoped = rows(await fixture.scopedCurator.connectors.indexingStatus({}));
+    expect(scoped.map((row) => [row.cc_pair_id, row.is_editable]).sort()).toEqual(
+      [
+        [fixture.ownPair, true],
+        [fixture.otherPublicPair, false],
+      ].sort(),
+    );
+  });
+
+  it("applies the request's filters and rejects bad ones", async () => {
+    const filtered = rows(await fixture.admin.connectors.indexingStatus({ name_filter: "handbook", access_type_filters: ["public"] }));
+    expect(filtered.map((row) => row.cc_pair_id)).toEqual([fixture.otherPublicPair]);
+    await expectTrpcError(fixture.admin.connectors.indexingStatus({ source_to_page: { web: 0 } }), "BAD_REQUEST");
+  });
+});
+
+describe("connectors.get, attempts and documents", () => {
+  it("show a pair, its attempts newest first and its documents page by page", async () => {
+    await ingestInto(fixture.ownPair, ["a-1", "a-2", "a-3"]);
+    expect(await fixture.admin.connectors.get({ ccPairId: fixture.ownPair })).toMatchObject({ id: fixture.ownPair, name: "Team A wiki", status: "ACTIVE", docs_indexed: 3 });
+
+    const attempts = await fixture.scopedCurator.connectors.attempts({ ccPairId: fixture.ownPair });
+    expect(attempts).toEqual([
+      {
+        id: expect.any(Number) as unknown,
+        status: "success",
+        docsIndexed: 3,
+        docsFailed: 0,
+        errorMessage: null,
+        createdAt: expect.any(Date) as unknown,
+        startedAt: expect.any(Date) as unknown,
+        finishedAt: expect.any(Date) as unknown,
+      },
+    ]);
+
+    const first = await fixture.scopedCurator.connectors.documents({ ccPairId: fixture.ownPair, limit: 2 });
+    expect(first.documents.map((document) => document.document_id)).toEqual(["a-1", "a-2"]);
+    const second = await fixture.scopedCurator.connectors.documents({ ccPairId: fixture.ownPair, limit: 2, cursor: first.next_cursor });
+    expect(second).toEqual({ documents: [{ document_id: "a-3", semantic_id: "Doc a-3", link: "https://wiki.example.com/onboarding" }], next_cursor: null });
+    await expectTrpcError(fixture.admin.connectors.documents({ ccPairId: fixture.ownPair, cursor: "not-a-cursor" }), "BAD_REQUEST");
+  });
+
+  it("hide pairs outside a scoped key's view as NOT_FOUND", async () => {
+    await expectTrpcError(fixture.scopedCurator.connectors.get({ ccPairId: fixture.otherPrivatePair }), "NOT_FOUND");
+    await expectTrpcError(fixture.scopedCurator.connectors.attempts({ ccPairId: fixture.otherPrivatePair }), "NOT_FOUND");
+    await expectTrpcError(fixture.scopedCurator.connectors.documents({ ccPairId: fixture.otherPrivatePair }), "NOT_FOUND");
+    await expectTrpcError(fixture.admin.connectors.get({ ccPairId: 999_999 }), "NOT_FOUND");
+    expect(await fixture.scopedCurator.connectors.get({ ccPairId: fixture.otherPublicPair })).toMatchObject({ id: fixture.otherPublicPair });
+  });
+});
+
+describe("connector changes", () => {
+  it("create, rename, pause, resume and delete as an admin", async () => {
+    const created = await fixture.admin.connectors.create({ name: "Release notes", source: "web", access_type: "public" });
+    expect(created).toEqual({ cc_pair_id: expect.any(Number) as unknown, connector_id: expect.any(Number) as unknown, credential_id: expect.any(Number) as unknown });
+    const id = created.cc_pair_id;
+    expect(await fixture.admin.connectors.update({ ccPairId: id, name: "Release notes (2026)" })).toMatchObject({ name: "Release notes (2026)", status: "SCHEDULED" });
+    expect(await fixture.admin.connectors.update({ ccPairId: id, status: "PAUSED" })).toMatchObject({ status: "PAUSED" });
+    expect(await fixture.admin.connectors.update({ ccPairId: id, status: "ACTIVE" })).toMatchObject({ status: "ACTIVE" });
+    expect(await fixture.admin.connectors.delete({ ccPairId: id })).toEqual({ ok: true });
+    expect(await fixture.admin.connectors.get({ ccPairId: id })).toMatchObject({ status: "DELETING" });
+    await expectTrpcError(fixture.admin.connectors.update({ ccPairId: id, name: "again" }), "CONFLICT");
+    await expectTrpcError(fixture.admin.connectors.update({ ccPairId: 1, name: "default" }), "BAD_REQUEST");
+    await expectTrpcError(fixture.admin.connectors.create({ name: "x", source: "not-a-source" as "web", access_type: "public" }), "BAD_REQUEST");
+  });
+
+  it("let a curator change no pair (REST's PATCH is admin only), nor create or delete one", async () => {
+    await expectTrpcError(fixture.scopedCurator.connectors.update({ ccPairId: fixture.ownPair, status: "PAUSED" }), "FORBIDDEN");
+    expect((await fixture.admin.connectors.get({ ccPairId: fixture.ownPair })).status).not.toBe("PAUSED");
+    await expectTrpcError(fixture.scopedCurator.connectors.create({ name: "x", source: "web", access_type: "public" }), "FORBIDDEN");
+    await expectTrpcError(fixture.scopedCurator.connectors.delete({ ccPairId: fixture.ownPair }), "FORBIDDEN");
+    await expectTrpcError(fixture.scopedCurator.connectors.createFederated({ source: "federated_slack" }), "FORBIDDEN");
+    await expectTrpcError(fixture.scopedCurator.connectors.deleteFederated({ id: 1 }), "FORBIDDEN");
+    expect(await fixture.admin.connectors.get({ ccPairId: fixture.otherPublicPair })).toMatchObject({ name: "Public handbook" });
+  });
+
+  it("add and remove federated connectors (admin)", async () => {
+    const { id } = await fixture.admin.connectors.createFederated({ source: "federated_slack", name: "Company Slack" });
+    const slack = (await fixture.admin.connectors.indexingStatus({})).find((group) => group.source === "slack");
+    expect(slack?.indexing_statuses).toContainEqual({ id, source: "federated_slack", name: "Company Slack" });
+    expect(await fixture.admin.connectors.deleteFederated({ id })).toEqual({ id });
+    await expectTrpcError(fixture.admin.connectors.deleteFederated({ id }), "NOT_FOUND");
+  });
+});

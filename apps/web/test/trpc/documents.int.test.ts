@@ -1,0 +1,89 @@
+import { indexDocumentJob, indexDocuments } from "@svc/core";
+import { DocumentWithChunksSchema } from "@svc/schema";
+import { describe, expect, it } from "vitest";
+import { getServices } from "../../lib/services";
+import { ingestionBody, useTestApp } from "../app";
+import { expectTrpcError, useConsoleFixture } from "./console";
+import { installPoisonTrigger, POISON, removePoisonTrigger } from "./poison";
+
+const app = useTestApp();
+
+const fixture = useConsoleFixture(app);
+
+/** Ingests through REST and runs the indexing job as the worker would; indexing errors are left to the document's status. */
+async function ingestAndIndex(id: string, text: string, ccPairId: number): Promise<void> {
+  const body = ingestionBody({ id, semantic_identifier: `Doc ${id}`, sections: [{ text, link: `https://example.com/${id}` }] }, { cc_pair_id: ccPairId });
+  expect((await app.ingest(body)).status).toBe(200);
+  const { version } = await app.db.document.findUniqueOrThrow({ where: { id }, select: { version: true } });
+  await indexDocuments({ db: app.db, jobs: [{ documentId: id, version }] }).catch(() => undefined);
+}
+
+describe("documents.search and documents.get", () => {
+  it("search as REST does, with <mark>ed snippets, within the key's scope", async () => {
+    await ingestAndIndex("holidays", "Holidays are booked in the HR portal.", fixture.ownPair);
+    await ingestAndIndex("secret-holidays", "Holidays of team B.", fixture.otherPrivatePair);
+    const asAdmin = await fixture.admin.documents.search({ query: "holidays" });
+    expect(asAdmin.results.map((result) => result.document_id).sort()).toEqual(["holidays", "secret-holidays"]);
+    const asCurator = await fixture.scopedCurator.documents.search({ query: "holidays", filters: { cc_pair_ids: [fixture.ownPair] } });
+    expect(asCurator.results.map((result) => result.document_id)).toEqual(["holidays"]);
+    expect(asCurator.results[0]?.chunks[0]?.snippet).toContain("<mark>Holidays</mark>");
+    await expectTrpcError(fixture.admin.documents.search({ query: "" }), "BAD_REQUEST");
+    await expectTrpcError(fixture.scopedCurator.documents.search({ query: "x", principal: { email: "a@example.com", group_ids: [] } }), "FORBIDDEN");
+  });
+
+  it("get returns the REST body plus the indexed chunks; invisible documents are NOT_FOUND", async () => {
+    const document = await fixture.scopedCurator.documents.get({ documentId: "holidays" });
+    expect(DocumentWithChunksSchema.strict().parse(document)).toMatchObject({
+      id: "holidays",
+      indexing_status: "indexed",
+      current_version: 1,
+      indexed_version: 1,
+      chunk_count: 1,
+      cc_pair_ids: [fixture.ownPair],
+      sections: [{ text: "Holidays are booked in the HR portal.", link: "https://example.com/holidays", image_file_id: null }],
+      chunks: [{ chunk_index: 0, content: "Holidays are booked in the HR portal.", token_count: expect.any(Number) as unknown, image_file_id: null, link: "https://example.com/holidays" }],
+    });
+    await expectTrpcError(fixture.scopedCurator.documents.get({ documentId: "secret-holidays" }), "NOT_FOUND");
+    await expectTrpcError(fixture.admin.documents.get({ documentId: "nope" }), "NOT_FOUND");
+  });
+});
+
+describe("documents.delete", () => {
+  it("deletes within the key's scope only", async () => {
+    await ingestAndIndex("to-delete", "Short-lived.", fixture.ownPair);
+    await expectTrpcError(fixture.scopedCurator.documents.delete({ documentId: "secret-holidays" }), "NOT_FOUND");
+    expect(await fixture.scopedCurator.documents.delete({ documentId: "to-delete" })).toEqual({ ok: true });
+    expect(await app.db.document.count({ where: { id: "to-delete" } })).toBe(0);
+    await expectTrpcError(fixture.admin.documents.delete({ documentId: "to-delete" }), "NOT_FOUND");
+  });
+});
+
+describe("documents.retry", () => {
+  it("re-queues a failed document with a job at its current version; the document ends indexed", async () => {
+    await installPoisonTrigger(app.db);
+    try {
+      await ingestAndIndex("fragile", `This one holds a ${POISON}.`, fixture.ownPair);
+    } finally {
+      await removePoisonTrigger(app.db);
+    }
+    expect(await fixture.admin.documents.get({ documentId: "fragile" })).toMatchObject({ indexing_status: "failed", last_error: expect.stringContaining("chunk rejected") as unknown, chunks: [] });
+
+    expect(await fixture.scopedCurator.documents.retry({ documentId: "fragile" })).toEqual({ ok: true });
+    const document = await fixture.admin.documents.get({ documentId: "fragile" });
+    expect(document).toMatchObject({ indexing_status: "queued", current_version: 1 });
+
+    const { boss } = await getServices();
+    const jobs = await boss.findJobs<{ documentId: string; version: number }>(indexDocumentJob.name, { data: { documentId: "fragile" }, queued: true });
+    // The ingestion's own job and the retry's.
+    expect(jobs.map((job) => job.data)).toContainEqual({ documentId: "fragile", version: 1 });
+    expect(jobs.length).toBe(2);
+    await indexDocuments({ db: app.db, jobs: [{ documentId: "fragile", version: 1 }] });
+    expect(await fixture.admin.documents.get({ documentId: "fragile" })).toMatchObject({ indexing_status: "indexed", chunk_count: 1, last_error: null });
+  });
+
+  it("refuses documents that are not failed, unknown ones and those outside the key's scope", async () => {
+    await expectTrpcError(fixture.admin.documents.retry({ documentId: "holidays" }), "CONFLICT");
+    await expectTrpcError(fixture.admin.documents.retry({ documentId: "nope" }), "NOT_FOUND");
+    await expectTrpcError(fixture.scopedCurator.documents.retry({ documentId: "secret-holidays" }), "NOT_FOUND");
+  });
+});

@@ -1,0 +1,74 @@
+import { indexDocumentJob, indexDocuments } from "@svc/core";
+import { describe, expect, it } from "vitest";
+import { getServices } from "../../lib/services";
+import { ingestionBody, useTestApp } from "../app";
+import { expectTrpcError, useConsoleFixture } from "./console";
+import { installPoisonTrigger, POISON } from "./poison";
+
+const app = useTestApp();
+
+const fixture = useConsoleFixture(app);
+
+async function ingest(id: string, text: string, ccPairId: number): Promise<void> {
+  expect((await app.ingest(ingestionBody({ id, semantic_identifier: `Doc ${id}`, sections: [{ text }] }, { cc_pair_id: ccPairId }))).status).toBe(200);
+}
+
+describe("health.overview", () => {
+  it("counts the queue, the documents indexed per minute over the last hour, and lists failed documents", async () => {
+    await installPoisonTrigger(app.db);
+    for (const id of ["ok-1", "ok-2"]) await ingest(id, "Fine text.", fixture.ownPair);
+    await ingest("bad-a", `A ${POISON}.`, fixture.ownPair);
+    await ingest("bad-b", `B ${POISON}.`, fixture.otherPrivatePair);
+    await ingest("waiting", "Not indexed yet.", fixture.ownPair);
+    const jobs = ["ok-1", "ok-2", "bad-a", "bad-b"].map((documentId) => ({ documentId, version: 1 }));
+    await expect(indexDocuments({ db: app.db, jobs })).rejects.toThrow();
+    // The worker holds one job: the queue shows it active, the four others waiting.
+    const { boss } = await getServices();
+    expect(await boss.fetch(indexDocumentJob.name)).toHaveLength(1);
+
+    const before = Date.now();
+    const overview = await fixture.admin.health.overview();
+    expect(overview.queue).toEqual({ queued: 4, active: 1, failed: 0, deadLetter: 0 });
+
+    expect(overview.indexedPerMinute).toHaveLength(60);
+    const minutes = overview.indexedPerMinute.map((entry) => entry.minute.getTime());
+    expect(minutes.every((minute, index) => minute % 60_000 === 0 && (index === 0 || minute - (minutes[index - 1] ?? 0) === 60_000))).toBe(true);
+    expect(minutes.at(-1)).toBeLessThanOrEqual(before);
+    expect(minutes.at(-1)).toBeGreaterThan(before - 2 * 60_000);
+    expect(overview.indexedPerMinute.reduce((total, entry) => total + entry.count, 0)).toBe(2);
+    expect(overview.indexedPerMinute.slice(0, 55).every((entry) => entry.count === 0)).toBe(true);
+
+    expect(overview.failedDocuments.map((document) => document.documentId).sort()).toEqual(["bad-a", "bad-b"]);
+    expect(overview.failedDocuments.find((document) => document.documentId === "bad-a")).toEqual({
+      documentId: "bad-a",
+      semanticId: "Doc bad-a",
+      lastError: expect.stringContaining("chunk rejected") as unknown,
+      attempts: 1,
+      updatedAt: expect.any(Date) as unknown,
+    });
+    expect(overview.rebuild).toMatchObject({ status: "idle" });
+
+    // A scoped curator sees the same queue and chart, but only its own pairs' failures.
+    const scoped = await fixture.scopedCurator.health.overview();
+    expect(scoped.failedDocuments.map((document) => document.documentId)).toEqual(["bad-a"]);
+  });
+
+  it("startRebuild is for admins; the overview then shows the rebuild", async () => {
+    await expectTrpcError(fixture.scopedCurator.health.startRebuild({}), "FORBIDDEN");
+    await expectTrpcError(fixture.admin.health.startRebuild({ chunkTokenLimit: 1 }), "BAD_REQUEST");
+    await expectTrpcError(fixture.admin.health.startRebuild({ textSearchConfig: "no_such_config" }), "UNPROCESSABLE_CONTENT");
+    const started = await fixture.admin.health.startRebuild({ chunkTokenLimit: 256 });
+    expect(started).toEqual({
+      status: "building",
+      generationId: expect.any(Number) as unknown,
+      docsDone: 0,
+      docsTotal: 2,
+      docsFailed: 0,
+      startedAt: expect.any(Date) as unknown,
+      current: { generationId: expect.any(Number) as unknown, chunkTokenLimit: 512, textSearchConfig: "english" },
+    });
+    expect(started.generationId).not.toBe(started.current.generationId);
+    await expectTrpcError(fixture.admin.health.startRebuild({}), "CONFLICT");
+    expect((await fixture.scopedCurator.health.overview()).rebuild).toEqual(started);
+  });
+});

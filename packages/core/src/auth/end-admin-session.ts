@@ -1,0 +1,11 @@
+import type { Db } from "@svc/db";
+import { hashAdminSessionToken } from "./admin-session-token";
+
+/** Signs out: the session row is marked revoked (kept for the record); an unknown token is a no-op. */
+export async function endAdminSession({ db, token, now = new Date() }: { db: Db; token: string | null | undefined; now?: Date }): Promise<void> {
+  if (!token) return;
+  await db.adminSession.updateMany({
+    where: { hashedToken: hashAdminSessionToken(token), revokedAt: null },
+    data: { revokedAt: now },
+  });
+}

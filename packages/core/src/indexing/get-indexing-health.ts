@@ -1,0 +1,33 @@
+import type { Db } from "@svc/db";
+import { FAILED_DOCUMENTS_LIMIT, INDEXED_PER_MINUTE_WINDOW, type HealthOverview } from "@svc/schema";
+import type { Principal } from "../auth/principal";
+import { listFailedDocuments } from "../documents/list-failed-documents";
+import { getQueueDepth } from "../jobs/get-queue-depth";
+import type { PgBoss } from "../jobs/job-queue";
+import { countDocumentsIndexedPerMinute } from "./count-documents-indexed-per-minute";
+import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
+import { summarizeIndexRebuild } from "./summarize-index-rebuild";
+
+/**
+ * The console's indexing-health page in one call: queue depth, documents indexed per minute over the
+ * last hour, the newest failed documents the principal may see, and the index rebuild's progress.
+ */
+export async function getIndexingHealth({
+  db,
+  boss,
+  principal,
+  now = new Date(),
+}: {
+  db: Db;
+  boss: PgBoss;
+  principal: Principal;
+  now?: Date;
+}): Promise<HealthOverview> {
+  const [queue, indexedPerMinute, failedDocuments, rebuild] = await Promise.all([
+    getQueueDepth({ boss }),
+    countDocumentsIndexedPerMinute({ db, minutes: INDEXED_PER_MINUTE_WINDOW, now }),
+    listFailedDocuments({ db, principal, limit: FAILED_DOCUMENTS_LIMIT }),
+    getIndexRebuildStatus({ db }),
+  ]);
+  return { queue, indexedPerMinute, failedDocuments, rebuild: summarizeIndexRebuild(rebuild) };
+}

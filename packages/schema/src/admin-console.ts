@@ -1,0 +1,223 @@
+/**
+ * Inputs and outputs of the admin console's tRPC procedures (apps/web/server/trpc). Where a REST
+ * schema exists the procedures reuse it, snake_case wire shape and all; the console-only shapes here
+ * are camelCase, and their dates travel as `Date` (the tRPC transformer is superjson).
+ */
+import { z } from "zod";
+import { ApiKeyRoleSchema } from "./api-key";
+import { SettableCcPairStatusSchema } from "./cc-pair";
+import { decodeDocumentCursor } from "./document-cursor";
+import { IndexingStatusSchema } from "./indexing-status";
+import { DocumentDetailSchema, MAX_DOCUMENT_PAGE_SIZE, DEFAULT_DOCUMENT_PAGE_SIZE } from "./ingested-document";
+import { UserFileSchema } from "./file-upload";
+import { MAX_CHUNK_TOKEN_LIMIT, MIN_CHUNK_TOKEN_LIMIT } from "./search-index";
+
+const IdSchema = z.int().min(1);
+
+export const OkSchema = z.object({ ok: z.literal(true) });
+export type Ok = z.infer<typeof OkSchema>;
+
+// ---- session ----
+
+export const SignInInputSchema = z.object({
+  apiKey: z.string().trim().min(1, "Paste an API key."),
+});
+export type SignInInput = z.infer<typeof SignInInputSchema>;
+
+/** Who is signed in: the principal of the key the session was opened with. */
+export const SessionUserSchema = z.object({
+  name: z.string(),
+  role: ApiKeyRoleSchema,
+  scopeCcPairIds: z.array(z.int()).nullable(),
+});
+export type SessionUser = z.infer<typeof SessionUserSchema>;
+
+// ---- connectors ----
+
+export const CcPairIdInputSchema = z.object({ ccPairId: IdSchema });
+export type CcPairIdInput = z.infer<typeof CcPairIdInputSchema>;
+
+export const DEFAULT_ATTEMPTS_LIMIT = 50;
+export const MAX_ATTEMPTS_LIMIT = 500;
+
+export const ConnectorAttemptsInputSchema = z.object({
+  ccPairId: IdSchema,
+  limit: z.int().min(1).max(MAX_ATTEMPTS_LIMIT).default(DEFAULT_ATTEMPTS_LIMIT),
+});
+export type ConnectorAttemptsInput = z.input<typeof ConnectorAttemptsInputSchema>;
+
+/** One index attempt of a pair, as the connector page's history and chart show it. */
+export const IndexAttemptSummarySchema = z.object({
+  id: z.int(),
+  status: IndexingStatusSchema,
+  docsIndexed: z.int(),
+  docsFailed: z.int(),
+  errorMessage: z.string().nullable(),
+  createdAt: z.date(),
+  startedAt: z.date().nullable(),
+  finishedAt: z.date().nullable(),
+  /** The index generation the attempt wrote into, once index rebuilds exist. */
+  generationId: z.int().nullable().optional(),
+});
+export type IndexAttemptSummary = z.infer<typeof IndexAttemptSummarySchema>;
+
+/**
+ * A page of a pair's documents; `cursor` is a `next_cursor` of this listing (null or absent: the first
+ * page). Comes out as the id the page starts after.
+ */
+export const ConnectorDocumentsInputSchema = z.object({
+  ccPairId: IdSchema,
+  limit: z.int().min(1).max(MAX_DOCUMENT_PAGE_SIZE).default(DEFAULT_DOCUMENT_PAGE_SIZE),
+  cursor: z
+    .string()
+    .nullish()
+    .transform((cursor, ctx) => {
+      if (!cursor) return null;
+      const lastId = decodeDocumentCursor(cursor);
+      if (lastId === null) {
+        ctx.addIssue({ code: "custom", message: "cursor is not a next_cursor of this listing" });
+        return z.NEVER;
+      }
+      return lastId;
+    }),
+});
+export type ConnectorDocumentsInput = z.input<typeof ConnectorDocumentsInputSchema>;
+
+export const UpdateConnectorInputSchema = z.object({
+  ccPairId: IdSchema,
+  name: z.string().trim().min(1).optional(),
+  status: SettableCcPairStatusSchema.optional(),
+});
+export type UpdateConnectorInput = z.infer<typeof UpdateConnectorInputSchema>;
+
+export const FederatedConnectorIdInputSchema = z.object({ id: IdSchema });
+export type FederatedConnectorIdInput = z.infer<typeof FederatedConnectorIdInputSchema>;
+
+// ---- documents ----
+
+export const DocumentIdInputSchema = z.object({ documentId: z.string().min(1) });
+export type DocumentIdInput = z.infer<typeof DocumentIdInputSchema>;
+
+/** A chunk of the search index, as the document page lists it. */
+export const DocumentChunkSchema = z.object({
+  chunk_index: z.int(),
+  content: z.string(),
+  token_count: z.int(),
+  image_file_id: z.string().nullable(),
+  link: z.string().nullable(),
+});
+export type DocumentChunk = z.infer<typeof DocumentChunkSchema>;
+
+/** The REST document body plus the chunks the index holds for it. */
+export const DocumentWithChunksSchema = DocumentDetailSchema.extend({
+  chunks: z.array(DocumentChunkSchema),
+});
+export type DocumentWithChunks = z.infer<typeof DocumentWithChunksSchema>;
+
+// ---- health ----
+
+export const QueueDepthSchema = z.object({
+  queued: z.int(),
+  active: z.int(),
+  failed: z.int(),
+  deadLetter: z.int(),
+});
+export type QueueDepth = z.infer<typeof QueueDepthSchema>;
+
+export const INDEXED_PER_MINUTE_WINDOW = 60;
+
+export const IndexedPerMinuteSchema = z.object({
+  minute: z.date(),
+  count: z.int(),
+});
+export type IndexedPerMinute = z.infer<typeof IndexedPerMinuteSchema>;
+
+export const FAILED_DOCUMENTS_LIMIT = 50;
+
+export const FailedDocumentSchema = z.object({
+  documentId: z.string(),
+  semanticId: z.string(),
+  lastError: z.string().nullable(),
+  attempts: z.int(),
+  updatedAt: z.date(),
+});
+export type FailedDocument = z.infer<typeof FailedDocumentSchema>;
+
+/**
+ * The index rebuild as the health page shows it (a summary of the REST IndexRebuildStatus): the
+ * generation being built and its progress (zeros and nulls when idle), and the serving generation.
+ */
+export const ConsoleRebuildStatusSchema = z.object({
+  status: z.enum(["idle", "building"]),
+  generationId: z.int().nullable(),
+  docsDone: z.int(),
+  docsTotal: z.int(),
+  docsFailed: z.int(),
+  /** When the rebuild was started (its job may still be waiting). */
+  startedAt: z.date().nullable(),
+  current: z.object({
+    generationId: z.int(),
+    chunkTokenLimit: z.int(),
+    textSearchConfig: z.string(),
+  }),
+});
+export type ConsoleRebuildStatus = z.infer<typeof ConsoleRebuildStatusSchema>;
+
+export const HealthOverviewSchema = z.object({
+  queue: QueueDepthSchema,
+  /** The last 60 minutes, oldest first, minutes without documents included as 0. */
+  indexedPerMinute: z.array(IndexedPerMinuteSchema),
+  /** Newest first. */
+  failedDocuments: z.array(FailedDocumentSchema),
+  rebuild: ConsoleRebuildStatusSchema,
+});
+export type HealthOverview = z.infer<typeof HealthOverviewSchema>;
+
+/** Left out: the current generation's setting is kept (as with the REST IndexRebuildRequest). */
+export const StartRebuildInputSchema = z.object({
+  chunkTokenLimit: z.int().min(MIN_CHUNK_TOKEN_LIMIT).max(MAX_CHUNK_TOKEN_LIMIT).optional(),
+  // 63 characters: PostgreSQL's longest identifier.
+  textSearchConfig: z.string().min(1).max(63).optional(),
+});
+export type StartRebuildInput = z.infer<typeof StartRebuildInputSchema>;
+
+// ---- keys ----
+
+export const ConsoleApiKeySchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  role: ApiKeyRoleSchema,
+  displayPrefix: z.string(),
+  scopeCcPairIds: z.array(z.int()),
+  createdAt: z.date(),
+  lastUsedAt: z.date().nullable(),
+  revokedAt: z.date().nullable(),
+});
+export type ConsoleApiKey = z.infer<typeof ConsoleApiKeySchema>;
+
+export const CreateConsoleApiKeyInputSchema = z.object({
+  name: z.string().trim().min(1),
+  role: ApiKeyRoleSchema,
+  scopeCcPairIds: z.array(IdSchema).optional(),
+});
+export type CreateConsoleApiKeyInput = z.infer<typeof CreateConsoleApiKeyInputSchema>;
+
+/** The plain key is in this answer only: it is never shown again. */
+export const CreatedConsoleApiKeySchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  role: ApiKeyRoleSchema,
+  key: z.string(),
+});
+export type CreatedConsoleApiKey = z.infer<typeof CreatedConsoleApiKeySchema>;
+
+export const ApiKeyIdInputSchema = z.object({ id: IdSchema });
+export type ApiKeyIdInput = z.infer<typeof ApiKeyIdInputSchema>;
+
+// ---- uploads ----
+
+export const UPLOADED_FILES_LIMIT = 100;
+
+/** An uploaded file as listed (the REST upload's `user_files` item without its row id). */
+export const UploadedFileSchema = UserFileSchema.omit({ id: true });
+export type UploadedFile = z.infer<typeof UploadedFileSchema>;
