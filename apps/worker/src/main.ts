@@ -4,6 +4,10 @@ import {
   indexDocuments,
   installJobQueues,
   purgeCcPair,
+  purgeIndexGeneration,
+  purgeIndexGenerationJob,
+  rebuildIndexJob,
+  runIndexRebuild,
   startJobQueue,
   workJobs,
 } from "@svc/core";
@@ -16,7 +20,9 @@ import { workerEnv } from "./env";
  */
 async function main(): Promise<void> {
   const env = workerEnv();
-  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 2 });
+  // A connection for each indexing batch in flight, plus one each for a pair deletion, an index rebuild
+  // and a generation purge, plus one spare.
+  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 4 });
   // Idempotent: a worker started on its own (another machine, a new release) brings its queues.
   await installJobQueues(env.DATABASE_URL);
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "worker" });
@@ -40,15 +46,35 @@ async function main(): Promise<void> {
       }
     }
   });
-  console.log(`[worker] consuming ${indexDocumentJob.name} and ${deleteCcPairJob.name} jobs`);
+  // Index rebuilds and the purge of a replaced generation: rare and long, one at a time, batch by batch.
+  await workJobs(boss, rebuildIndexJob, { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 2 }, async (jobs) => {
+    for (const job of jobs) {
+      const result = await runIndexRebuild({ db, boss, generationId: job.payload.generationId });
+      if (result.swapped) {
+        console.log(
+          `[worker] index generation ${job.payload.generationId} is current: ${result.docsDone} documents rebuilt by this run, ${result.docsFailed} failed`,
+        );
+      }
+    }
+  });
+  await workJobs(boss, purgeIndexGenerationJob, { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 2 }, async (jobs) => {
+    for (const job of jobs) {
+      const result = await purgeIndexGeneration({ db, generationId: job.payload.generationId });
+      if (result.purged) console.log(`[worker] index generation ${job.payload.generationId}: ${result.chunksDeleted} chunks deleted`);
+    }
+  });
+  console.log(
+    `[worker] consuming ${[indexDocumentJob, deleteCcPairJob, rebuildIndexJob, purgeIndexGenerationJob].map((job) => job.name).join(", ")} jobs`,
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`[worker] ${signal}: finishing in-flight jobs`);
-    // Graceful: stop fetching, wait for running handlers; jobs still active at the timeout are
-    // released by pg-boss's expiry and retried by another worker.
+    // Graceful: stop fetching, wait for running handlers; pg-boss fails the jobs still active at the
+    // timeout, and their retries run on another worker. A worker that dies without this (kill -9)
+    // leaves its jobs active until their heartbeat lapses (HEARTBEAT_SECONDS in the job catalog).
     await boss.stop({ graceful: true, close: true, timeout: env.SVC_SHUTDOWN_GRACE_MS });
     await db.$disconnect();
     console.log("[worker] stopped");

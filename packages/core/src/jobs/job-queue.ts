@@ -12,6 +12,17 @@ export interface CreateJobQueueOptions {
   poolSize?: number;
 }
 
+/**
+ * How often a worker's pg-boss supervisor looks for jobs to fail: expired ones and, above all, those
+ * whose heartbeat lapsed (a killed worker's, see HEARTBEAT_SECONDS in catalog.ts). pg-boss runs the
+ * check only on a pass of the supervisor (`superviseIntervalSeconds`) once the queue's monitor slot
+ * is due (`monitorIntervalSeconds`), one worker per slot across all of them; both default to 60 s,
+ * which would add up to two minutes to a killed worker's recovery. The monitor pass also refreshes
+ * the queue counts with a scan of the job table; pg-boss defers that scan on its own when it gets
+ * slow, never the expiry and heartbeat checks.
+ */
+export const JOB_SUPERVISE_SECONDS = 10;
+
 /** Opens pg-boss on the service database. Its schema must have been installed (installJobQueues). */
 export async function startJobQueue({ databaseUrl, role, poolSize = 4 }: CreateJobQueueOptions): Promise<PgBoss> {
   const boss = new PgBoss({
@@ -20,11 +31,15 @@ export async function startJobQueue({ databaseUrl, role, poolSize = 4 }: CreateJ
     migrate: false,
     createSchema: false,
     supervise: role === "worker",
+    superviseIntervalSeconds: JOB_SUPERVISE_SECONDS,
+    monitorIntervalSeconds: JOB_SUPERVISE_SECONDS,
     schedule: false,
     application_name: `svc-${role}`,
   });
   boss.on("error", (error: unknown) => {
-    console.error("[pg-boss]", error);
+    // While the database is away (a restart) every poll fails: log the message and stack, not the
+    // pg client (connection parameters included) that pg-boss leaves attached to the error.
+    console.error("[pg-boss]", error instanceof Error ? (error.stack ?? error.message) : error);
   });
   await boss.start();
   return boss;

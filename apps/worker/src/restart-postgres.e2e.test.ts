@@ -1,0 +1,102 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createCcPair, prepareDatabase, startJobQueue, type PgBoss } from "@svc/core";
+import { createDb, type Db } from "@svc/db";
+import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "@svc/db/embedded";
+import { waitFor } from "@svc/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  documentsMissingText,
+  indexedProgress,
+  indexInconsistencies,
+  ingestMany,
+  spawnWorker,
+  type WorkerProcess,
+} from "./testing/worker-process";
+
+// The system PostgreSQL is shared and cannot be restarted from a test: this file runs its own
+// embedded server, throwaway (no durability needed).
+const POSTGRES_FLAGS = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
+const DOCUMENTS = 2_000;
+const AFTER_RESTART = 200;
+
+let dataDir: string;
+let server: EmbeddedPostgresServer | undefined;
+let db: Db;
+let boss: PgBoss;
+let worker: WorkerProcess | undefined;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-restart-pg-"));
+  server = await startEmbeddedPostgres({ dataDir, postgresFlags: POSTGRES_FLAGS });
+  await prepareDatabase(server.databaseUrl);
+  db = createDb({ databaseUrl: server.databaseUrl, poolSize: 5 });
+  boss = await startJobQueue({ databaseUrl: server.databaseUrl, role: "producer" });
+});
+afterAll(async () => {
+  await worker?.kill();
+  await boss?.stop({ graceful: false, close: true });
+  await db?.$disconnect();
+  await server?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("the worker across a PostgreSQL restart", () => {
+  it("stays up, reconnects and indexes every document, those accepted before and after the restart", async () => {
+    if (!server) throw new Error("no server");
+    const { databaseUrl, port } = server;
+    const pairs: number[] = [];
+    for (const name of ["Restart A", "Restart B"]) {
+      pairs.push((await createCcPair({ db, name, source: "web", accessType: "public" })).ccPairId);
+    }
+    const ids = Array.from({ length: DOCUMENTS }, (_, index) => `restart-${String(index).padStart(5, "0")}`);
+    await ingestMany({ db, boss }, ids.map((id, index) => ({ id, text: `first text of ${id}`, ccPairId: pairs[index % pairs.length] })));
+
+    worker = spawnWorker(databaseUrl);
+    const running = worker;
+    await waitFor(
+      "the worker to index a tenth of the documents",
+      async () => ((await indexedProgress(db)).indexed >= DOCUMENTS / 10 ? true : undefined),
+      { timeoutMs: 60_000, describe: running.output },
+    );
+
+    // Fast shutdown: every connection is closed, transactions in flight are rolled back.
+    await server.stop();
+    server = undefined;
+    expect(running.alive()).toBe(true);
+    server = await startEmbeddedPostgres({ dataDir, port, postgresFlags: POSTGRES_FLAGS });
+
+    // Accepted after the restart: new versions of documents, and new documents.
+    const updated = ids.slice(0, AFTER_RESTART);
+    const added = Array.from({ length: AFTER_RESTART }, (_, index) => `restart-new-${index}`);
+    await waitFor(
+      "ingestion to work again",
+      async () => {
+        await ingestMany({ db, boss }, [...updated, ...added].map((id, index) => ({
+          id,
+          text: `second text of ${id}, written after the restart`,
+          ccPairId: pairs[index % pairs.length],
+        })));
+        return true;
+      },
+      { timeoutMs: 30_000, retryOnError: true },
+    );
+
+    // Jobs in flight at the shutdown whose failure could not be recorded stay active until their
+    // heartbeat lapses (about a minute); the others are retried at once.
+    await waitFor(
+      "every document indexed at its latest version",
+      async () => {
+        const progress = await indexedProgress(db);
+        return progress.indexed === DOCUMENTS + AFTER_RESTART ? progress : undefined;
+      },
+      { timeoutMs: 100_000, retryOnError: true, describe: running.output },
+    );
+    expect(running.alive()).toBe(true);
+
+    expect(await indexInconsistencies(db)).toEqual({ notIndexed: [], chunkMismatches: [], countMismatches: [], openAttempts: 0 });
+    expect(await documentsMissingText(db, [...updated, ...added], "written after the restart")).toEqual([]);
+    expect(await running.stop()).toBe(0);
+  }, 170_000);
+});

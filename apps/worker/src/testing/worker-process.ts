@@ -1,0 +1,116 @@
+// Test helpers for the worker's end-to-end tests: the built worker (dist/main.js) as a child process,
+// documents ingested in bulk, and the checks that indexing left the index consistent.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ingestDocument, OPERATOR_PRINCIPAL, type PgBoss } from "@svc/core";
+import type { Db } from "@svc/db";
+import { IngestionDocumentSchema } from "@svc/schema";
+
+const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");
+const KEPT_OUTPUT_CHARACTERS = 8_000;
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** The end of what the worker printed (stdout and stderr), for failure messages. */
+  output: () => string;
+  /** Whether the process is still running. */
+  alive: () => boolean;
+  /** SIGTERM, then its exit code. */
+  stop: () => Promise<number | null>;
+  /** SIGKILL (kill -9): no shutdown code runs. */
+  kill: () => Promise<void>;
+}
+
+export function spawnWorker(databaseUrl: string): WorkerProcess {
+  const child = spawn(process.execPath, [workerEntry], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: "pipe" });
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-KEPT_OUTPUT_CHARACTERS);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  return {
+    child,
+    output: () => output,
+    alive,
+    stop: async () => {
+      if (alive()) child.kill("SIGTERM");
+      return exited;
+    },
+    kill: async () => {
+      if (alive()) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** Ingests documents through the core ingestion path, `concurrency` at a time (they group-commit). */
+export async function ingestMany(
+  { db, boss }: { db: Db; boss: PgBoss },
+  documents: { id: string; text: string; ccPairId?: number }[],
+  concurrency = 200,
+): Promise<void> {
+  for (let start = 0; start < documents.length; start += concurrency) {
+    await Promise.all(
+      documents.slice(start, start + concurrency).map(({ id, text, ccPairId }) =>
+        ingestDocument({
+          db,
+          boss,
+          principal: OPERATOR_PRINCIPAL,
+          input: IngestionDocumentSchema.parse({
+            document: { id, semantic_identifier: `Title of ${id}`, sections: [{ text }], metadata: {} },
+            cc_pair_id: ccPairId,
+          }),
+        }),
+      ),
+    );
+  }
+}
+
+/** How many documents are indexed at their latest version, and how many there are. */
+export async function indexedProgress(db: Db): Promise<{ indexed: number; total: number }> {
+  const [row] = await db.$queryRaw<{ indexed: number; total: number }[]>`
+    SELECT (count(*) FILTER (WHERE indexing_status = 'indexed' AND indexed_version = version))::int AS indexed,
+      count(*)::int AS total
+    FROM document`;
+  return row ?? { indexed: 0, total: 0 };
+}
+
+/**
+ * Everything that would show an index left inconsistent: documents not indexed at their latest
+ * version, documents whose chunk rows (in the current index generation, the one search reads) are not
+ * exactly chunk_index 0..chunk_count-1, pairs whose docs_indexed differs from their indexed links,
+ * attempts still open.
+ */
+export async function indexInconsistencies(db: Db) {
+  const [notIndexed, chunkMismatches, countMismatches, openAttempts] = await Promise.all([
+    db.$queryRaw<{ id: string; status: string }[]>`
+      SELECT id, indexing_status::text AS status FROM document
+      WHERE indexing_status <> 'indexed' OR indexed_version IS DISTINCT FROM version ORDER BY id LIMIT 20`,
+    db.$queryRaw<{ id: string; chunk_count: number | null; chunks: number }[]>`
+      SELECT d.id, d.chunk_count, count(c.chunk_index)::int AS chunks FROM document d
+      LEFT JOIN document_chunk c ON c.document_id = d.id
+        AND c.generation_id = (SELECT g.id FROM index_generation g WHERE g.status = 'current')
+      GROUP BY d.id, d.chunk_count
+      HAVING d.chunk_count IS NULL OR count(c.chunk_index) <> d.chunk_count
+        OR count(DISTINCT c.chunk_index) <> count(c.chunk_index)
+        OR COALESCE(min(c.chunk_index), 0) <> 0 OR COALESCE(max(c.chunk_index), -1) <> d.chunk_count - 1
+      ORDER BY d.id LIMIT 20`,
+    db.$queryRaw<{ id: number }[]>`
+      SELECT p.id FROM connector_credential_pair p LEFT JOIN document_by_cc_pair l ON l.cc_pair_id = p.id
+      GROUP BY p.id HAVING p.docs_indexed <> count(l.document_id) FILTER (WHERE l.has_been_indexed)`,
+    db.indexAttempt.count({ where: { status: "in_progress" } }),
+  ]);
+  return { notIndexed, chunkMismatches, countMismatches, openAttempts };
+}
+
+/** Documents whose chunks do not hold `marker`: the text of their latest version was not indexed. */
+export async function documentsMissingText(db: Db, ids: string[], marker: string): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT d.id FROM document d WHERE d.id = ANY(${ids})
+      AND NOT EXISTS (SELECT 1 FROM document_chunk c WHERE c.document_id = d.id AND c.content LIKE ${`%${marker}%`})`;
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,172 @@
+import type { Db } from "@svc/db";
+import { waitFor } from "@svc/db/testing";
+import { IngestionDocumentSchema } from "@svc/schema";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR_PRINCIPAL } from "../auth/principal";
+import { createCcPair } from "../connectors/create-cc-pair";
+import { updateCcPair } from "../connectors/update-cc-pair";
+import { ingestDocument } from "../documents/ingest-document";
+import type { IndexDocumentPayload } from "../jobs/catalog";
+import type { PgBoss } from "../jobs/job-queue";
+import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
+import { holdPairLocks } from "../testing/hold-pair-locks";
+import { indexDocuments } from "./index-documents";
+import { markDocumentsIndexing } from "./mark-documents-indexing";
+
+let queue: TestJobQueue;
+let db: Db;
+let boss: PgBoss;
+
+beforeAll(async () => {
+  queue = await createTestJobQueue();
+  ({ db, boss } = queue);
+});
+afterAll(async () => {
+  await queue.close();
+});
+
+let pairCount = 0;
+async function newPair(): Promise<number> {
+  pairCount += 1;
+  return (await createCcPair({ db, name: `Mark pair ${pairCount}`, source: "web", accessType: "public" })).ccPairId;
+}
+
+/** Ingests (or updates) a document and returns the job of its new version. */
+async function ingest(id: string, ccPairId?: number): Promise<IndexDocumentPayload> {
+  await ingestDocument({
+    db,
+    boss,
+    principal: OPERATOR_PRINCIPAL,
+    input: IngestionDocumentSchema.parse({
+      document: { id, semantic_identifier: id, sections: [{ text: `text of ${id}` }], metadata: {} },
+      cc_pair_id: ccPairId,
+    }),
+  });
+  const { version } = await db.document.findUniqueOrThrow({ where: { id }, select: { version: true } });
+  return { documentId: id, version };
+}
+
+async function statusOf(id: string): Promise<string | undefined> {
+  return (await db.document.findUnique({ where: { id }, select: { indexingStatus: true } }))?.indexingStatus;
+}
+
+async function attemptsOf(ccPairId: number) {
+  return db.indexAttempt.findMany({ where: { ccPairId }, orderBy: { id: "asc" }, select: { status: true, docsIndexed: true } });
+}
+
+describe("markDocumentsIndexing", () => {
+  it("moves only documents still queued at the job's version", async () => {
+    const active = await newPair();
+    const paused = await newPair();
+    const queued = await ingest("mark-queued", active);
+    const superseded = await ingest("mark-superseded", active);
+    await ingest("mark-superseded", active); // version 2: the version 1 job is stale
+    const indexed = await ingest("mark-indexed", active);
+    await indexDocuments({ db, jobs: [indexed] });
+    const failed = await ingest("mark-failed", active);
+    // As a failed try leaves it (index-documents.ts): a retry must find it still `failed`.
+    await db.document.update({ where: { id: "mark-failed" }, data: { indexingStatus: "failed", lastError: "boom", indexAttempts: 1 } });
+    await updateCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId: paused, status: "PAUSED" });
+    const onlyPaused = await ingest("mark-only-paused", paused);
+    const alsoActive = await ingest("mark-also-active", paused);
+    await ingest("mark-also-active", active);
+    const alsoActiveJob = { documentId: "mark-also-active", version: 2 };
+
+    await markDocumentsIndexing({
+      db,
+      jobs: [queued, superseded, indexed, failed, onlyPaused, alsoActive, alsoActiveJob, { documentId: "mark-missing", version: 1 }],
+    });
+
+    expect({
+      queued: await statusOf("mark-queued"),
+      superseded: await statusOf("mark-superseded"),
+      indexed: await statusOf("mark-indexed"),
+      failed: await statusOf("mark-failed"),
+      onlyPaused: await statusOf("mark-only-paused"),
+      alsoActive: await statusOf("mark-also-active"),
+      missing: await statusOf("mark-missing"),
+    }).toEqual({
+      queued: "indexing",
+      superseded: "queued",
+      indexed: "indexed",
+      failed: "failed",
+      onlyPaused: "queued",
+      alsoActive: "indexing",
+      missing: undefined,
+    });
+  });
+
+  it("skips a document whose row another transaction holds, without waiting for it", async () => {
+    const ccPairId = await newPair();
+    const held = await ingest("mark-held", ccPairId);
+    const free = await ingest("mark-free", ccPairId);
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked: () => void = () => {};
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT id FROM document WHERE id = 'mark-held' FOR UPDATE`;
+      locked();
+      await released;
+    });
+    await lockTaken;
+    try {
+      await markDocumentsIndexing({ db, jobs: [held, free] });
+    } finally {
+      release();
+      await holder;
+    }
+    expect([await statusOf("mark-held"), await statusOf("mark-free")]).toEqual(["queued", "indexing"]);
+  });
+
+  it("shows `indexing` while the batch runs; the pair's attempt stays open until its documents are done", async () => {
+    const ccPairId = await newPair();
+    const jobs = [await ingest("mark-run-1", ccPairId), await ingest("mark-run-2", ccPairId)];
+    const lock = await holdPairLocks(db, [ccPairId]);
+    const indexing = indexDocuments({ db, jobs });
+    try {
+      await waitFor("both documents marked indexing", async () =>
+        (await statusOf("mark-run-1")) === "indexing" && (await statusOf("mark-run-2")) === "indexing" ? true : undefined,
+      );
+    } finally {
+      await lock.release();
+    }
+    await indexing;
+    expect([await statusOf("mark-run-1"), await statusOf("mark-run-2")]).toEqual(["indexed", "indexed"]);
+    expect(await attemptsOf(ccPairId)).toEqual([{ status: "success", docsIndexed: 2 }]);
+  });
+
+  it("leaves a killed worker's document pending until its retried job indexes it", async () => {
+    const ccPairId = await newPair();
+    const abandoned = await ingest("mark-abandoned", ccPairId);
+    const other = await ingest("mark-other", ccPairId);
+    // A worker marked the document, then died before indexing it.
+    await markDocumentsIndexing({ db, jobs: [abandoned] });
+
+    await indexDocuments({ db, jobs: [other] });
+    expect(await attemptsOf(ccPairId)).toEqual([{ status: "in_progress", docsIndexed: 1 }]);
+
+    // pg-boss retries the dead worker's job once its heartbeat lapses.
+    await indexDocuments({ db, jobs: [abandoned] });
+    expect(await statusOf("mark-abandoned")).toBe("indexed");
+    expect(await attemptsOf(ccPairId)).toEqual([{ status: "success", docsIndexed: 2 }]);
+  });
+
+  it("leaves a document marked just before its only pair was paused to resuming, which sends its job again", async () => {
+    const ccPairId = await newPair();
+    const job = await ingest("mark-paused-late", ccPairId);
+    await markDocumentsIndexing({ db, jobs: [job] });
+    await updateCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId, status: "PAUSED" });
+    await indexDocuments({ db, jobs: [job] });
+    expect(await statusOf("mark-paused-late")).toBe("indexing");
+
+    await updateCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId, status: "ACTIVE" });
+    const sent = await db.$queryRaw<{ version: number }[]>`
+      SELECT (data->>'version')::int AS version FROM pgboss.job
+      WHERE name = 'index-document' AND data->>'documentId' = 'mark-paused-late' ORDER BY created_on`;
+    expect(sent).toEqual([{ version: 1 }, { version: 1 }]);
+    await indexDocuments({ db, jobs: [job] });
+    expect(await statusOf("mark-paused-late")).toBe("indexed");
+    expect(await attemptsOf(ccPairId)).toEqual([{ status: "success", docsIndexed: 1 }]);
+  });
+});
