@@ -1,0 +1,376 @@
+"use client";
+import { BarChart } from "@mantine/charts";
+import {
+  Anchor,
+  Badge,
+  Button,
+  Code,
+  Group,
+  Modal,
+  Paper,
+  SimpleGrid,
+  Spoiler,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { CcPair } from "@svc/schema";
+import Link from "next/link";
+import { useParams, useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { canEditPair, useConsoleUser } from "../../../../../components/admin-shell";
+import { ConfirmAction, DialogButtons, useAsyncAction } from "../../../../../components/confirm-action";
+import { DataTable, RelativeTime } from "../../../../../components/data-table";
+import {
+  documentHref,
+  formatCount,
+  formatDateTime,
+  formatDuration,
+  formatRelative,
+  sourceLabel,
+} from "../../../../../components/format";
+import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError, Stat } from "../../../../../components/page-parts";
+import { AttemptStatusBadge, PairStatusBadge } from "../../../../../components/status-badge";
+import { useTRPC } from "../../../../../lib/trpc/client";
+import type { RouterOutputs } from "../../../../../lib/trpc/types";
+
+const REFRESH_MS = 3_000;
+const DOCUMENTS_PAGE_SIZE = 20;
+
+export default function ConnectorPage() {
+  const { id } = useParams<{ id: string }>();
+  const ccPairId = /^\d+$/.test(id) ? Number(id) : null;
+  if (ccPairId === null || ccPairId < 1) {
+    return <EmptyState title="Not a connector id">Connector ids are positive whole numbers.</EmptyState>;
+  }
+  return <ConnectorDetail ccPairId={ccPairId} />;
+}
+
+function ConnectorDetail({ ccPairId }: { ccPairId: number }) {
+  const trpc = useTRPC();
+  const pair = useQuery(trpc.connectors.get.queryOptions({ ccPairId }, { refetchInterval: REFRESH_MS }));
+
+  if (pair.error && !pair.data) {
+    return (
+      <>
+        <BackLink />
+        <QueryError error={pair.error} onRetry={() => void pair.refetch()} title={`Could not load connector #${ccPairId}`} />
+      </>
+    );
+  }
+  if (!pair.data) return <Loading label="Loading the connector…" />;
+  return (
+    <>
+      <BackLink />
+      <PageHeader
+        title={
+          <Group gap="sm" component="span">
+            <span>{pair.data.name}</span>
+            <PairStatusBadge status={pair.data.status} />
+          </Group>
+        }
+        description={`${sourceLabel(pair.data.source)} · ${pair.data.access_type} · pair #${pair.data.id}`}
+        actions={<PairActions pair={pair.data} />}
+      />
+      <Stack gap="lg">
+        <Fields pair={pair.data} />
+        <Attempts ccPairId={ccPairId} />
+        <Documents ccPairId={ccPairId} />
+      </Stack>
+    </>
+  );
+}
+
+function BackLink() {
+  return (
+    <Anchor component={Link} href="/admin/connectors" size="sm" mb="xs" display="inline-block">
+      ← All connectors
+    </Anchor>
+  );
+}
+
+const PAUSE_TOGGLE = {
+  pause: {
+    label: "Pause",
+    color: "yellow",
+    status: "PAUSED",
+    text: "The pair keeps accepting documents, but their indexing waits until it is resumed.",
+  },
+  resume: {
+    label: "Resume",
+    color: "green",
+    status: "ACTIVE",
+    text: "Documents that waited while the pair was paused are queued for indexing again.",
+  },
+} as const;
+
+function PairActions({ pair }: { pair: CcPair }) {
+  const trpc = useTRPC();
+  const user = useConsoleUser();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const refresh = () => queryClient.invalidateQueries(trpc.connectors.pathFilter());
+  const update = useMutation(trpc.connectors.update.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(trpc.connectors.delete.mutationOptions({ onSuccess: refresh }));
+  const editable = pair.status !== "DELETING";
+  const toggle = PAUSE_TOGGLE[pair.status === "PAUSED" ? "resume" : "pause"];
+
+  // Changing a pair is for admins (a scoped one within its scope), as REST's PATCH and DELETE.
+  if (user.role !== "admin" || !canEditPair(user, pair.id)) {
+    return (
+      <Badge variant="outline" color="gray" size="lg">
+        read-only for this key
+      </Badge>
+    );
+  }
+  return (
+    <>
+      <RenameButton pair={pair} disabled={!editable} onRename={(name) => update.mutateAsync({ ccPairId: pair.id, name })} />
+      <ConfirmAction
+        // One instance per action, so that a dialog never shows the other action's text.
+        key={toggle.label}
+        label={toggle.label}
+        title={`${toggle.label} ${pair.name}?`}
+        confirmLabel={toggle.label}
+        color={toggle.color}
+        disabled={!editable}
+        onConfirm={() => update.mutateAsync({ ccPairId: pair.id, status: toggle.status })}
+      >
+        {toggle.text}
+      </ConfirmAction>
+      <ConfirmAction
+        label="Delete"
+        title={`Delete ${pair.name}?`}
+        confirmLabel="Delete connector"
+        disabled={pair.status === "DELETING"}
+        onConfirm={async () => {
+          await remove.mutateAsync({ ccPairId: pair.id });
+          router.push("/admin/connectors");
+        }}
+      >
+        The pair goes to <b>Deleting</b> and a background job removes it with every document no other pair still holds
+        ({formatCount(pair.docs_indexed)} indexed now). This cannot be undone.
+      </ConfirmAction>
+    </>
+  );
+}
+
+function RenameButton({ pair, disabled, onRename }: { pair: CcPair; disabled: boolean; onRename: (name: string) => Promise<unknown> }) {
+  const [opened, { open, close }] = useDisclosure(false);
+  const [name, setName] = useState(pair.name);
+  const { pending, error, run, reset } = useAsyncAction();
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (await run(() => onRename(name.trim()))) close();
+  };
+  return (
+    <>
+      <Button
+        variant="default"
+        disabled={disabled}
+        onClick={() => {
+          setName(pair.name);
+          reset();
+          open();
+        }}
+      >
+        Rename
+      </Button>
+      <Modal opened={opened} onClose={close} title={<Text fw={700}>Rename connector</Text>} centered>
+        <form onSubmit={(event) => void submit(event)}>
+          <Stack>
+            <TextInput label="Name" value={name} onChange={(event) => setName(event.currentTarget.value)} required data-autofocus />
+            <ErrorAlert error={error} />
+            <DialogButtons onCancel={close} pending={pending} disabled={name.trim() === "" || name.trim() === pair.name}>
+              Save
+            </DialogButtons>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  );
+}
+
+function Fields({ pair }: { pair: CcPair }) {
+  return (
+    <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
+      <Stat label="Documents indexed" value={<span data-testid="pair-docs-indexed">{formatCount(pair.docs_indexed)}</span>} />
+      <Stat label="Status" value={<PairStatusBadge status={pair.status} />} hint={`updated ${formatRelative(pair.updated_at)}`} />
+      <Stat label="Source" value={<Text fz="lg" fw={700}>{sourceLabel(pair.source)}</Text>} hint={<Code>{pair.source}</Code>} />
+      <Stat
+        label="Access"
+        value={<Text fz="lg" fw={700}>{pair.access_type}</Text>}
+        hint={`connector #${pair.connector_id} · credential #${pair.credential_id} · created ${formatDateTime(pair.created_at)}`}
+      />
+    </SimpleGrid>
+  );
+}
+
+type Attempt = RouterOutputs["connectors"]["attempts"][number];
+
+const timeFormat = new Intl.DateTimeFormat("en-GB", { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+
+function Attempts({ ccPairId }: { ccPairId: number }) {
+  const trpc = useTRPC();
+  const attempts = useQuery(trpc.connectors.attempts.queryOptions({ ccPairId }, { refetchInterval: REFRESH_MS }));
+  return (
+    <Paper withBorder radius="md" p="md" component="section" aria-labelledby="attempts-heading">
+      <Title order={2} size="h4" id="attempts-heading" mb="sm">
+        Index attempts
+      </Title>
+      {attempts.error ? (
+        <QueryError error={attempts.error} onRetry={() => void attempts.refetch()} />
+      ) : !attempts.data ? (
+        <Loading />
+      ) : attempts.data.length === 0 ? (
+        <Text c="dimmed" size="sm">
+          No attempts yet: one opens when the first document of this pair is indexed.
+        </Text>
+      ) : (
+        <Stack gap="md">
+          <AttemptsChart attempts={attempts.data} />
+          <DataTable
+            label="Index attempts"
+            minWidth={760}
+            columns={["Attempt", "Status", { label: "Indexed", align: "right" }, { label: "Failed", align: "right" }, "Started", "Took", "Error"]}
+          >
+                {attempts.data.map((attempt) => (
+                  <Table.Tr key={attempt.id} bg={attempt.status === "failed" ? "var(--mantine-color-red-light)" : undefined}>
+                    <Table.Td>#{attempt.id}</Table.Td>
+                    <Table.Td>
+                      <AttemptStatusBadge status={attempt.status} />
+                    </Table.Td>
+                    <Table.Td ta="right" ff="monospace">
+                      {formatCount(attempt.docsIndexed)}
+                    </Table.Td>
+                    <Table.Td ta="right" ff="monospace" c={attempt.docsFailed > 0 ? "red" : undefined}>
+                      {formatCount(attempt.docsFailed)}
+                    </Table.Td>
+                    <Table.Td>
+                      <RelativeTime value={attempt.startedAt ?? attempt.createdAt} />
+                    </Table.Td>
+                    <Table.Td>{attempt.finishedAt ? formatDuration(attempt.startedAt ?? attempt.createdAt, attempt.finishedAt) : "running"}</Table.Td>
+                    <Table.Td maw={360}>
+                      {attempt.errorMessage ? (
+                        <Spoiler maxHeight={40} showLabel="more" hideLabel="less">
+                          <Text size="xs" c="red" style={{ whiteSpace: "pre-wrap" }}>
+                            {attempt.errorMessage}
+                          </Text>
+                        </Spoiler>
+                      ) : (
+                        <Text size="xs" c="dimmed">
+                          —
+                        </Text>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+          </DataTable>
+        </Stack>
+      )}
+    </Paper>
+  );
+}
+
+function AttemptsChart({ attempts }: { attempts: Attempt[] }) {
+  // Oldest on the left, as time runs.
+  const data = [...attempts].reverse().map((attempt) => ({
+    when: timeFormat.format(attempt.startedAt ?? attempt.createdAt),
+    indexed: attempt.docsIndexed,
+    failed: attempt.docsFailed,
+  }));
+  return (
+    <figure style={{ margin: 0 }} aria-label="Documents indexed per attempt over time">
+      <BarChart
+        h={220}
+        data={data}
+        dataKey="when"
+        type="stacked"
+        series={[
+          { name: "indexed", label: "Indexed", color: "teal.6" },
+          { name: "failed", label: "Failed", color: "red.6" },
+        ]}
+        withLegend
+        tickLine="y"
+        maxBarWidth={48}
+        valueFormatter={formatCount}
+      />
+      <Text component="figcaption" size="xs" c="dimmed" ta="center">
+        Documents indexed per attempt, oldest first ({attempts.length} most recent attempts)
+      </Text>
+    </figure>
+  );
+}
+
+function Documents({ ccPairId }: { ccPairId: number }) {
+  const trpc = useTRPC();
+  // The cursors of the pages visited so far; the last one is the page shown (null: the first).
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const cursor = cursors.at(-1) ?? null;
+  const page = useQuery(trpc.connectors.documents.queryOptions({ ccPairId, limit: DOCUMENTS_PAGE_SIZE, cursor }, { refetchInterval: REFRESH_MS }));
+  return (
+    <Paper withBorder radius="md" p="md" component="section" aria-labelledby="documents-heading">
+      <Group justify="space-between" mb="sm">
+        <Title order={2} size="h4" id="documents-heading">
+          Documents
+        </Title>
+        <Badge variant="default">page {cursors.length}</Badge>
+      </Group>
+      {page.error ? (
+        <QueryError error={page.error} onRetry={() => void page.refetch()} />
+      ) : !page.data ? (
+        <Loading />
+      ) : page.data.documents.length === 0 ? (
+        <Text c="dimmed" size="sm">
+          No documents in this pair yet. Ingest with <Code>{`"cc_pair_id": ${ccPairId}`}</Code> to add some.
+        </Text>
+      ) : (
+        <>
+          <DataTable label="Documents of this connector" columns={["Document", "Id", "Link"]} verticalSpacing={6}>
+              {page.data.documents.map((document) => (
+                <Table.Tr key={document.document_id}>
+                  <Table.Td>
+                    <Anchor component={Link} href={documentHref(document.document_id)} size="sm" fw={600}>
+                      {document.semantic_id}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>
+                    <Code>{document.document_id}</Code>
+                  </Table.Td>
+                  <Table.Td>
+                    {document.link ? (
+                      <Anchor href={document.link} target="_blank" rel="noreferrer" size="sm">
+                        open ↗
+                      </Anchor>
+                    ) : (
+                      "—"
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+          </DataTable>
+          <Group justify="flex-end" mt="sm" gap="xs">
+            <Button variant="default" size="xs" disabled={cursors.length === 1} onClick={() => setCursors((list) => list.slice(0, -1))}>
+              Previous page
+            </Button>
+            <Button
+              variant="default"
+              size="xs"
+              disabled={!page.data.next_cursor}
+              onClick={() => {
+                const next = page.data?.next_cursor;
+                if (next) setCursors((list) => [...list, next]);
+              }}
+            >
+              Next page
+            </Button>
+          </Group>
+        </>
+      )}
+    </Paper>
+  );
+}

@@ -1,0 +1,275 @@
+"use client";
+import {
+  Anchor,
+  Badge,
+  Box,
+  Button,
+  Group,
+  MultiSelect,
+  Paper,
+  Select,
+  SimpleGrid,
+  Stack,
+  TagsInput,
+  Text,
+  TextInput,
+} from "@mantine/core";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { DOCUMENT_SOURCES, type DocumentSource, type SearchResult } from "@svc/schema";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { Suspense, useMemo, useState, type FormEvent } from "react";
+import { documentHref, formatCount, formatDateTime, sourceLabel } from "../../../../components/format";
+import { EmptyState, Loading, PageHeader, QueryError } from "../../../../components/page-parts";
+import { listParam, useUrlState } from "../../../../components/use-url-state";
+import { useTRPC } from "../../../../lib/trpc/client";
+
+/** The REST search body as it travels (dates as ISO strings; the server's schema parses them). */
+interface SearchRequest {
+  query: string;
+  limit: number;
+  filters: {
+    sources: DocumentSource[] | null;
+    cc_pair_ids: number[] | null;
+    tags: { key: string; value: string }[] | null;
+    doc_updated_after: string | null;
+    doc_updated_before: string | null;
+  };
+  principal: null;
+}
+
+const LIMITS = ["10", "25", "50", "100"];
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export default function DocumentsPage() {
+  return (
+    <Suspense fallback={<Loading />}>
+      <DocumentSearch />
+    </Suspense>
+  );
+}
+
+type Params = ReturnType<typeof useUrlState>["params"];
+
+/** The search request the URL describes; null without a query. */
+function requestFromParams(params: Params): SearchRequest | null {
+  const query = params.get("q")?.trim();
+  if (!query) return null;
+  const sources = listParam(params, "sources", DOCUMENT_SOURCES);
+  const pairs = (params.get("pairs") ?? "")
+    .split(",")
+    .filter((value) => /^\d+$/.test(value))
+    .map(Number);
+  const tags = params
+    .getAll("tag")
+    .map((tag) => ({ key: tag.slice(0, tag.indexOf("=")), value: tag.slice(tag.indexOf("=") + 1) }))
+    .filter((tag) => tag.key !== "");
+  const after = params.get("after");
+  const before = params.get("before");
+  const limit = Number(params.get("limit") ?? 10);
+  return {
+    query,
+    limit: LIMITS.includes(String(limit)) ? limit : 10,
+    filters: {
+      sources: sources.length ? sources : null,
+      cc_pair_ids: pairs.length ? pairs : null,
+      tags: tags.length ? tags : null,
+      // Whole days: from the start of `after` to the end of `before`, in UTC.
+      doc_updated_after: after && DATE.test(after) ? `${after}T00:00:00Z` : null,
+      doc_updated_before: before && DATE.test(before) ? `${before}T23:59:59.999Z` : null,
+    },
+    principal: null,
+  };
+}
+
+function DocumentSearch() {
+  const trpc = useTRPC();
+  const { params, update } = useUrlState();
+  const request = useMemo(() => requestFromParams(params), [params]);
+  const search = useQuery({
+    ...trpc.documents.search.queryOptions(request ?? { query: "-", limit: 10, filters: null, principal: null }, {
+      placeholderData: keepPreviousData,
+    }),
+    enabled: request !== null,
+  });
+
+  return (
+    <>
+      <PageHeader title="Documents" description="Search what the index holds, then open a document to see its sections, chunks and indexing." actions={<OpenById />} />
+      <SearchForm key={params.toString()} params={params} onSearch={(changes) => update(changes)} />
+      {request === null ? (
+        <EmptyState title="Search the index">
+          Type words to look for. Matches in titles rank above matches in the text; filters narrow by source, pair, metadata tag
+          and update date.
+        </EmptyState>
+      ) : search.error ? (
+        <QueryError error={search.error} onRetry={() => void search.refetch()} title="The search failed" />
+      ) : !search.data ? (
+        <Loading label="Searching…" />
+      ) : search.data.results.length === 0 ? (
+        <EmptyState title={`Nothing found for “${request.query}”`}>Try other words, or fewer filters.</EmptyState>
+      ) : (
+        <Stack gap="sm" aria-label="Search results" component="section">
+          <Text size="sm" c="dimmed">
+            {formatCount(search.data.results.length)} {search.data.results.length === 1 ? "document" : "documents"}, best first
+          </Text>
+          {search.data.results.map((result) => (
+            <ResultCard key={result.document_id} result={result} />
+          ))}
+        </Stack>
+      )}
+    </>
+  );
+}
+
+function SearchForm({ params, onSearch }: { params: Params; onSearch: (changes: Record<string, string | string[] | null>) => void }) {
+  // Edited locally, applied to the URL (and so searched) on submit.
+  const [query, setQuery] = useState(params.get("q") ?? "");
+  const [sources, setSources] = useState<string[]>(listParam(params, "sources", DOCUMENT_SOURCES));
+  const [pairs, setPairs] = useState<string[]>((params.get("pairs") ?? "").split(",").filter(Boolean));
+  const [tags, setTags] = useState<string[]>(params.getAll("tag"));
+  const [after, setAfter] = useState(params.get("after") ?? "");
+  const [before, setBefore] = useState(params.get("before") ?? "");
+  const [limit, setLimit] = useState(params.get("limit") ?? "10");
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onSearch({
+      q: query.trim() || null,
+      sources: sources.join(",") || null,
+      pairs: pairs.filter((value) => /^\d+$/.test(value)).join(",") || null,
+      tag: tags.filter((tag) => tag.includes("=")),
+      after: after || null,
+      before: before || null,
+      limit: limit === "10" ? null : limit,
+    });
+  };
+
+  return (
+    <Paper withBorder p="md" radius="md" mb="lg" component="form" onSubmit={submit} aria-label="Search documents">
+      <Stack gap="md">
+        <Group align="flex-end" gap="sm" wrap="nowrap">
+          <TextInput
+            label="Search"
+            placeholder="e.g. holiday policy"
+            value={query}
+            onChange={(event) => setQuery(event.currentTarget.value)}
+            style={{ flex: 1 }}
+            type="search"
+          />
+          <Button type="submit" disabled={query.trim() === ""}>
+            Search
+          </Button>
+        </Group>
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }} spacing="md">
+          <MultiSelect
+            label="Sources"
+            placeholder={sources.length ? undefined : "Any source"}
+            data={DOCUMENT_SOURCES.map((value) => ({ value, label: sourceLabel(value) }))}
+            value={sources}
+            onChange={setSources}
+            searchable
+            clearable
+          />
+          <TagsInput
+            label="Connector ids"
+            placeholder={pairs.length ? undefined : "Any pair; type an id, Enter"}
+            value={pairs}
+            onChange={(values) => setPairs(values.filter((value) => /^\d+$/.test(value)))}
+            clearable
+          />
+          <TagsInput
+            label="Metadata tags"
+            placeholder={tags.length ? undefined : "key=value, Enter"}
+            value={tags}
+            onChange={(values) => setTags(values.filter((value) => value.indexOf("=") > 0))}
+            clearable
+          />
+          <Group grow gap="xs" align="flex-end">
+            <TextInput label="Updated from" type="date" value={after} onChange={(event) => setAfter(event.currentTarget.value)} />
+            <TextInput label="to" type="date" value={before} onChange={(event) => setBefore(event.currentTarget.value)} />
+          </Group>
+        </SimpleGrid>
+        <Select label="Results" data={LIMITS} value={limit} onChange={(value) => setLimit(value ?? "10")} allowDeselect={false} w={120} />
+      </Stack>
+    </Paper>
+  );
+}
+
+/**
+ * The snippet is the chunk's text HTML-escaped by the server with matches in <mark>; anything else
+ * that looks like a tag is escaped again here, so only <mark> can ever render.
+ */
+function snippetHtml(snippet: string): string {
+  return snippet.replace(/<(?!\/?mark>)/g, "&lt;");
+}
+
+function ResultCard({ result }: { result: SearchResult }) {
+  return (
+    <Paper withBorder p="md" radius="md" component="article" aria-label={result.semantic_identifier}>
+      <Group justify="space-between" align="flex-start" wrap="nowrap">
+        <Box>
+          <Anchor component={Link} href={documentHref(result.document_id)} fw={700}>
+            {result.semantic_identifier}
+          </Anchor>
+          {result.title && result.title !== result.semantic_identifier ? (
+            <Text size="sm" c="dimmed">
+              {result.title}
+            </Text>
+          ) : null}
+        </Box>
+        <Group gap={6} wrap="nowrap">
+          <Badge variant="light">{sourceLabel(result.source)}</Badge>
+          <Badge variant="default" title="Relevance score of the best chunk">
+            {result.score.toFixed(3)}
+          </Badge>
+        </Group>
+      </Group>
+      <Text size="xs" c="dimmed" mb="xs">
+        <code>{result.document_id}</code> · updated {formatDateTime(result.doc_updated_at)}
+        {result.link ? (
+          <>
+            {" · "}
+            <Anchor href={result.link} target="_blank" rel="noreferrer" size="xs">
+              source ↗
+            </Anchor>
+          </>
+        ) : null}
+      </Text>
+      <Stack gap={6}>
+        {result.chunks.map((chunk) => (
+          <Text
+            key={chunk.chunk_index}
+            size="sm"
+            className="svc-snippet"
+            pl="sm"
+            style={{ borderLeft: "3px solid var(--mantine-color-indigo-light)" }}
+            dangerouslySetInnerHTML={{ __html: `${snippetHtml(chunk.snippet)}` }}
+          />
+        ))}
+      </Stack>
+    </Paper>
+  );
+}
+
+function OpenById() {
+  const router = useRouter();
+  const [id, setId] = useState("");
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (id.trim()) router.push(documentHref(id.trim()));
+      }}
+      aria-label="Open a document by id"
+    >
+      <Group gap="xs" align="flex-end">
+        <TextInput aria-label="Document id" placeholder="Document id" value={id} onChange={(event) => setId(event.currentTarget.value)} size="sm" />
+        <Button type="submit" variant="default" size="sm" disabled={!id.trim()}>
+          Open
+        </Button>
+      </Group>
+    </form>
+  );
+}
+

@@ -1,0 +1,257 @@
+"use client";
+import { AreaChart } from "@mantine/charts";
+import { Anchor, Badge, Button, Code, Group, Modal, NumberInput, Paper, Progress, SimpleGrid, Spoiler, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { MAX_CHUNK_TOKEN_LIMIT, MIN_CHUNK_TOKEN_LIMIT } from "@svc/schema";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { useConsoleUser } from "../../../../components/admin-shell";
+import { DataTable, RelativeTime } from "../../../../components/data-table";
+import { documentHref, formatCount, formatRelative } from "../../../../components/format";
+import { DialogButtons } from "../../../../components/confirm-action";
+import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError, Stat } from "../../../../components/page-parts";
+import { useTRPC } from "../../../../lib/trpc/client";
+import type { RouterOutputs } from "../../../../lib/trpc/types";
+
+type Overview = RouterOutputs["health"]["overview"];
+
+const REFRESH_MS = 3_000;
+const minuteFormat = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit" });
+
+export default function HealthPage() {
+  const trpc = useTRPC();
+  const overview = useQuery(trpc.health.overview.queryOptions(undefined, { refetchInterval: REFRESH_MS }));
+  return (
+    <>
+      <PageHeader
+        title="Indexing health"
+        description={`The indexing queue, throughput and failures; refreshes every ${REFRESH_MS / 1000} s.`}
+        actions={
+          overview.dataUpdatedAt ? (
+            <Text size="xs" c="dimmed">
+              Updated {minuteFormat.format(overview.dataUpdatedAt)}
+            </Text>
+          ) : null
+        }
+      />
+      {overview.error && !overview.data ? (
+        <QueryError error={overview.error} onRetry={() => void overview.refetch()} />
+      ) : !overview.data ? (
+        <Loading label="Loading indexing health…" />
+      ) : (
+        <Stack gap="lg">
+          {overview.error ? <QueryError error={overview.error} title="Refreshing failed; showing the last answer" /> : null}
+          <Queue queue={overview.data.queue} />
+          <Throughput perMinute={overview.data.indexedPerMinute} />
+          <FailedDocuments failed={overview.data.failedDocuments} />
+          <Rebuild rebuild={overview.data.rebuild} />
+        </Stack>
+      )}
+    </>
+  );
+}
+
+function Queue({ queue }: { queue: Overview["queue"] }) {
+  return (
+    <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md" aria-label="Indexing queue">
+      <Stat label="Queued" value={formatCount(queue.queued)} hint="indexing jobs waiting" color={queue.queued > 0 ? "blue" : undefined} />
+      <Stat label="Active" value={formatCount(queue.active)} hint="being indexed now" color={queue.active > 0 ? "blue" : undefined} />
+      <Stat label="Failed" value={formatCount(queue.failed)} hint="jobs that gave up" color={queue.failed > 0 ? "red" : undefined} />
+      <Stat label="Dead letter" value={formatCount(queue.deadLetter)} hint="kept for inspection" color={queue.deadLetter > 0 ? "orange" : undefined} />
+    </SimpleGrid>
+  );
+}
+
+function Throughput({ perMinute }: { perMinute: Overview["indexedPerMinute"] }) {
+  const total = perMinute.reduce((sum, minute) => sum + minute.count, 0);
+  const data = perMinute.map((minute) => ({ minute: minuteFormat.format(minute.minute), documents: minute.count }));
+  return (
+    <Paper withBorder radius="md" p="md" component="section" aria-labelledby="throughput-heading">
+      <Group justify="space-between" mb="sm">
+        <Title order={2} size="h4" id="throughput-heading">
+          Documents indexed per minute
+        </Title>
+        <Text size="sm" c="dimmed" data-testid="indexed-last-hour">
+          {formatCount(total)} in the last hour
+        </Text>
+      </Group>
+      <figure style={{ margin: 0 }} aria-label="Documents indexed per minute over the last hour">
+        <AreaChart
+          h={220}
+          data={data}
+          dataKey="minute"
+          series={[{ name: "documents", label: "Documents", color: "indigo.6" }]}
+          curveType="monotone"
+          withDots={false}
+          tickLine="y"
+          valueFormatter={formatCount}
+          xAxisProps={{ interval: 9 }}
+        />
+      </figure>
+    </Paper>
+  );
+}
+
+function FailedDocuments({ failed }: { failed: Overview["failedDocuments"] }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const retry = useMutation(trpc.documents.retry.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.health.pathFilter()) }));
+  return (
+    <Paper withBorder radius="md" p="md" component="section" aria-labelledby="failed-heading">
+      <Group justify="space-between" mb="sm">
+        <Title order={2} size="h4" id="failed-heading">
+          Failed documents
+        </Title>
+        {failed.length ? <Badge color="red">{failed.length}</Badge> : null}
+      </Group>
+      <ErrorAlert error={retry.error} />
+      {failed.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No document is failing. Documents whose indexing keeps failing appear here with their error.
+        </Text>
+      ) : (
+        <DataTable label="Failed documents" minWidth={720} columns={["Document", "Error", { label: "Tries", align: "right" }, "Last try", ""]}>
+              {failed.map((document) => (
+                <Table.Tr key={document.documentId}>
+                  <Table.Td>
+                    <Anchor component={Link} href={documentHref(document.documentId)} size="sm" fw={600}>
+                      {document.semanticId}
+                    </Anchor>
+                    <Text size="xs" c="dimmed" ff="monospace">
+                      {document.documentId}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td maw={420}>
+                    <Spoiler maxHeight={40} showLabel="more" hideLabel="less">
+                      <Text size="xs" c="red" className="svc-pre">
+                        {document.lastError ?? "no error recorded"}
+                      </Text>
+                    </Spoiler>
+                  </Table.Td>
+                  <Table.Td ta="right">{document.attempts}</Table.Td>
+                  <Table.Td>
+                    <RelativeTime value={document.updatedAt} />
+                  </Table.Td>
+                  <Table.Td ta="right">
+                    <Button
+                      size="xs"
+                      variant="light"
+                      onClick={() => retry.mutate({ documentId: document.documentId })}
+                      loading={retry.isPending && retry.variables.documentId === document.documentId}
+                      aria-label={`Retry ${document.semanticId}`}
+                    >
+                      Retry
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+        </DataTable>
+      )}
+    </Paper>
+  );
+}
+
+function Rebuild({ rebuild }: { rebuild: Overview["rebuild"] }) {
+  const user = useConsoleUser();
+  const building = rebuild.status === "building";
+  const percent = rebuild.docsTotal > 0 ? Math.round((rebuild.docsDone / rebuild.docsTotal) * 100) : 0;
+  return (
+    <Paper withBorder radius="md" p="md" component="section" aria-labelledby="rebuild-heading">
+      <Group justify="space-between" mb="sm">
+        <Group gap="sm">
+          <Title order={2} size="h4" id="rebuild-heading">
+            Index rebuild
+          </Title>
+          <Badge color={building ? "blue" : "gray"} variant="light">
+            {building ? "building" : "idle"}
+          </Badge>
+        </Group>
+        {user.role === "admin" ? <StartRebuildButton disabled={building} /> : null}
+      </Group>
+      <Text size="sm" c="dimmed" mb="sm">
+        Serving generation #{rebuild.current.generationId}: chunks of up to {formatCount(rebuild.current.chunkTokenLimit)} tokens, text
+        search configuration <Code>{rebuild.current.textSearchConfig}</Code>.
+      </Text>
+      {building ? (
+        <Stack gap={6}>
+          <Progress value={percent} size="lg" animated aria-label="Rebuild progress" />
+          <Text size="sm">
+            {formatCount(rebuild.docsDone)} of {formatCount(rebuild.docsTotal)} documents ({percent}%) into generation #{rebuild.generationId} ·
+            started {formatRelative(rebuild.startedAt)}
+            {rebuild.docsFailed > 0 ? (
+              <Text component="span" c="red" size="sm">
+                {" "}
+                · {formatCount(rebuild.docsFailed)} failed
+              </Text>
+            ) : null}
+          </Text>
+        </Stack>
+      ) : (
+        <EmptyState title="No rebuild running">
+          A rebuild re-chunks every indexed document into a new index generation while searches keep using the current one, then
+          switches over.
+        </EmptyState>
+      )}
+    </Paper>
+  );
+}
+
+function StartRebuildButton({ disabled }: { disabled: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [opened, { open, close }] = useDisclosure(false);
+  const [chunkTokenLimit, setChunkTokenLimit] = useState<string | number>("");
+  const [textSearchConfig, setTextSearchConfig] = useState("");
+  const start = useMutation(
+    trpc.health.startRebuild.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries(trpc.health.pathFilter());
+        close();
+      },
+    }),
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    start.mutate({
+      chunkTokenLimit: typeof chunkTokenLimit === "number" ? chunkTokenLimit : undefined,
+      textSearchConfig: textSearchConfig.trim() || undefined,
+    });
+  };
+  return (
+    <>
+      <Button onClick={open} disabled={disabled}>
+        Start a rebuild
+      </Button>
+      <Modal opened={opened} onClose={close} title={<Text fw={700}>Rebuild the index</Text>} centered>
+        <form onSubmit={submit}>
+          <Stack>
+            <Text size="sm">
+              Every indexed document is chunked again into a new generation. Searches keep using the current index until the new
+              one is complete.
+            </Text>
+            <NumberInput
+              label="Chunk size (tokens)"
+              description={`${MIN_CHUNK_TOKEN_LIMIT}–${MAX_CHUNK_TOKEN_LIMIT}; empty keeps the current size`}
+              min={MIN_CHUNK_TOKEN_LIMIT}
+              max={MAX_CHUNK_TOKEN_LIMIT}
+              allowDecimal={false}
+              value={chunkTokenLimit}
+              onChange={setChunkTokenLimit}
+            />
+            <TextInput
+              label="Text search configuration"
+              description="A PostgreSQL configuration, e.g. english or simple; empty keeps the current one"
+              value={textSearchConfig}
+              onChange={(event) => setTextSearchConfig(event.currentTarget.value)}
+            />
+            <ErrorAlert error={start.error} />
+            <DialogButtons onCancel={close} pending={start.isPending}>
+              Start rebuild
+            </DialogButtons>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,150 @@
+"use client";
+import { Alert, Button, Code, CopyButton, FileInput, Group, Paper, Stack, Table, Text, Title } from "@mantine/core";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { FileUploadResponse } from "@svc/schema";
+import { useState, type FormEvent } from "react";
+import { DataTable, RelativeTime } from "../../../../components/data-table";
+import { formatBytes } from "../../../../components/format";
+import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError } from "../../../../components/page-parts";
+import { useTRPC } from "../../../../lib/trpc/client";
+
+/** POST /api/admin/upload: the console's cookie-authenticated twin of /api/user/file/upload. */
+async function uploadImages(files: File[]): Promise<FileUploadResponse> {
+  const body = new FormData();
+  for (const file of files) body.append("files", file);
+  const response = await fetch("/api/admin/upload", { method: "POST", body, credentials: "same-origin" });
+  const payload = (await response.json().catch(() => null)) as unknown;
+  if (!response.ok) {
+    const detail = (payload as { detail?: unknown } | null)?.detail;
+    throw new Error(typeof detail === "string" ? detail : `Upload failed (${response.status})`);
+  }
+  return payload as FileUploadResponse;
+}
+
+export default function UploadsPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const uploads = useQuery(trpc.uploads.list.queryOptions());
+  const [files, setFiles] = useState<File[]>([]);
+  const upload = useMutation({
+    mutationFn: uploadImages,
+    onSuccess: () => {
+      setFiles([]);
+      return queryClient.invalidateQueries(trpc.uploads.pathFilter());
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    upload.mutate(files);
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Uploads"
+        description={
+          <>
+            Images for image sections: upload, then put the <code>file_id</code> in a section&apos;s <code>image_file_id</code>.
+          </>
+        }
+      />
+      <Stack gap="lg">
+        <Paper withBorder radius="md" p="lg" component="section" aria-labelledby="upload-heading">
+          <Title order={2} size="h4" id="upload-heading" mb="md">
+            Upload images
+          </Title>
+          <form onSubmit={submit} aria-label="Upload images">
+            <Group align="flex-end" gap="sm">
+              <FileInput
+                label="Images"
+                description="PNG, JPEG, GIF, WebP, …; several at once"
+                placeholder="Choose files"
+                multiple
+                accept="image/*"
+                value={files}
+                onChange={setFiles}
+                clearable
+                w={{ base: "100%", sm: 420 }}
+              />
+              <Button type="submit" loading={upload.isPending} disabled={files.length === 0}>
+                Upload
+              </Button>
+            </Group>
+          </form>
+          <ErrorAlert error={upload.error} title="Upload failed" mt="md" />
+          {upload.data ? <UploadResult result={upload.data} /> : null}
+        </Paper>
+
+        <Paper withBorder radius="md" component="section" aria-labelledby="recent-heading">
+          <Title order={2} size="h4" id="recent-heading" p="md" pb={0}>
+            Recent uploads
+          </Title>
+          {uploads.error ? (
+            <QueryError error={uploads.error} onRetry={() => void uploads.refetch()} />
+          ) : !uploads.data ? (
+            <Loading />
+          ) : uploads.data.length === 0 ? (
+            <Stack p="md">
+              <EmptyState title="Nothing uploaded yet" />
+            </Stack>
+          ) : (
+            <DataTable label="Recent uploads" minWidth={680} columns={["Name", "file_id", "Type", { label: "Size", align: "right" }, "Uploaded"]}>
+                  {uploads.data.map((file) => (
+                    <Table.Tr key={file.file_id}>
+                      <Table.Td fw={600}>{file.name}</Table.Td>
+                      <Table.Td>
+                        <FileId fileId={file.file_id} />
+                      </Table.Td>
+                      <Table.Td>{file.file_type}</Table.Td>
+                      <Table.Td ta="right">{formatBytes(file.size_bytes)}</Table.Td>
+                      <Table.Td>
+                        <RelativeTime value={file.created_at} />
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+            </DataTable>
+          )}
+        </Paper>
+      </Stack>
+    </>
+  );
+}
+
+function UploadResult({ result }: { result: FileUploadResponse }) {
+  return (
+    <Stack gap="xs" mt="md" role="status">
+      {result.user_files.map((file) => (
+        <Alert key={file.file_id} color="green" variant="light" p="xs">
+          <Group gap="xs">
+            <Text size="sm" fw={600}>
+              {file.name}
+            </Text>
+            <FileId fileId={file.file_id} />
+          </Group>
+        </Alert>
+      ))}
+      {result.rejected_files.map((file) => (
+        <Alert key={file.file_name} color="red" variant="light" p="xs">
+          <Text size="sm">
+            <b>{file.file_name}</b> was rejected: {file.reason}
+          </Text>
+        </Alert>
+      ))}
+    </Stack>
+  );
+}
+
+function FileId({ fileId }: { fileId: string }) {
+  return (
+    <Group gap={4} wrap="nowrap">
+      <Code>{fileId}</Code>
+      <CopyButton value={fileId}>
+        {({ copied, copy }) => (
+          <Button size="compact-xs" variant="subtle" color={copied ? "teal" : "gray"} onClick={copy} aria-label={`Copy file_id ${fileId}`}>
+            {copied ? "Copied" : "Copy"}
+          </Button>
+        )}
+      </CopyButton>
+    </Group>
+  );
+}
