@@ -1,6 +1,7 @@
 // What every benchmark here needs: a fresh database on DATABASE_URL's server, an admin key, the
 // production web server (and any other process) started and stopped, and the machine described.
 import { execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,9 +41,11 @@ export class ProcessGroup {
 
   start(name, args, options = {}) {
     const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "ignore", "inherit"] });
-    child.on("exit", (code) => {
+    child.on("exit", (code, signal) => {
       if (!this.#stopping) {
-        console.error(`${name} exited early with ${code}`);
+        console.error(`${name} exited early with ${code ?? signal}`);
+        // The others would outlive the run otherwise.
+        this.stopAll();
         process.exit(1);
       }
     });
@@ -56,6 +59,24 @@ export class ProcessGroup {
       cwd: path.join(root, "apps/web"),
       env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
     });
+  }
+
+  /** The production worker (apps/worker/dist/main.js); `env` adds or overrides variables (batch size, concurrency). */
+  startWorker(url, env = {}) {
+    return this.start("worker", [path.join(root, "apps/worker/dist/main.js")], {
+      cwd: path.join(root, "apps/worker"),
+      env: { ...process.env, DATABASE_URL: url, ...env },
+    });
+  }
+
+  /** Stops one child on purpose (SIGTERM) and resolves once it has exited. */
+  async stop(child) {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.removeAllListeners("exit");
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+    this.#children = this.#children.filter((other) => other !== child);
   }
 
   stopAll() {
@@ -76,6 +97,18 @@ export async function waitForHttp(url, deadlineMs = 60_000) {
   }
   throw new Error(`${url} did not answer within ${deadlineMs} ms`);
 }
+
+/** Resident memory of a live process, now and at its peak so far (VmRSS, VmHWM of /proc/<pid>/status), in bytes. */
+export function processMemory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
+}
+
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** The nearest-rank percentile of already sorted values. */
+export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 export function describeMachine() {
   return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`;

@@ -2,6 +2,7 @@
 import { createDb } from "@svc/db";
 import { runKeysCommand, UsageError } from "./commands/keys";
 import { runPairsCommand } from "./commands/pairs";
+import { runIndexCommand } from "./commands/search-index";
 import { runStartCommand } from "./commands/start";
 import { openDatabase } from "./database";
 import { cliEnv } from "./env";
@@ -18,13 +19,17 @@ Usage:
   svc pairs list
   svc pairs pause ID
   svc pairs resume ID
-  svc pairs delete ID          mark DELETING; the worker removes the pair and its documents`;
+  svc pairs delete ID          mark DELETING; the worker removes the pair and its documents
+  svc index status             the search index's generation and the rebuild in progress
+  svc index rebuild [--chunk-tokens N] [--text-search-config NAME]
+                               rebuild the search index (the worker does it in the background)
+  svc index cancel             cancel the running rebuild`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   const env = cliEnv();
   if (command === "start") return runStartCommand(env);
-  if (command !== "keys" && command !== "pairs") throw new UsageError(USAGE);
+  if (command !== "keys" && command !== "pairs" && command !== "index") throw new UsageError(USAGE);
   const database = await openDatabase(env);
   // An interrupted command still stops an embedded server it started (on process exit).
   for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) process.once(signal, () => process.exit(code));
@@ -33,7 +38,8 @@ async function main(argv: string[]): Promise<void> {
     const db = createDb({ databaseUrl: database.databaseUrl, poolSize: 1 });
     try {
       if (command === "keys") await runKeysCommand(db, rest);
-      else await runPairsCommand({ db, databaseUrl: database.databaseUrl }, rest);
+      else if (command === "pairs") await runPairsCommand({ db, databaseUrl: database.databaseUrl }, rest);
+      else await runIndexCommand({ db, databaseUrl: database.databaseUrl }, rest);
     } finally {
       await db.$disconnect();
     }

@@ -3,6 +3,7 @@ import * as ccPairs from "../app/api/manage/admin/cc-pair/route";
 import * as indexingStatus from "../app/api/manage/admin/connector/indexing-status/route";
 import * as federatedConnector from "../app/api/manage/admin/federated-connector/[id]/route";
 import * as federatedConnectors from "../app/api/manage/admin/federated-connector/route";
+import * as searchIndexRebuild from "../app/api/manage/admin/search-index/rebuild/route";
 import * as connectorDocs from "../app/api/svc-api/connector-docs/[cc_pair_id]/route";
 import * as ingestionDocument from "../app/api/svc-api/ingestion/[document_id]/route";
 import * as ingestion from "../app/api/svc-api/ingestion/route";
@@ -31,6 +32,7 @@ export const REST_ROUTES: { pattern: string; module: RouteModule }[] = [
   { pattern: "/api/manage/admin/cc-pair/[id]", module: ccPair },
   { pattern: "/api/manage/admin/federated-connector", module: federatedConnectors },
   { pattern: "/api/manage/admin/federated-connector/[id]", module: federatedConnector },
+  { pattern: "/api/manage/admin/search-index/rebuild", module: searchIndexRebuild },
 ];
 
 const compiled = REST_ROUTES.map((route) => ({ ...route, segments: route.pattern.split("/") }));

@@ -52,13 +52,18 @@ export function errorResponse(error: unknown): Response {
   return Response.json({ detail: "Internal server error" }, { status: 500 });
 }
 
-/** Reads a JSON body of at most `limitBytes`, strips NUL characters, and validates it. */
+/**
+ * Reads a JSON body of at most `limitBytes`, strips NUL characters, and validates it. With
+ * `emptyBody`, a request without a body counts as that value (for endpoints whose body is optional).
+ */
 export async function readJsonBody<Schema extends z.ZodType>(
   request: Request,
   schema: Schema,
   limitBytes: number,
+  { emptyBody }: { emptyBody?: unknown } = {},
 ): Promise<z.output<Schema>> {
   const text = new TextDecoder().decode(await readBodyBytes(request, limitBytes));
+  if (text === "" && emptyBody !== undefined) return validateOrThrow(schema, emptyBody, "body");
   const parsed = parseJsonBody(text);
   if (!parsed.ok) throw new AppError("VALIDATION_FAILED", "Malformed request body", parsed.body);
   return validateOrThrow(schema, stripNulCharacters(parsed.value), "body");

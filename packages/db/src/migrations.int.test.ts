@@ -59,6 +59,24 @@ describe("a freshly migrated database", () => {
     expect(rows.map((row) => row.indexdef)).toContainEqual(expect.stringMatching(/USING gin \(search_vector\)/));
   });
 
+  it("has index generation 1 as the current one, and allows one current and one building generation at most", async () => {
+    const db = database.db;
+    expect(await db.indexGeneration.findMany({ select: { id: true, status: true, activeStatus: true, chunkTokenLimit: true, textSearchConfig: true } })).toEqual([
+      { id: 1, status: "current", activeStatus: "current", chunkTokenLimit: 512, textSearchConfig: "english" },
+    ]);
+    await expect(db.indexGeneration.create({ data: { status: "current" } })).rejects.toThrow();
+    const building = await db.indexGeneration.create({ data: { status: "building" } });
+    expect(building).toMatchObject({ status: "building", activeStatus: "building" });
+    await expect(db.indexGeneration.create({ data: { status: "building" } })).rejects.toThrow();
+    // Retired and canceled generations leave their slot (the trigger clears active_status).
+    await db.indexGeneration.update({ where: { id: building.id }, data: { status: "canceled" } });
+    expect(await db.indexGeneration.findUniqueOrThrow({ where: { id: building.id } })).toMatchObject({ activeStatus: null });
+    expect(await db.indexGeneration.create({ data: { status: "building" } })).toMatchObject({ activeStatus: "building" });
+    // An attempt belongs to the current generation unless told otherwise.
+    const attempt = await db.indexAttempt.create({ data: { ccPairId: 1 } });
+    expect(attempt.generationId).toBe(1);
+  });
+
   it("records every migration as applied", async () => {
     const applied = await database.db.$queryRaw<{ migration_name: string }[]>`
       SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;

@@ -1,3 +1,4 @@
+export * from "./admin-console";
 export * from "./api-key";
 export * from "./basic-expert-info";
 export * from "./cc-pair";
@@ -16,5 +17,6 @@ export * from "./pydantic-errors";
 export * from "./pydantic-fields";
 export * from "./request-body";
 export * from "./search";
+export * from "./search-index";
 export * from "./section";
 export * from "./validation-error";

@@ -29,6 +29,7 @@ describe("buildOpenApiDocument", () => {
       "/manage/admin/connector/indexing-status",
       "/manage/admin/federated-connector",
       "/manage/admin/federated-connector/{id}",
+      "/manage/admin/search-index/rebuild",
       "/svc-api/connector-docs/{cc_pair_id}",
       "/svc-api/ingestion",
       "/svc-api/ingestion/{document_id}",
@@ -37,7 +38,7 @@ describe("buildOpenApiDocument", () => {
     ]);
     expect(document.components.securitySchemes.BearerAuth).toEqual({ type: "http", scheme: "bearer" });
     const operations = Object.values(document.paths).flatMap((path) => Object.values(path));
-    expect(operations).toHaveLength(14);
+    expect(operations).toHaveLength(17);
     for (const operation of operations) {
       expect(operation.security).toEqual([{ BearerAuth: [] }]);
     }
@@ -78,6 +79,20 @@ describe("buildOpenApiDocument", () => {
     expect(Object.keys(upload.requestBody.content)).toEqual(["multipart/form-data"]);
     expect(document.components.schemas.FileUploadRequest).toMatchObject({
       properties: { files: { type: "array", items: { type: "string", format: "binary" } } },
+    });
+  });
+
+  it("describes the search-index rebuild operations", () => {
+    const rebuild = document.paths["/manage/admin/search-index/rebuild"] ?? {};
+    expect(Object.keys(rebuild).sort()).toEqual(["delete", "get", "post"]);
+    expect(Object.keys(rebuild.post?.responses ?? {}).sort()).toEqual(["202", "401", "403", "409", "413", "422"]);
+    expect(rebuild.post?.requestBody).toMatchObject({ required: false });
+    expect(refsIn(rebuild)).toEqual(
+      expect.arrayContaining(["#/components/schemas/IndexRebuildRequest", "#/components/schemas/IndexRebuildStatus"]),
+    );
+    expect(document.components.schemas.IndexRebuildRequest).not.toHaveProperty("required");
+    expect(document.components.schemas.IndexRebuildStatus).toMatchObject({
+      required: expect.arrayContaining(["status", "current", "rebuild", "last_rebuild"]) as unknown,
     });
   });
 

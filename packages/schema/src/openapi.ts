@@ -51,6 +51,13 @@ import {
   SearchResultSchema,
   SearchTagSchema,
 } from "./search";
+import {
+  IndexGenerationSettingsSchema,
+  IndexGenerationStatusSchema,
+  IndexRebuildProgressSchema,
+  IndexRebuildRequestSchema,
+  IndexRebuildStatusSchema,
+} from "./search-index";
 import { ImageSectionSchema, TextSectionSchema } from "./section";
 import { HTTPValidationErrorSchema, ValidationErrorSchema } from "./validation-error";
 
@@ -93,6 +100,7 @@ const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
   SearchFilters: SearchFiltersSchema,
   SearchTag: SearchTagSchema,
   SearchPrincipal: SearchPrincipalSchema,
+  IndexRebuildRequest: IndexRebuildRequestSchema,
 };
 
 /** Described as the service sends them (`io: "output"`). */
@@ -126,6 +134,10 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   SearchResponse: SearchResponseSchema,
   SearchResult: SearchResultSchema,
   SearchChunk: SearchChunkSchema,
+  IndexGenerationStatus: IndexGenerationStatusSchema,
+  IndexGenerationSettings: IndexGenerationSettingsSchema,
+  IndexRebuildProgress: IndexRebuildProgressSchema,
+  IndexRebuildStatus: IndexRebuildStatusSchema,
 };
 
 const componentRef = (id: string): JsonObject => ({ $ref: `#/components/schemas/${id}` });
@@ -241,7 +253,8 @@ export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}):
     info: {
       title: "svc",
       version: "Development",
-      description: "Document ingestion, per-document status, search, connector management and connector indexing status.",
+      description:
+        "Document ingestion, per-document status, search, search-index rebuilds, connector management and connector indexing status.",
     },
     servers: [{ url: options.serverUrl ?? "/api" }],
     security: BEARER,
@@ -470,6 +483,52 @@ export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}):
             "403": ADMIN_ONLY,
             "404": errorResponse("No such federated connector"),
             "422": VALIDATION_FAILED,
+          },
+        },
+      },
+      "/manage/admin/search-index/rebuild": {
+        get: {
+          operationId: "getIndexRebuildStatus",
+          summary: "Get the search index's generation and rebuild status",
+          description:
+            "The generation search reads and its settings (chunk size, text-search configuration), the rebuild in progress with documents done, failed and total (null when idle), and the last rebuild that ended.",
+          tags: ["search"],
+          security: BEARER,
+          responses: {
+            "200": ok("IndexRebuildStatus"),
+            "401": UNAUTHORIZED,
+            "403": ADMIN_ONLY,
+          },
+        },
+        post: {
+          operationId: "startIndexRebuild",
+          summary: "Rebuild the search index",
+          description:
+            "Builds a new generation of the search index from every indexed document, in the background, with the given chunk size and text-search configuration (the current ones when left out; the body is optional). " +
+            "Search keeps reading the current generation and new documents are written to both; when every document is written the new generation replaces the old one at once. Needs an admin key without scope.",
+          tags: ["search"],
+          security: BEARER,
+          requestBody: { required: false, content: jsonContent(componentRef("IndexRebuildRequest")) },
+          responses: {
+            "202": ok("IndexRebuildStatus", "Rebuild started; its progress is in `rebuild`"),
+            "401": UNAUTHORIZED,
+            "403": errorResponse("The API key is not an admin key, or is scoped to pairs"),
+            "409": errorResponse("A rebuild is already running"),
+            "413": TOO_LARGE,
+            "422": VALIDATION_FAILED,
+          },
+        },
+        delete: {
+          operationId: "cancelIndexRebuild",
+          summary: "Cancel the running rebuild",
+          description: "The new generation is dropped (its chunks are deleted in the background); search and indexing carry on with the current one.",
+          tags: ["search"],
+          security: BEARER,
+          responses: {
+            "200": ok("IndexRebuildStatus"),
+            "401": UNAUTHORIZED,
+            "403": errorResponse("The API key is not an admin key, or is scoped to pairs"),
+            "404": errorResponse("No rebuild is running"),
           },
         },
       },

@@ -14,27 +14,27 @@ import {
 } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { REPEATED_ERROR_ATTEMPTS } from "../indexing/pair-status";
+import { buildingAttempt, readBuildingGenerationId, SERVING_ATTEMPT } from "../search-index/index-generations";
 import { DEFAULT_CC_PAIR_ID } from "./default-pair";
 
 const FEDERATED_PREFIX = "federated_";
 
 /**
  * Which index attempts the attempt-derived fields (statuses, `in_progress`, `last_success`, the
- * latest attempt's count, the repeated-error flag) and `last_status_filters` read.
- *
- * Today there is one index and no rebuild, so `secondary_index: true` has no attempts to read. When
- * index generations arrive, "current" becomes the serving generation's attempts and "secondary" the
- * attempts of the generation being built: only `attemptsOf` changes.
+ * latest attempt's count, the repeated-error flag) and `last_status_filters` read: by default the
+ * attempts that count for the index search reads (every generation but one being built, so history
+ * survives a swap); with `secondary_index: true`, the attempts of the generation a rebuild is
+ * building, none when no rebuild runs (so those fields are null/false).
  */
-type AttemptSource = { kind: "current" } | { kind: "none" };
+type AttemptSource = { kind: "current" } | { kind: "building"; generationId: number | null };
 
-function attemptSourceFor(request: IndexingStatusRequest): AttemptSource {
-  return request.secondary_index ? { kind: "none" } : { kind: "current" };
+async function attemptSourceFor(db: DbOrTx, request: IndexingStatusRequest): Promise<AttemptSource> {
+  return request.secondary_index ? { kind: "building", generationId: await readBuildingGenerationId(db) } : { kind: "current" };
 }
 
 /** The condition an `index_attempt ia` row must meet to count for the given attempt source. */
 function attemptsOf(source: AttemptSource): Prisma.Sql {
-  return source.kind === "current" ? Prisma.sql`TRUE` : Prisma.sql`FALSE`;
+  return source.kind === "current" ? SERVING_ATTEMPT : buildingAttempt(source.generationId);
 }
 
 const COMPARISONS: Record<DocsCountOperator, Prisma.Sql> = {
@@ -69,12 +69,13 @@ interface ListingRow {
  * POST /manage/admin/connector/indexing-status, exactly as decisions.md describes it: connector-
  * credential pairs and federated connectors grouped by source, filtered, counted and paged.
  *
- * One SQL statement. Counts come from the stored `docs_indexed` (never from counting documents), so
- * the cost depends on the number of pairs, not of documents: filters and per-source window
- * aggregates run over the pair table; `last_status_filters` reads the pair's `last_attempt_status`
- * (for the secondary index, which has no such column, it probes every pair's latest attempt); the
- * attempt-derived fields are read through the (cc_pair_id, id DESC) index only for the rows of the
- * requested pages.
+ * One SQL statement (for `secondary_index`, after a look-up of the building generation). Counts
+ * come from the stored `docs_indexed` (never from counting documents), so the cost depends on the
+ * number of pairs, not of documents: filters and per-source window aggregates run over the pair
+ * table; `last_status_filters` reads the pair's `last_attempt_status` (for the secondary index,
+ * which has no such column, it reads the building generation's latest attempt of each pair, none
+ * when no rebuild runs); the attempt-derived fields are read through the (cc_pair_id, id DESC) index
+ * only for the rows of the requested pages.
  */
 export async function listIndexingStatus({
   db,
@@ -85,7 +86,7 @@ export async function listIndexingStatus({
   principal: Principal;
   request: IndexingStatusRequest;
 }): Promise<ConnectorIndexingStatusResponse> {
-  const attemptSource = attemptSourceFor(request);
+  const attemptSource = await attemptSourceFor(db, request);
   const attempts = attemptsOf(attemptSource);
   const scope = principal.scopeCcPairIds;
 
@@ -108,8 +109,10 @@ export async function listIndexingStatus({
   if (scope !== null) pairFilters.push(Prisma.sql`(p.id = ANY(${scope}::int[]) OR p.access_type = 'public')`);
 
   // Pairs with no attempt have no status, so they never match. For the current attempts the latest
-  // status is the pair's `last_attempt_status` (kept by index-attempts.ts): a column predicate. Other
-  // attempt sources have no such column yet and probe each pair's latest attempt.
+  // status is the pair's `last_attempt_status` (kept by index-attempts.ts): a column predicate. The
+  // building generation's attempts have no such column: its pairs' latest attempts are read in one
+  // pass over `index_attempt (generation_id, cc_pair_id, id DESC)` and joined (a probe per pair
+  // would cost 10,000 index look-ups).
   const statusOnPair = request.last_status_filters.length > 0 && attemptSource.kind === "current";
   if (statusOnPair) {
     pairFilters.push(Prisma.sql`p.last_attempt_status::text = ANY(${request.last_status_filters}::text[])`);
@@ -117,11 +120,11 @@ export async function listIndexingStatus({
   const statusJoin =
     request.last_status_filters.length > 0 && !statusOnPair
       ? Prisma.sql`
-        JOIN LATERAL (
-          SELECT ia.status FROM index_attempt ia
-          WHERE ia.cc_pair_id = p.id AND ${attempts}
-          ORDER BY ia.id DESC LIMIT 1
-        ) latest ON latest.status::text = ANY(${request.last_status_filters}::text[])`
+        JOIN (
+          SELECT DISTINCT ON (ia.cc_pair_id) ia.cc_pair_id, ia.status FROM index_attempt ia
+          WHERE ${attempts}
+          ORDER BY ia.cc_pair_id, ia.id DESC
+        ) latest ON latest.cc_pair_id = p.id AND latest.status::text = ANY(${request.last_status_filters}::text[])`
       : Prisma.empty;
 
   const editable = scope === null ? Prisma.sql`TRUE` : Prisma.sql`p.id = ANY(${scope}::int[])`;

@@ -13,13 +13,13 @@ const sentences = (count: number) => Array.from({ length: count }, (_, index) =>
 /** The whole chunk as it is searched and embedded: title, content and metadata, one per line. */
 const wholeChunkTokens = (chunk: Chunk) => tokens([chunk.titlePrefix, chunk.content, chunk.metadataSuffix].join("\n"));
 
-function expectWithinLimit(chunks: Chunk[], { exactCount = true } = {}) {
+function expectWithinLimit(chunks: Chunk[], { exactCount = true, limit = MAX_CHUNK_TOKENS } = {}) {
   for (const chunk of chunks) {
     // Runs of hundreds of characters without a word break are counted in slices, which may differ by a token.
     if (exactCount) expect(chunk.tokenCount).toBe(tokens(chunk.content));
     else expect(Math.abs(chunk.tokenCount - tokens(chunk.content))).toBeLessThanOrEqual(chunk.content.length / 200 + 1);
-    expect(tokens(chunk.titlePrefix) + tokens(chunk.content) + tokens(chunk.metadataSuffix) + 2).toBeLessThanOrEqual(MAX_CHUNK_TOKENS);
-    expect(wholeChunkTokens(chunk)).toBeLessThanOrEqual(MAX_CHUNK_TOKENS);
+    expect(tokens(chunk.titlePrefix) + tokens(chunk.content) + tokens(chunk.metadataSuffix) + 2).toBeLessThanOrEqual(limit);
+    expect(wholeChunkTokens(chunk)).toBeLessThanOrEqual(limit);
   }
 }
 
@@ -36,6 +36,16 @@ describe("buildChunks", () => {
     expect(chunks).toHaveLength(1);
     expect(chunks[0]).toMatchObject({ content: "one\ntwo", titlePrefix: "Employee handbook", link: "https://a" });
     expect(chunks[0]?.tokenCount).toBe(tokens("one\ntwo"));
+  });
+
+  it("takes another chunk size (an index generation's)", () => {
+    const document = { ...base, title: "Handbook", metadata: { team: "hr" }, sections: [text(sentences(60)), text(sentences(3))] };
+    const small = buildChunks(document, { maxTokens: 200 });
+    expectWithinLimit(small, { limit: 200 });
+    expect(small.length).toBeGreaterThan(buildChunks(document).length);
+    // Nothing is lost: the pieces put back together are the text (but for the whitespace at the cuts).
+    const letters = (chunks: Chunk[]) => chunks.map((chunk) => chunk.content).join("").replace(/\s+/g, "");
+    expect(letters(small)).toBe(letters(buildChunks(document, { maxTokens: 4096 })));
   });
 
   it("packs sections while they fit and starts a new chunk at the one that does not", () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_CHUNK_TOKEN_LIMIT } from "@svc/schema";
 import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
 
 /** What indexing needs of a stored document. */
@@ -18,8 +19,11 @@ export interface Chunk {
   tokenCount: number;
 }
 
-/** A chunk's whole size, title prefix and metadata suffix included, in cl100k_base tokens. */
-export const MAX_CHUNK_TOKENS = 512;
+/**
+ * A chunk's whole size by default, title prefix and metadata suffix included, in cl100k_base tokens.
+ * Each index generation has its own limit (`chunkTokenLimit`), which a rebuild may change.
+ */
+export const MAX_CHUNK_TOKENS = DEFAULT_CHUNK_TOKEN_LIMIT;
 // A very long title or metadata block would leave no room for content; the content keeps at least this much.
 const MIN_CONTENT_TOKENS = 128;
 const SECTION_SEPARATOR = "\n";
@@ -150,11 +154,12 @@ interface Piece {
 }
 
 /**
- * Splits a document into search chunks of at most MAX_CHUNK_TOKENS tokens, title prefix and metadata
- * suffix included: consecutive text sections packed together while they fit, a section larger than a
- * chunk split on its own, each image on its own with its text as the caption.
+ * Splits a document into search chunks of at most `maxTokens` tokens (MAX_CHUNK_TOKENS unless given),
+ * title prefix and metadata suffix included: consecutive text sections packed together while they
+ * fit, a section larger than a chunk split on its own, each image on its own with its text as the
+ * caption.
  */
-export function buildChunks(document: IndexableDocument): Chunk[] {
+export function buildChunks(document: IndexableDocument, { maxTokens = MAX_CHUNK_TOKENS }: { maxTokens?: number } = {}): Chunk[] {
   const titlePrefix = document.title ?? document.semanticIdentifier;
   const metadataSuffix = Object.entries(document.metadata)
     .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(", ") : value}`)
@@ -162,7 +167,7 @@ export function buildChunks(document: IndexableDocument): Chunk[] {
   // The prefix and the suffix each sit on their own line around the content, hence the two separators.
   const budget = Math.max(
     MIN_CONTENT_TOKENS,
-    MAX_CHUNK_TOKENS - countTokens(titlePrefix) - countTokens(metadataSuffix) - 2 * countTokens(SECTION_SEPARATOR),
+    maxTokens - countTokens(titlePrefix) - countTokens(metadataSuffix) - 2 * countTokens(SECTION_SEPARATOR),
   );
   const separatorTokens = countTokens(SECTION_SEPARATOR);
 

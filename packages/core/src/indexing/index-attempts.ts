@@ -1,4 +1,5 @@
-import type { ConnectorCredentialPairStatus, Tx } from "@svc/db";
+import { Prisma, type ConnectorCredentialPairStatus, type Tx } from "@svc/db";
+import { SERVING_ATTEMPT } from "../search-index/index-generations";
 import { markPairActive, markPairIndexingStarted, updateRepeatedErrorState } from "./pair-status";
 
 /**
@@ -9,6 +10,11 @@ import { markPairActive, markPairIndexingStarted, updateRepeatedErrorState } fro
  * Every function here expects the pair rows locked by lockDocumentPairs in the same transaction: the
  * lock makes "find the open attempt, else open one" and "nothing pending, so close" atomic across
  * workers, without a unique index.
+ *
+ * These are the attempts of indexing jobs, which belong to the current index generation. A rebuild's
+ * attempts (search-index/run-index-rebuild.ts) belong to the generation being built and are left out
+ * here (SERVING_ATTEMPT) until the swap makes them count; so a pair has at most one open attempt of
+ * each kind.
  */
 
 export interface LockedPair {
@@ -36,12 +42,14 @@ export function pairsWithAttempts(pairs: LockedPair[]): LockedPair[] {
 
 /** Returns the pair's open attempt, opening one (and starting the pair's first indexing) if none is. */
 export async function openAttempt(tx: Tx, ccPairId: number): Promise<number> {
+  // An attempt opened before a swap may belong to the retired generation: it carries on.
   const [open] = await tx.$queryRaw<{ id: number }[]>`
-    SELECT id FROM index_attempt WHERE cc_pair_id = ${ccPairId} AND status = 'in_progress'
-    ORDER BY id DESC LIMIT 1`;
+    SELECT ia.id FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${SERVING_ATTEMPT}
+    ORDER BY ia.id DESC LIMIT 1`;
   if (open) return open.id;
   const [created] = await tx.$queryRaw<{ id: number }[]>`
-    INSERT INTO index_attempt (cc_pair_id, status, started_at) VALUES (${ccPairId}, 'in_progress', now())
+    INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at)
+    SELECT ${ccPairId}, g.id, 'in_progress', now() FROM index_generation g WHERE g.status = 'current'
     RETURNING id`;
   if (!created) throw new Error(`no index attempt was opened for pair ${ccPairId}`);
   await syncLastAttemptStatus(tx, ccPairId);
@@ -70,17 +78,23 @@ export async function recordDocumentFailed(tx: Tx, pairs: LockedPair[], error: s
 }
 
 /**
+ * How an attempt (`index_attempt ia`) ends, from its counts: `success` when nothing failed, `failed`
+ * when nothing was indexed, `completed_with_errors` otherwise.
+ */
+export const FINISHED_STATUS = Prisma.sql`(CASE
+    WHEN ia.docs_failed = 0 THEN 'success'
+    WHEN ia.docs_indexed = 0 THEN 'failed'
+    ELSE 'completed_with_errors' END)::"IndexingStatus"`;
+
+/**
  * Closes the pair's open attempt once none of its documents is left to index: `success` when nothing
  * failed, `failed` when nothing was indexed, `completed_with_errors` otherwise. Then the repeated-error
  * flag follows the new latest attempt.
  */
 export async function closeAttemptIfDrained(tx: Tx, ccPairId: number): Promise<void> {
   const closed = await tx.$executeRaw`
-    UPDATE index_attempt SET finished_at = now(), status = (CASE
-        WHEN docs_failed = 0 THEN 'success'
-        WHEN docs_indexed = 0 THEN 'failed'
-        ELSE 'completed_with_errors' END)::"IndexingStatus"
-    WHERE cc_pair_id = ${ccPairId} AND status = 'in_progress'
+    UPDATE index_attempt ia SET finished_at = now(), status = ${FINISHED_STATUS}
+    WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${SERVING_ATTEMPT}
       AND NOT EXISTS (
         SELECT 1 FROM document_by_cc_pair l JOIN document d ON d.id = l.document_id
         WHERE l.cc_pair_id = ${ccPairId} AND d.indexing_status IN ('queued', 'indexing'))`;
@@ -91,14 +105,21 @@ export async function closeAttemptIfDrained(tx: Tx, ccPairId: number): Promise<v
 }
 
 /**
- * Copies the status of the pair's latest attempt (highest id; NULL when it has none) to the pair's
- * `last_attempt_status`, which `last_status_filters` reads. Called in the transaction that opens an
- * attempt or changes an attempt's status.
+ * Copies the status of the pair's latest attempt (highest id among the attempts that count; NULL when
+ * it has none) to the pair's `last_attempt_status`, which `last_status_filters` reads. Called in the
+ * transaction that opens an attempt or changes an attempt's status, and by the swap of a rebuild (for
+ * every pair whose rebuild attempt now counts).
  */
-export async function syncLastAttemptStatus(tx: Tx, ccPairId: number): Promise<void> {
+export async function syncLastAttemptStatus(tx: Tx, ccPairIds: number | number[]): Promise<void> {
+  const ids = typeof ccPairIds === "number" ? [ccPairIds] : ccPairIds;
+  // Only rows whose value changes are written: a swap recomputes thousands of pairs, most unchanged.
   await tx.$executeRaw`
-    UPDATE connector_credential_pair SET last_attempt_status = (
-      SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} ORDER BY ia.id DESC LIMIT 1
+    WITH latest AS (
+      SELECT q.id, (
+        SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = q.id AND ${SERVING_ATTEMPT} ORDER BY ia.id DESC LIMIT 1
+      ) AS status
+      FROM unnest(${ids}::int[]) AS q(id)
     )
-    WHERE id = ${ccPairId}`;
+    UPDATE connector_credential_pair p SET last_attempt_status = latest.status
+    FROM latest WHERE p.id = latest.id AND p.last_attempt_status IS DISTINCT FROM latest.status`;
 }

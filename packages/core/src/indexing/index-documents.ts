@@ -1,7 +1,10 @@
 import type { Db } from "@svc/db";
 import type { IndexDocumentPayload } from "../jobs/catalog";
-import { buildChunks, type IndexableDocument } from "./build-chunks";
+import { lockIndexGenerationsShared, readActiveGenerations, sameGenerations } from "../search-index/index-generations";
+import { buildGenerationChunks, writeGenerationChunks } from "../search-index/write-generation-chunks";
+import type { IndexableDocument } from "./build-chunks";
 import { lockDocumentPairs, recordDocumentFailed, recordDocumentIndexed } from "./index-attempts";
+import { markDocumentsIndexing } from "./mark-documents-indexing";
 
 /**
  * Indexes the documents of a batch of jobs, each in its own transaction. Safe to run twice and
@@ -12,6 +15,7 @@ import { lockDocumentPairs, recordDocumentFailed, recordDocumentIndexed } from "
  * marks the document indexed, and after the last retry it stays `failed`.
  */
 export async function indexDocuments({ db, jobs }: { db: Db; jobs: IndexDocumentPayload[] }): Promise<void> {
+  await markDocumentsIndexing({ db, jobs });
   const errors: unknown[] = [];
   for (const job of jobs) {
     try {
@@ -46,33 +50,23 @@ async function indexDocument({ db, job }: { db: Db; job: IndexDocumentPayload })
         sections: { select: { kind: true, text: true, link: true, imageFileId: true }, orderBy: { position: "asc" } },
       },
     });
-    const chunks = buildChunks(document as IndexableDocument);
-
-    await tx.$executeRaw`DELETE FROM document_chunk WHERE document_id = ${job.documentId}`;
-    await tx.$executeRawUnsafe(
-      `INSERT INTO document_chunk (document_id, chunk_index, content, title_prefix, metadata_suffix, image_file_id, link, token_count, search_vector)
-       SELECT $1, c.chunk_index, c.content, c.title_prefix, c.metadata_suffix, c.image_file_id, c.link, c.token_count,
-         setweight(to_tsvector('english', c.title_prefix), 'A')
-           || setweight(to_tsvector('english', c.content), 'B')
-           || setweight(to_tsvector('english', c.metadata_suffix), 'C')
-       FROM jsonb_to_recordset($2::jsonb) AS c(chunk_index int, content text, title_prefix text,
-         metadata_suffix text, image_file_id text, link text, token_count int)`,
-      job.documentId,
-      JSON.stringify(
-        chunks.map((chunk) => ({
-          chunk_index: chunk.chunkIndex,
-          content: chunk.content,
-          title_prefix: chunk.titlePrefix,
-          metadata_suffix: chunk.metadataSuffix,
-          image_file_id: chunk.imageFileId,
-          link: chunk.link,
-          token_count: chunk.tokenCount,
-        })),
-      ),
-    );
+    // Every active generation gets the document: the current one, and the one a rebuild is building.
+    // Chunking (the slow part) happens before the generation lock, which a swap waits for; under the
+    // lock the generations are read again and, in the rare case they changed, chunked again. Lock
+    // order: the document row, the generation lock, then the pair rows (index-generations.ts).
+    let chunksByGeneration = buildGenerationChunks(document as IndexableDocument, await readActiveGenerations(tx));
+    await lockIndexGenerationsShared(tx);
+    const generations = await readActiveGenerations(tx);
+    if (!sameGenerations(generations, chunksByGeneration.map(({ generation }) => generation))) {
+      chunksByGeneration = buildGenerationChunks(document as IndexableDocument, generations);
+    }
+    for (const { generation, chunks } of chunksByGeneration) {
+      await writeGenerationChunks(tx, generation, [{ documentId: job.documentId, chunks }]);
+    }
+    const chunkCount = chunksByGeneration.find(({ generation }) => generation.status === "current")?.chunks.length ?? null;
     await tx.document.update({
       where: { id: job.documentId },
-      data: { indexingStatus: "indexed", indexedVersion: job.version, indexedAt: new Date(), chunkCount: chunks.length, lastError: null },
+      data: { indexingStatus: "indexed", indexedVersion: job.version, indexedAt: new Date(), chunkCount, lastError: null },
     });
     // Pair rows are locked in id order before any of them is updated.
     const pairs = await lockDocumentPairs(tx, job.documentId);

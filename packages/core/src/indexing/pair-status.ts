@@ -1,4 +1,5 @@
 import type { Tx } from "@svc/db";
+import { SERVING_ATTEMPT } from "../search-index/index-generations";
 
 /**
  * The pair-status transitions that indexing drives (pausing, resuming and deleting have their own in
@@ -25,17 +26,24 @@ export async function markPairActive(tx: Tx, ccPairId: number): Promise<void> {
 
 /**
  * Sets `in_repeated_error_state` when the last five attempts all failed and clears it otherwise (a
- * success, or a completion with errors). Called when an attempt closes; the rule is the one the
+ * success, or a completion with errors), over the attempts that count (not a rebuild's still being
+ * built). Called when an attempt closes (and for many pairs by a rebuild's swap); the rule is the one the
  * listing computes (list-indexing-status.ts), so the column and the listing agree once no attempt runs.
  */
-export async function updateRepeatedErrorState(tx: Tx, ccPairId: number): Promise<void> {
+export async function updateRepeatedErrorState(tx: Tx, ccPairIds: number | number[]): Promise<void> {
+  const ids = typeof ccPairIds === "number" ? [ccPairIds] : ccPairIds;
+  // Only rows whose value changes are written: a swap recomputes thousands of pairs, most unchanged.
   await tx.$executeRaw`
-    UPDATE connector_credential_pair SET in_repeated_error_state = (
-      SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND COALESCE(bool_and(last_attempts.status = 'failed'), false)
-      FROM (
-        SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId}
-        ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
-      ) last_attempts
+    WITH computed AS (
+      SELECT q.id, (
+        SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND COALESCE(bool_and(last_attempts.status = 'failed'), false)
+        FROM (
+          SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = q.id AND ${SERVING_ATTEMPT}
+          ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
+        ) last_attempts
+      ) AS repeated
+      FROM unnest(${ids}::int[]) AS q(id)
     )
-    WHERE id = ${ccPairId}`;
+    UPDATE connector_credential_pair p SET in_repeated_error_state = computed.repeated
+    FROM computed WHERE p.id = computed.id AND p.in_repeated_error_state IS DISTINCT FROM computed.repeated`;
 }

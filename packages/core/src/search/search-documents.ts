@@ -94,10 +94,11 @@ interface SearchRow {
 }
 
 /**
- * Full-text search over the indexed chunks, in one statement: chunks matching
- * `websearch_to_tsquery('english', query)` are scored with `ts_rank_cd` on their weighted vector
- * (title A, body B, metadata C), documents the caller may see (see `searchAudience`) and that pass the
- * filters are ranked by their best chunk, and the best `limit` come back with their best three chunks.
+ * Full-text search over the indexed chunks of the current index generation, in one statement: chunks
+ * matching `websearch_to_tsquery(config, query)` (the generation's text-search configuration) are
+ * scored with `ts_rank_cd` on their weighted vector (title A, body B, metadata C), documents the
+ * caller may see (see `searchAudience`) and that pass the filters are ranked by their best chunk, and
+ * the best `limit` come back with their best three chunks.
  * Only indexed documents have chunks, so only they can be found. Snippets are HTML: the chunk text is
  * escaped before `ts_headline` wraps the matches in `<mark>`.
  */
@@ -112,10 +113,14 @@ export async function searchDocuments({
 }): Promise<SearchResponse> {
   const conditions = [accessCondition(searchAudience(principal, request)), ...filterConditions(request.filters)];
   const rows = await db.$queryRaw<SearchRow[]>`
-    WITH q AS (SELECT websearch_to_tsquery('english', ${request.query}) AS query),
+    WITH q AS (
+      SELECT g.id AS generation_id, g.text_search_config::regconfig AS config,
+        websearch_to_tsquery(g.text_search_config::regconfig, ${request.query}) AS query
+      FROM index_generation g WHERE g.status = 'current'
+    ),
     matches AS (
       SELECT c.document_id, c.chunk_index, ts_rank_cd(c.search_vector, q.query) AS score
-      FROM document_chunk c, q WHERE c.search_vector @@ q.query
+      FROM document_chunk c, q WHERE c.search_vector @@ q.query AND c.generation_id = q.generation_id
     ),
     ranked AS (
       SELECT m.document_id, max(m.score) AS score
@@ -132,13 +137,14 @@ export async function searchDocuments({
     )
     SELECT d.id AS document_id, d.semantic_identifier, d.title, d.source::text AS source, d.link, d.doc_updated_at,
       r.score AS document_score, b.chunk_index, b.score AS chunk_score, c.link AS chunk_link, c.image_file_id,
-      ts_headline('english', replace(replace(replace(c.content, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), q.query,
+      ts_headline(q.config, replace(replace(replace(c.content, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), q.query,
         'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, MaxFragments=2') AS snippet
     FROM ranked r
     JOIN document d ON d.id = r.document_id
     JOIN best_chunks b ON b.document_id = r.document_id AND b.place <= ${SEARCH_CHUNKS_PER_DOCUMENT}
-    JOIN document_chunk c ON c.document_id = b.document_id AND c.chunk_index = b.chunk_index
     CROSS JOIN q
+    JOIN document_chunk c
+      ON c.document_id = b.document_id AND c.generation_id = q.generation_id AND c.chunk_index = b.chunk_index
     ORDER BY r.score DESC, r.document_id, b.place`;
 
   const results: SearchResult[] = [];

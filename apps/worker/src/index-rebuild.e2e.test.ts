@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { getIndexRebuildStatus, ingestDocument, OPERATOR_PRINCIPAL, startIndexRebuild, type PgBoss } from "@svc/core";
+import { createTestJobQueue, type TestJobQueue } from "@svc/core/testing";
+import type { Db } from "@svc/db";
+import { waitFor } from "@svc/db/testing";
+import { IngestionDocumentSchema } from "@svc/schema";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
+
+let queue: TestJobQueue;
+let db: Db;
+let boss: PgBoss;
+let worker: ChildProcess | undefined;
+
+beforeAll(async () => {
+  queue = await createTestJobQueue();
+  ({ db, boss } = queue);
+});
+afterAll(async () => {
+  worker?.kill("SIGKILL");
+  await queue.close();
+});
+
+const LONG_TEXT = Array.from({ length: 40 }, (_, index) => `Line ${index} of the shipping manifest lists crates and barrels.`).join(" ");
+
+async function ingest(ids: string[]): Promise<void> {
+  for (const id of ids) {
+    await ingestDocument({
+      db,
+      boss,
+      principal: OPERATOR_PRINCIPAL,
+      input: IngestionDocumentSchema.parse({ document: { id, semantic_identifier: id, sections: [{ text: `${id}: ${LONG_TEXT}` }], metadata: {} } }),
+    });
+  }
+}
+
+async function waitForIndexed(ids: string[]): Promise<void> {
+  await waitFor(
+    "every document indexed",
+    async () => ((await db.document.count({ where: { id: { in: ids }, indexingStatus: "indexed" } })) === ids.length ? true : undefined),
+    { timeoutMs: 30_000 },
+  );
+}
+
+describe("an index rebuild in the worker", () => {
+  it("builds the new generation, swaps it in and purges the old one while documents keep coming", async () => {
+    let output = "";
+    worker = spawn(process.execPath, [workerEntry], { env: { ...process.env, DATABASE_URL: queue.databaseUrl }, stdio: "pipe" });
+    worker.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    worker.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const before = Array.from({ length: 30 }, (_, index) => `before-${index}`);
+    await ingest(before);
+    await waitForIndexed(before);
+
+    const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 128 });
+    const during = Array.from({ length: 10 }, (_, index) => `during-${index}`);
+    await ingest(during);
+    await waitForIndexed(during);
+
+    const oldGeneration = started.current.generation_id;
+    const newGeneration = started.rebuild?.generation_id ?? 0;
+    await waitFor(
+      "the rebuild swapped in and the old generation purged",
+      async () => {
+        const status = await getIndexRebuildStatus({ db });
+        const left = await db.documentChunk.count({ where: { generationId: oldGeneration } });
+        return status.current.generation_id === newGeneration && left === 0 ? true : undefined;
+      },
+      { timeoutMs: 60_000, describe: () => output },
+    );
+    // Every document, those ingested during the rebuild too, is in the new generation at the new size.
+    const perDocument = await db.documentChunk.groupBy({ by: ["documentId"], where: { generationId: newGeneration }, _count: true });
+    expect(perDocument.map((row) => row.documentId).sort()).toEqual([...before, ...during].sort());
+    expect(perDocument.every((row) => row._count > 1)).toBe(true);
+    expect(output).toContain(`index generation ${newGeneration} is current`);
+  });
+});

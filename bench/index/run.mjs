@@ -1,0 +1,407 @@
+// bench/index: asynchronous indexing on the production build (web server + worker), issue 3.
+//   1. throughput: N documents (log-normal sizes, 200 B – 1 MiB, ~2 KB median) ingested by a fixed
+//      number of keep-alive clients as fast as the API takes them; time from the first request until
+//      every document is indexed;
+//   2. baseline, same run: the same chunk texts written by PostgreSQL itself, one INSERT … SELECT with
+//      the indexer's weighted to_tsvector into a table shaped like document_chunk;
+//   3. latency: a steady open-loop rate for some seconds, time from each 200 to `indexed`;
+//   4. memory: the worker's RSS while it indexes one 20 MiB document.
+//   pnpm build && node bench/index/run.mjs [--docs 20000] [--runs 3] [--rate 200] [--seconds 60]
+//     [--concurrency 32] [--big-mib 20]          (env: DATABASE_URL; SVC_WORKER_* reach the worker)
+import http from "node:http";
+import os from "node:os";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import {
+  createAdminKey,
+  databaseUrl,
+  describeMachine,
+  median,
+  percentile,
+  processMemory,
+  ProcessGroup,
+  recreateDatabase,
+  waitForHttp,
+} from "../lib/harness.mjs";
+import { createCorpus } from "./corpus.mjs";
+
+const { values: options } = parseArgs({
+  options: {
+    docs: { type: "string", default: "20000" },
+    runs: { type: "string", default: "3" },
+    rate: { type: "string", default: "200" },
+    seconds: { type: "string", default: "60" },
+    concurrency: { type: "string", default: "32" },
+    "big-mib": { type: "string", default: "20" },
+  },
+});
+const documentCount = Number(options.docs);
+const runs = Number(options.runs);
+const rate = Number(options.rate);
+const seconds = Number(options.seconds);
+const concurrency = Number(options.concurrency);
+const bigBytes = Number(options["big-mib"]) * 1024 * 1024;
+
+const DATABASE = "svc_bench_index";
+const PORT = 3120;
+const WARMUP_DOCUMENTS = 200;
+const MAX_DOCUMENT_BYTES = 1024 * 1024;
+const POLL_MS = 200;
+const RSS_SAMPLE_MS = 50;
+const INDEX_DEADLINE_MS = 30 * 60_000;
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 2000;
+const TARGET_RSS_MB = 300;
+
+const log = (message) => process.stderr.write(`${message}\n`);
+const mb = (bytes) => bytes / 1e6;
+const load = () => os.loadavg()[0].toFixed(2);
+
+/** The corpus of one seed; the middle document is the largest allowed (1 MiB), so every run has one. */
+function buildDocuments(seed, prefix, count) {
+  const corpus = createCorpus({ seed, maxBytes: MAX_DOCUMENT_BYTES });
+  return Array.from({ length: count }, (_, i) =>
+    corpus.document(`${prefix}-${i}`, i === Math.floor(count / 2) && count >= 1000 ? { size: MAX_DOCUMENT_BYTES } : {}),
+  );
+}
+
+function post(agent, key, body) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        agent,
+        host: "127.0.0.1",
+        port: PORT,
+        path: "/api/svc-api/ingestion",
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` },
+      },
+      (response) => {
+        const parts = [];
+        response.on("data", (part) => parts.push(part));
+        response.on("end", () => {
+          if (response.statusCode === 200) resolve();
+          else reject(new Error(`ingestion answered ${response.statusCode}: ${Buffer.concat(parts).toString().slice(0, 300)}`));
+        });
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+/** Closed loop: `clients` keep-alive connections, each sending its next document as soon as the last is accepted. */
+async function ingestAll(key, documents, clients) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < documents.length) await post(agent, key, documents[next++].body);
+    }),
+  );
+  agent.destroy();
+}
+
+/** Documents by status; a cheap aggregate over the indexing_status index, not one request per document. */
+async function statusCounts(db) {
+  const { rows } = await db.query("SELECT indexing_status::text AS status, count(*)::int AS n FROM document GROUP BY 1");
+  return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+}
+
+/**
+ * Polls until `expected` documents are indexed. A `failed` document is retried by pg-boss, so it only
+ * counts against the run at the deadline; the first one seen is reported.
+ */
+async function waitForIndexed(db, expected, deadlineMs = INDEX_DEADLINE_MS) {
+  const deadline = Date.now() + deadlineMs;
+  let reported = false;
+  for (;;) {
+    const counts = await statusCounts(db);
+    if ((counts.indexed ?? 0) >= expected) return;
+    if ((counts.failed ?? 0) > 0 && !reported) {
+      reported = true;
+      const { rows } = await db.query("SELECT id, left(last_error, 300) AS error FROM document WHERE indexing_status = 'failed' LIMIT 3");
+      log(`  ${counts.failed} documents failed (pg-boss retries them): ${JSON.stringify(rows)}`);
+    }
+    if (Date.now() > deadline) throw new Error(`only ${counts.indexed ?? 0} of ${expected} documents indexed after ${deadlineMs} ms: ${JSON.stringify(counts)}`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** Polls one document until it is indexed or has failed (its first failure ends the wait). */
+async function waitForDocument(db, id, deadlineMs = INDEX_DEADLINE_MS) {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const { rows: [row] } = await db.query(
+      `SELECT indexing_status::text AS status, chunk_count, left(last_error, 300) AS error,
+         (extract(epoch FROM indexed_at) * 1000)::float8 AS indexed_at
+       FROM document WHERE id = $1`,
+      [id],
+    );
+    if (row?.status === "indexed" || row?.status === "failed") return { ...row, seenAt: Date.now() };
+    if (Date.now() > deadline) throw new Error(`${id} still ${row?.status} after ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, RSS_SAMPLE_MS));
+  }
+}
+
+/** A fresh database with the web server and a worker on it, warmed with a few indexed documents. */
+async function startService(processes, warmup) {
+  await recreateDatabase(DATABASE);
+  const url = databaseUrl(DATABASE);
+  const key = createAdminKey(url);
+  const web = processes.startWebServer(url, PORT);
+  const worker = processes.startWorker(url);
+  await waitForHttp(`http://127.0.0.1:${PORT}/api/svc-api/ingestion`);
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  await ingestAll(key, warmup, 8);
+  await waitForIndexed(db, warmup.length);
+  return { key, db, web, worker };
+}
+
+async function stopService(processes, service) {
+  await service.db.end();
+  await processes.stop(service.worker);
+  await processes.stop(service.web);
+}
+
+/**
+ * The database's own limit: the chunks the worker wrote (its buildChunks output, copied as plain text
+ * beforehand) written again by one INSERT … SELECT computing the indexer's weighted tsvector, into an
+ * empty table with document_chunk's columns, keys and indexes (GIN included). Returns seconds.
+ */
+async function measureBaseline(db) {
+  // Every column but the vector, whatever else document_chunk holds.
+  const { rows } = await db.query(`
+    SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) AS list FROM information_schema.columns
+    WHERE table_schema = current_schema() AND table_name = 'document_chunk' AND column_name <> 'search_vector'`);
+  const columns = rows[0].list;
+  await db.query(`CREATE TABLE bench_chunk_text AS SELECT ${columns} FROM document_chunk WHERE document_id NOT LIKE 'warm-%'`);
+  await db.query("CREATE TABLE bench_chunk (LIKE document_chunk INCLUDING ALL)");
+  await db.query("VACUUM ANALYZE bench_chunk_text");
+  await db.query("CHECKPOINT");
+  const started = performance.now();
+  const { rowCount } = await db.query(`
+    INSERT INTO bench_chunk (${columns}, search_vector)
+    SELECT ${columns},
+      setweight(to_tsvector('english', title_prefix), 'A')
+        || setweight(to_tsvector('english', content), 'B')
+        || setweight(to_tsvector('english', metadata_suffix), 'C')
+    FROM bench_chunk_text`);
+  const elapsed = (performance.now() - started) / 1000;
+  return { seconds: elapsed, rows: rowCount };
+}
+
+async function measureThroughput(processes, run, documents, warmup, totalBytes) {
+  const service = await startService(processes, warmup);
+  const { db, key } = service;
+  try {
+    await db.query("CHECKPOINT");
+    const loadBefore = load();
+    const started = Date.now();
+    await ingestAll(key, documents, concurrency);
+    const accepted = Date.now();
+    await waitForIndexed(db, warmup.length + documents.length);
+    // The last indexed_at (the worker's clock, this machine) is when the last document was indexed.
+    const { rows: [last] } = await db.query(`
+      SELECT (extract(epoch FROM max(indexed_at)) * 1000)::float8 AS at FROM document WHERE id NOT LIKE 'warm-%'`);
+    const indexSeconds = (last.at - started) / 1000;
+    const loadAfter = load();
+    const { rows: [chunks] } = await db.query(`
+      SELECT count(*)::int AS n, sum(octet_length(content))::bigint AS bytes FROM document_chunk WHERE document_id NOT LIKE 'warm-%'`);
+    await processes.stop(service.worker);
+    const baseline = await measureBaseline(db);
+    if (baseline.rows !== chunks.n) throw new Error(`baseline wrote ${baseline.rows} chunks, the worker ${chunks.n}`);
+    const result = {
+      acceptSeconds: (accepted - started) / 1000,
+      indexSeconds,
+      docsPerSecond: documents.length / indexSeconds,
+      mbPerSecond: mb(totalBytes) / indexSeconds,
+      chunks: chunks.n,
+      chunkBytes: Number(chunks.bytes),
+      baselineSeconds: baseline.seconds,
+      baselineDocsPerSecond: documents.length / baseline.seconds,
+      baselineMbPerSecond: mb(totalBytes) / baseline.seconds,
+      ratio: baseline.seconds / indexSeconds,
+      load: `${loadBefore} → ${loadAfter}`,
+    };
+    log(
+      `run ${run}: accepted in ${result.acceptSeconds.toFixed(1)} s, indexed in ${indexSeconds.toFixed(1)} s ` +
+        `(${result.docsPerSecond.toFixed(0)} docs/s, ${result.mbPerSecond.toFixed(2)} MB/s, ${chunks.n} chunks); ` +
+        `baseline ${baseline.seconds.toFixed(1)} s (${result.baselineDocsPerSecond.toFixed(0)} docs/s); ratio ${result.ratio.toFixed(2)}; load ${result.load}`,
+    );
+    return result;
+  } finally {
+    await stopService(processes, service);
+  }
+}
+
+/**
+ * Open loop: document i is sent at start + i / rate whatever happened to the earlier ones. Each 200's
+ * client time (Date.now()) is compared with the document's indexed_at, which the worker stamps with
+ * its own Date on this machine just before committing (so the commit itself, a few ms, is not counted).
+ */
+async function measureLatency(service, documents) {
+  const { db, key } = service;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const acceptedAt = new Array(documents.length);
+  const acceptLatency = [];
+  let worstLag = 0;
+  const pending = [];
+  const loadBefore = load();
+  const start = performance.now() + 50;
+  let sent = 0;
+  while (sent < documents.length) {
+    const due = Math.min(documents.length, Math.floor(((performance.now() - start) * rate) / 1000) + 1);
+    for (; sent < due; sent += 1) {
+      const index = sent;
+      worstLag = Math.max(worstLag, performance.now() - (start + (index * 1000) / rate));
+      const sentAt = performance.now();
+      pending.push(
+        post(agent, key, documents[index].body).then(() => {
+          acceptedAt[index] = Date.now();
+          acceptLatency.push(performance.now() - sentAt);
+        }),
+      );
+    }
+    const wait = start + (sent * 1000) / rate - performance.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
+  }
+  await Promise.all(pending);
+  const sendSeconds = (performance.now() - start) / 1000;
+  agent.destroy();
+  await waitForIndexed(db, WARMUP_DOCUMENTS + documents.length);
+  const loadAfter = load();
+  const { rows } = await db.query(`
+    SELECT id, (extract(epoch FROM indexed_at) * 1000)::float8 AS at FROM document WHERE id LIKE 'steady-%'`);
+  const position = new Map(documents.map((document, index) => [document.id, index]));
+  const latencies = rows.map((row) => row.at - acceptedAt[position.get(row.id)]).sort((a, b) => a - b);
+  acceptLatency.sort((a, b) => a - b);
+  return {
+    sent: documents.length,
+    achievedRate: documents.length / sendSeconds,
+    worstLag,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1),
+    acceptP50: percentile(acceptLatency, 50),
+    acceptP99: percentile(acceptLatency, 99),
+    load: `${loadBefore} → ${loadAfter}`,
+  };
+}
+
+/**
+ * The worker's memory while it indexes one large document: a fresh worker (so its VmHWM covers this
+ * document alone, after a small one proves it ready), VmRSS sampled every RSS_SAMPLE_MS from before the
+ * request until the document is indexed.
+ */
+async function measureMemory(processes, service, bigDocument, readyDocument) {
+  const { db, key } = service;
+  await processes.stop(service.worker);
+  service.worker = processes.startWorker(databaseUrl(DATABASE));
+  const { pid } = service.worker;
+  const agent = new http.Agent({ keepAlive: true });
+  await post(agent, key, readyDocument.body);
+  const ready = await waitForDocument(db, readyDocument.id);
+  if (ready.status !== "indexed") throw new Error(`the worker did not index ${readyDocument.id}: ${ready.error}`);
+  const samples = [processMemory(pid).rss];
+  const before = samples[0];
+  const sampler = setInterval(() => samples.push(processMemory(pid).rss), RSS_SAMPLE_MS);
+  let accepted;
+  let outcome;
+  try {
+    await post(agent, key, bigDocument.body);
+    accepted = Date.now();
+    outcome = await waitForDocument(db, bigDocument.id);
+  } finally {
+    clearInterval(sampler);
+  }
+  samples.push(processMemory(pid).rss);
+  const { peak } = processMemory(pid);
+  agent.destroy();
+  return {
+    bytes: bigDocument.bytes,
+    before,
+    sampledPeak: Math.max(...samples),
+    hwm: peak,
+    samples: samples.length,
+    outcome,
+    indexSeconds: ((outcome.indexed_at ?? outcome.seenAt) - accepted) / 1000,
+  };
+}
+
+const processes = new ProcessGroup();
+process.on("SIGINT", () => {
+  processes.stopAll();
+  process.exit(130);
+});
+try {
+  log(`generating ${documentCount} documents…`);
+  const documents = buildDocuments(1, "doc", documentCount);
+  const warmup = buildDocuments(2, "warm", WARMUP_DOCUMENTS);
+  const sizes = documents.map((document) => document.bytes).sort((a, b) => a - b);
+  const totalBytes = sizes.reduce((sum, size) => sum + size, 0);
+  log(
+    `  ${mb(totalBytes).toFixed(1)} MB of text: p50 ${sizes[Math.floor(sizes.length / 2)]} B, p90 ${percentile(sizes, 90)} B, ` +
+      `p99 ${percentile(sizes, 99)} B, min ${sizes[0]} B, max ${sizes.at(-1)} B`,
+  );
+
+  const results = [];
+  for (let run = 1; run <= runs; run += 1) results.push(await measureThroughput(processes, run, documents, warmup, totalBytes));
+
+  log(`latency: ${rate} documents/s for ${seconds} s…`);
+  const steady = buildDocuments(3, "steady", Math.round(rate * seconds));
+  const service = await startService(processes, warmup);
+  let latency;
+  let memory;
+  try {
+    latency = await measureLatency(service, steady);
+    log(`  p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms, max ${latency.max.toFixed(0)} ms; load ${latency.load}`);
+    log(`memory: one ${(bigBytes / 2 ** 20).toFixed(0)} MiB document…`);
+    const corpus = createCorpus({ seed: 4, maxBytes: bigBytes });
+    memory = await measureMemory(processes, service, corpus.document("big-0", { size: bigBytes, sectionCount: 1 }), corpus.document("ready-0"));
+  } finally {
+    await stopService(processes, service);
+  }
+
+  const pick = (key) => median(results.map((result) => result[key]));
+  const list = (key, digits = 0) => results.map((result) => result[key].toFixed(digits)).join(", ");
+  const steadyRows = Math.round(rate * seconds);
+  const workerSettings = `worker SVC_WORKER_BATCH_SIZE ${process.env.SVC_WORKER_BATCH_SIZE ?? "default"}, SVC_WORKER_CONCURRENCY ${process.env.SVC_WORKER_CONCURRENCY ?? "default"}`;
+  console.log(`machine: ${describeMachine()}; ${workerSettings}`);
+  console.log(
+    `corpus: ${documentCount} documents, ${mb(totalBytes).toFixed(1)} MB of section text (p50 ${sizes[Math.floor(sizes.length / 2)]} B, ` +
+      `p99 ${percentile(sizes, 99)} B, max ${sizes.at(-1)} B), ${results[0].chunks} chunks; ${concurrency} clients; ${runs} runs, load (1 min) ${results.map((r) => r.load).join("; ")}`,
+  );
+  console.log(`| measurement | median | runs | target |`);
+  console.log(`|---|---|---|---|`);
+  console.log(`| accepted by the API, s | ${pick("acceptSeconds").toFixed(1)} | ${list("acceptSeconds", 1)} | |`);
+  console.log(`| first request → all indexed, s | ${pick("indexSeconds").toFixed(1)} | ${list("indexSeconds", 1)} | |`);
+  console.log(`| indexed documents/s | ${pick("docsPerSecond").toFixed(0)} | ${list("docsPerSecond")} | |`);
+  console.log(`| indexed MB/s | ${pick("mbPerSecond").toFixed(2)} | ${list("mbPerSecond", 2)} | |`);
+  console.log(`| baseline INSERT … SELECT to_tsvector, s | ${pick("baselineSeconds").toFixed(1)} | ${list("baselineSeconds", 1)} | |`);
+  console.log(`| baseline documents/s | ${pick("baselineDocsPerSecond").toFixed(0)} | ${list("baselineDocsPerSecond")} | |`);
+  console.log(`| baseline MB/s | ${pick("baselineMbPerSecond").toFixed(2)} | ${list("baselineMbPerSecond", 2)} | |`);
+  const ratio = pick("ratio");
+  console.log(`| **throughput / baseline** | **${ratio.toFixed(2)}** | ${list("ratio", 2)} | ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? "met" : "**missed**"} |`);
+  console.log(
+    `| accept → indexed p50 / p99 / max ms at ${rate}/s × ${seconds} s (${steadyRows} docs, sent at ${latency.achievedRate.toFixed(0)}/s, ` +
+      `worst send lag ${latency.worstLag.toFixed(0)} ms) | ${latency.p50.toFixed(0)} / **${latency.p99.toFixed(0)}** / ${latency.max.toFixed(0)} | load ${latency.load} | ` +
+      `p99 ≤ ${TARGET_P99_MS}: ${latency.p99 <= TARGET_P99_MS ? "met" : "**missed**"} |`,
+  );
+  console.log(`| ingestion response p50 / p99 ms at that rate | ${latency.acceptP50.toFixed(1)} / ${latency.acceptP99.toFixed(1)} | | |`);
+  const peakMb = mb(Math.max(memory.sampledPeak, memory.hwm));
+  const { outcome } = memory;
+  const what =
+    outcome.status === "indexed"
+      ? `${outcome.chunk_count} chunks, indexed ${memory.indexSeconds.toFixed(1)} s after its 200`
+      : `**failed** ${memory.indexSeconds.toFixed(1)} s after its 200: ${outcome.error?.replace(/\s+/g, " ").trim().slice(0, 240)}`;
+  console.log(
+    `| worker RSS, one ${(memory.bytes / 2 ** 20).toFixed(0)} MiB document (${what}): ` +
+      `before / sampled peak / VmHWM, MB | ${mb(memory.before).toFixed(0)} / ${mb(memory.sampledPeak).toFixed(0)} / **${mb(memory.hwm).toFixed(0)}** | ` +
+      `${memory.samples} samples every ${RSS_SAMPLE_MS} ms | ≤ ${TARGET_RSS_MB} MB: ${peakMb <= TARGET_RSS_MB ? "met" : "**missed**"} |`,
+  );
+} finally {
+  processes.stopAll();
+}

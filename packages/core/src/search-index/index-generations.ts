@@ -1,0 +1,81 @@
+import { Prisma, type DbOrTx, type IndexGenerationStatus, type Tx } from "@svc/db";
+
+/**
+ * Index generations (ARCHITECTURE.md, "Index generations and rebuilds"): search reads the `current`
+ * generation; a rebuild writes a `building` one and swaps it in. While one is building, indexing
+ * writes every document to both.
+ *
+ * One advisory lock orders the generation changes against the transactions that write chunks:
+ * indexing and each batch of a rebuild take it shared before they read the active generations; start,
+ * swap and cancel take it exclusive. So no indexing transaction straddles a swap: it writes to exactly
+ * the generations that are active when it commits. Lock order, everywhere: document rows, then this
+ * lock, then pair rows (index-attempts.ts), which keeps all of them deadlock-free.
+ */
+
+/** The (key1, key2) of the advisory lock: "svc" and 1. */
+const GENERATION_LOCK = Prisma.sql`${0x737663}::int, 1`;
+
+/** Waits for generation changes (start, swap, cancel) to finish and holds them off until commit. */
+export async function lockIndexGenerationsShared(tx: Tx): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(${GENERATION_LOCK})`;
+}
+
+/** Waits for every transaction that writes chunks to commit and holds new ones off until commit. */
+export async function lockIndexGenerationsExclusive(tx: Tx): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GENERATION_LOCK})`;
+}
+
+/** What writing chunks into a generation needs to know of it. */
+export interface ChunkGeneration {
+  id: number;
+  status: IndexGenerationStatus;
+  chunkTokenLimit: number;
+  textSearchConfig: string;
+}
+
+/**
+ * The generations documents are written to: the current one, and the building one during a rebuild.
+ * Call it under lockIndexGenerationsShared (or exclusive) so the answer holds until commit.
+ */
+export async function readActiveGenerations(tx: Tx): Promise<ChunkGeneration[]> {
+  return tx.$queryRaw<ChunkGeneration[]>`
+    SELECT id, status::text AS status, chunk_token_limit AS "chunkTokenLimit", text_search_config AS "textSearchConfig"
+    FROM index_generation WHERE status IN ('current', 'building') ORDER BY id`;
+}
+
+/**
+ * `index_attempt ia` rows that count as the pair's attempts: every generation but the one being built
+ * (attempts of indexing jobs, and of finished rebuilds, so history survives a swap). A canceled
+ * rebuild's attempts are deleted with it.
+ *
+ * A correlated anti-join, not `generation_id IS DISTINCT FROM (SELECT … building)`: while every
+ * attempt has the same generation, the planner's statistics make that comparison look like it
+ * matches almost nothing, so it stops walking `(cc_pair_id, id DESC)` for "the latest attempt" and
+ * fetches and sorts all of a pair's attempts instead; and an uncorrelated sub-select inside the
+ * listing's per-row LATERAL probes is costed once per row, which pushes the plan over
+ * `jit_above_cost` (40 ms of JIT compilation per request).
+ */
+export const SERVING_ATTEMPT = Prisma.sql`NOT EXISTS (
+  SELECT 1 FROM index_generation building WHERE building.id = ia.generation_id AND building.status = 'building')`;
+
+/** The generation a rebuild is building, null when none is. */
+export async function readBuildingGenerationId(db: DbOrTx): Promise<number | null> {
+  const [building] = await db.$queryRaw<{ id: number }[]>`SELECT id FROM index_generation WHERE status = 'building'`;
+  return building?.id ?? null;
+}
+
+/**
+ * `index_attempt ia` rows of the generation being built, given its id as read just before the
+ * statement (readBuildingGenerationId); none when no rebuild runs. A constant rather than a
+ * sub-select, so that the planner probes `(generation_id, cc_pair_id, id DESC)` once per pair and
+ * skips the probes altogether when there is no rebuild. (A swap or cancel that lands between the two
+ * reads shows that generation's attempts in one response.)
+ */
+export function buildingAttempt(generationId: number | null): Prisma.Sql {
+  return generationId === null ? Prisma.sql`FALSE` : Prisma.sql`ia.generation_id = ${generationId}`;
+}
+
+/** Whether two reads of the active generations found the same ones in the same states. */
+export function sameGenerations(a: ChunkGeneration[], b: ChunkGeneration[]): boolean {
+  return a.length === b.length && a.every((generation, index) => generation.id === b[index]?.id && generation.status === b[index]?.status);
+}

@@ -1,0 +1,355 @@
+import type { Db } from "@svc/db";
+import { IndexingStatusRequestSchema, IngestionDocumentSchema, SearchRequestSchema } from "@svc/schema";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR_PRINCIPAL } from "../auth/principal";
+import { createCcPair } from "../connectors/create-cc-pair";
+import { listIndexingStatus } from "../connectors/list-indexing-status";
+import { deleteDocument } from "../documents/delete-document";
+import { getDocument } from "../documents/get-document";
+import { ingestDocument } from "../documents/ingest-document";
+import { isAppError } from "../errors/app-error";
+import { indexDocuments } from "../indexing/index-documents";
+import type { PgBoss } from "../jobs/job-queue";
+import { searchDocuments } from "../search/search-documents";
+import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
+import { cancelIndexRebuild } from "./cancel-index-rebuild";
+import { getIndexRebuildStatus } from "./get-index-rebuild-status";
+import { purgeIndexGeneration } from "./purge-index-generation";
+import { runIndexRebuild } from "./run-index-rebuild";
+import { startIndexRebuild } from "./start-index-rebuild";
+
+let queue: TestJobQueue;
+let db: Db;
+let boss: PgBoss;
+
+beforeAll(async () => {
+  queue = await createTestJobQueue();
+  ({ db, boss } = queue);
+});
+afterAll(async () => {
+  await queue.close();
+});
+
+/** About 1,400 cl100k tokens: three chunks at 512 tokens, a dozen at 128. */
+const LONG_TEXT = Array.from(
+  { length: 100 },
+  (_, index) => `Sentence ${index} explains how the lighthouse keeper logs ships and weather in the harbour.`,
+).join(" ");
+
+let pairs = 0;
+async function newPair(): Promise<number> {
+  pairs += 1;
+  return (await createCcPair({ db, name: `Rebuild pair ${pairs}`, source: "web", accessType: "public" })).ccPairId;
+}
+
+/** Ingests the documents, then runs their indexing jobs in one batch, as the worker would. */
+async function ingestAndIndexAll(documents: { id: string; text: string }[], ccPairId: number): Promise<void> {
+  for (const { id, text } of documents) {
+    await ingestDocument({
+      db,
+      boss,
+      principal: OPERATOR_PRINCIPAL,
+      input: IngestionDocumentSchema.parse({
+        document: { id, semantic_identifier: `Doc ${id}`, sections: [{ text }], metadata: {} },
+        cc_pair_id: ccPairId,
+      }),
+    });
+  }
+  const versions = await db.document.findMany({
+    where: { id: { in: documents.map((document) => document.id) } },
+    select: { id: true, version: true },
+  });
+  await indexDocuments({ db, jobs: versions.map((document) => ({ documentId: document.id, version: document.version })) });
+}
+
+async function ingestAndIndex(id: string, text: string, ccPairId: number): Promise<void> {
+  await ingestAndIndexAll([{ id, text }], ccPairId);
+}
+
+async function search(query: string): Promise<string[]> {
+  const { results } = await searchDocuments({
+    db,
+    principal: OPERATOR_PRINCIPAL,
+    request: SearchRequestSchema.parse({ query, limit: 100 }),
+  });
+  return results.map((result) => result.document_id).sort();
+}
+
+/** Chunks per generation of one document: `{ [generation_id]: count }`. */
+async function chunksByGeneration(documentId: string): Promise<Record<number, number>> {
+  const rows = await db.documentChunk.groupBy({ by: ["generationId"], where: { documentId }, _count: true });
+  return Object.fromEntries(rows.map((row) => [row.generationId, row._count]));
+}
+
+async function currentGenerationId(): Promise<number> {
+  return (await getIndexRebuildStatus({ db })).current.generation_id;
+}
+
+/** The listing row of one pair, for current or secondary attempts. */
+async function listingRow(ccPairId: number, secondaryIndex: boolean, lastStatusFilters: string[] = []) {
+  const groups = await listIndexingStatus({
+    db,
+    principal: OPERATOR_PRINCIPAL,
+    request: IndexingStatusRequestSchema.parse({
+      secondary_index: secondaryIndex,
+      get_all_connectors: true,
+      last_status_filters: lastStatusFilters,
+    }),
+  });
+  return groups.flatMap((group) => group.indexing_statuses).find((row) => "cc_pair_id" in row && row.cc_pair_id === ccPairId);
+}
+
+describe("index rebuilds", () => {
+  it("rebuilds every indexed document at a new chunk size; search reads the old generation until the swap", async () => {
+    const ccPairId = await newPair();
+    await ingestAndIndex("size-1", LONG_TEXT, ccPairId);
+    await ingestAndIndex("size-2", LONG_TEXT, ccPairId);
+    await ingestAndIndex("size-3", `${LONG_TEXT} A quokka ends it.`, ccPairId);
+    const before = await getDocument({ db, principal: OPERATOR_PRINCIPAL, documentId: "size-1" });
+    const oldGeneration = await currentGenerationId();
+    expect(before.chunk_count).toBe((await chunksByGeneration("size-1"))[oldGeneration]);
+
+    const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 128 });
+    const building = started.rebuild;
+    expect(started).toMatchObject({ status: "building", current: { generation_id: oldGeneration, chunk_token_limit: 512 } });
+    expect(building).toMatchObject({ status: "building", chunk_token_limit: 128, text_search_config: "english", docs_done: 0 });
+    expect(building?.docs_total).toBeGreaterThanOrEqual(3);
+    // The job was queued with the generation.
+    const [job] = await db.$queryRaw<{ data: unknown }[]>`SELECT data FROM pgboss.job WHERE name = 'rebuild-index'`;
+    expect(job?.data).toEqual({ generationId: building?.generation_id });
+
+    // A second start while one is building: 409.
+    await expect(startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL })).rejects.toSatisfy((error) => isAppError(error) && error.code === "CONFLICT");
+    // Until the swap, search reads generation `oldGeneration`.
+    expect(await search("lighthouse keeper")).toEqual(["size-1", "size-2", "size-3"]);
+
+    const run = await runIndexRebuild({ db, boss, generationId: building?.generation_id ?? 0, batchSize: 2 });
+    expect(run).toMatchObject({ swapped: true, docsFailed: 0 });
+    expect(run.docsDone).toBe(building?.docs_total);
+
+    const after = await getIndexRebuildStatus({ db });
+    expect(after).toMatchObject({
+      status: "idle",
+      current: { generation_id: building?.generation_id, chunk_token_limit: 128, text_search_config: "english" },
+      rebuild: null,
+      last_rebuild: { generation_id: building?.generation_id, status: "current", docs_done: run.docsDone, docs_failed: 0 },
+    });
+    expect(after.last_rebuild?.docs_total).toBe(run.docsDone);
+    expect(after.last_rebuild?.completed_at).not.toBeNull();
+
+    // Every chunk of the new generation fits 128 tokens (content; prefix and suffix are small here).
+    const [largest] = await db.$queryRaw<{ largest: number }[]>`
+      SELECT max(token_count)::int AS largest FROM document_chunk WHERE generation_id = ${building?.generation_id}`;
+    expect(largest?.largest).toBeLessThanOrEqual(128);
+    const rebuilt = await getDocument({ db, principal: OPERATOR_PRINCIPAL, documentId: "size-1" });
+    expect(rebuilt.chunk_count).toBe((await chunksByGeneration("size-1"))[building?.generation_id ?? 0]);
+    expect(rebuilt.chunk_count).toBeGreaterThan((before.chunk_count ?? 0) * 2);
+    expect(await search("lighthouse keeper")).toEqual(["size-1", "size-2", "size-3"]);
+    const { results } = await searchDocuments({
+      db,
+      principal: OPERATOR_PRINCIPAL,
+      request: SearchRequestSchema.parse({ query: "quokka" }),
+    });
+    // The match is in the last of the new, smaller chunks.
+    expect(results.map((result) => [result.document_id, result.chunks.map((chunk) => chunk.chunk_index)])).toEqual([
+      ["size-3", [(rebuilt.chunk_count ?? 0) - 1]],
+    ]);
+
+    // The retired generation's chunks are purged by the job the swap queued.
+    const [purgeJob] = await db.$queryRaw<{ data: unknown }[]>`SELECT data FROM pgboss.job WHERE name = 'purge-index-generation'`;
+    expect(purgeJob?.data).toEqual({ generationId: oldGeneration });
+    const purged = await purgeIndexGeneration({ db, generationId: oldGeneration, batchSize: 2 });
+    expect(purged.purged).toBe(true);
+    expect(purged.chunksDeleted).toBeGreaterThanOrEqual(9);
+    expect(await db.documentChunk.count({ where: { generationId: oldGeneration } })).toBe(0);
+    expect(await chunksByGeneration("size-2")).toEqual({ [building?.generation_id ?? 0]: rebuilt.chunk_count });
+
+    // Running the job again finds nothing to do.
+    expect(await runIndexRebuild({ db, boss, generationId: building?.generation_id ?? 0 })).toEqual({
+      swapped: false,
+      docsDone: 0,
+      docsFailed: 0,
+    });
+  });
+
+  it("writes documents ingested or updated during the rebuild to both generations, and searches with the new configuration after the swap", async () => {
+    const ccPairId = await newPair();
+    await ingestAndIndex("during-1", "The runners crossed the bridge at dawn.", ccPairId);
+    await ingestAndIndex("during-2", "Old wording about pelicans.", ccPairId);
+    const oldGeneration = await currentGenerationId();
+
+    const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, textSearchConfig: "simple" });
+    const newGeneration = started.rebuild?.generation_id ?? 0;
+    // The chunk size is kept when none is asked for.
+    expect(started.rebuild).toMatchObject({ text_search_config: "simple", chunk_token_limit: started.current.chunk_token_limit });
+
+    await ingestAndIndex("during-2", "New wording about flamingos.", ccPairId);
+    await ingestAndIndex("during-3", "A document that arrived while the index was being rebuilt.", ccPairId);
+    for (const id of ["during-2", "during-3"]) {
+      expect(await chunksByGeneration(id)).toEqual({ [oldGeneration]: 1, [newGeneration]: 1 });
+    }
+    // English stemming still applies before the swap ("runner" finds "runners").
+    expect(await search("runner")).toEqual(["during-1"]);
+    expect(await search("flamingos")).toEqual(["during-2"]);
+
+    await runIndexRebuild({ db, boss, generationId: newGeneration, batchSize: 3 });
+    expect((await getIndexRebuildStatus({ db })).current).toMatchObject({ generation_id: newGeneration, text_search_config: "simple" });
+    // The simple configuration does not stem.
+    expect(await search("runner")).toEqual([]);
+    expect(await search("runners")).toEqual(["during-1"]);
+    expect(await search("flamingos")).toEqual(["during-2"]);
+    expect(await search("pelicans")).toEqual([]);
+    expect(await search("arrived rebuilt")).toEqual(["during-3"]);
+
+    await purgeIndexGeneration({ db, generationId: oldGeneration });
+    const stale = await db.documentChunk.count({ where: { generation: { status: { not: "current" } } } });
+    expect(stale).toBe(0);
+  });
+
+  it("shows the building generation's attempts with secondary_index, resumes from its cursor, and counts its attempts after the swap", async () => {
+    const ccPairId = await newPair();
+    const ids = ["resume-1", "resume-2", "resume-3", "resume-4"];
+    await ingestAndIndexAll(
+      ids.map((id) => ({ id, text: `Resumable rebuild text ${id}` })),
+      ccPairId,
+    );
+    expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "success", latest_index_attempt_docs_indexed: 4 });
+    // No rebuild: the secondary fields are null/false.
+    expect(await listingRow(ccPairId, true)).toMatchObject({
+      in_progress: false,
+      in_repeated_error_state: false,
+      last_status: null,
+      last_finished_status: null,
+      last_success: null,
+      latest_index_attempt_docs_indexed: null,
+      docs_indexed: 4,
+    });
+
+    // Only this test's documents are rebuilt: the others are deleted first.
+    for (const { id } of await db.document.findMany({ where: { id: { notIn: ids } }, select: { id: true } })) {
+      await deleteDocument({ db, principal: OPERATOR_PRINCIPAL, documentId: id });
+    }
+    const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
+    const generationId = started.rebuild?.generation_id ?? 0;
+    // The third document makes its batch fail, as a crash would: the run stops after the first batch.
+    await db.$executeRawUnsafe(`
+      CREATE FUNCTION reject_resume_3() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.document_id = 'resume-3' AND NEW.generation_id = ${generationId} THEN RAISE EXCEPTION 'disk on fire'; END IF;
+        RETURN NEW;
+      END $$`);
+    await db.$executeRawUnsafe(
+      `CREATE TRIGGER reject_resume_3 BEFORE INSERT ON document_chunk FOR EACH ROW EXECUTE FUNCTION reject_resume_3()`,
+    );
+    await expect(runIndexRebuild({ db, boss, generationId, batchSize: 2 })).rejects.toThrow(/disk on fire/);
+
+    const halfway = await getIndexRebuildStatus({ db });
+    expect(halfway.rebuild).toMatchObject({ status: "building", docs_done: 2, docs_failed: 0, docs_total: 4 });
+    expect(halfway.rebuild?.started_at).not.toBeNull();
+    expect(await search("resumable")).toEqual(ids);
+    expect(await listingRow(ccPairId, true)).toMatchObject({
+      in_progress: true,
+      last_status: "in_progress",
+      last_finished_status: null,
+      latest_index_attempt_docs_indexed: 2,
+    });
+    expect(await listingRow(ccPairId, true, ["in_progress"])).toBeDefined();
+    expect(await listingRow(ccPairId, true, ["success"])).toBeUndefined();
+    // The current fields still show the indexing job's attempt.
+    expect(await listingRow(ccPairId, false)).toMatchObject({ in_progress: false, last_status: "success", latest_index_attempt_docs_indexed: 4 });
+    expect(await listingRow(ccPairId, false, ["success"])).toBeDefined();
+
+    // The retry resumes after the cursor: the first batch is neither rewritten nor counted again.
+    const firstBatch = async () =>
+      db.$queryRaw<{ xmin: string }[]>`
+        SELECT xmin::text FROM document_chunk WHERE generation_id = ${generationId} AND document_id IN ('resume-1', 'resume-2')
+        ORDER BY document_id`;
+    const written = await firstBatch();
+    await db.$executeRawUnsafe(`DROP TRIGGER reject_resume_3 ON document_chunk`);
+    const run = await runIndexRebuild({ db, boss, generationId, batchSize: 2 });
+    expect(run).toEqual({ swapped: true, docsDone: 2, docsFailed: 0 });
+    expect(await firstBatch()).toEqual(written);
+    expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ docs_done: 4, docs_total: 4 });
+
+    // After the swap the rebuild's attempt is the pair's latest attempt; the secondary view is empty again.
+    expect(await listingRow(ccPairId, false)).toMatchObject({
+      in_progress: false,
+      last_status: "success",
+      last_finished_status: "success",
+      latest_index_attempt_docs_indexed: 4,
+    });
+    const attempts = await db.indexAttempt.findMany({ where: { ccPairId }, orderBy: { id: "asc" } });
+    expect(attempts.map((attempt) => [attempt.generationId === generationId, attempt.status, attempt.docsIndexed])).toEqual([
+      [false, "success", 4],
+      [true, "success", 4],
+    ]);
+    expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).lastAttemptStatus).toBe("success");
+    expect(await listingRow(ccPairId, true)).toMatchObject({ in_progress: false, last_status: null, latest_index_attempt_docs_indexed: null });
+  });
+
+  it("cancels a rebuild: the generation stops, its attempts and chunks go, the current index stays", async () => {
+    const ccPairId = await newPair();
+    await ingestAndIndex("cancel-1", "A document that outlives a canceled rebuild.", ccPairId);
+    const current = await currentGenerationId();
+    const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 256 });
+    const generationId = started.rebuild?.generation_id ?? 0;
+    await ingestAndIndex("cancel-2", "Written to both generations before the cancel.", ccPairId);
+    expect(await chunksByGeneration("cancel-2")).toEqual({ [current]: 1, [generationId]: 1 });
+
+    const canceled = await cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
+    expect(canceled).toMatchObject({
+      status: "idle",
+      current: { generation_id: current },
+      rebuild: null,
+      last_rebuild: { generation_id: generationId, status: "canceled", chunk_token_limit: 256 },
+    });
+    await expect(cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL })).rejects.toSatisfy((error) => isAppError(error) && error.code === "NOT_FOUND");
+    expect(await runIndexRebuild({ db, boss, generationId })).toEqual({ swapped: false, docsDone: 0, docsFailed: 0 });
+    expect(await db.indexAttempt.count({ where: { generationId } })).toBe(0);
+
+    await ingestAndIndex("cancel-3", "Only in the current generation.", ccPairId);
+    expect(await chunksByGeneration("cancel-3")).toEqual({ [current]: 1 });
+    await purgeIndexGeneration({ db, generationId });
+    expect(await db.documentChunk.count({ where: { generationId } })).toBe(0);
+    expect(await search("canceled rebuild")).toEqual(["cancel-1"]);
+    expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "success" });
+  });
+
+  it("ends consistent when two runs of the job and indexing jobs run at the same time", async () => {
+    const ccPairId = await newPair();
+    const ids = Array.from({ length: 24 }, (_, index) => `concurrent-${String(index).padStart(2, "0")}`);
+    const edition = (round: number) => ids.map((id) => ({ id, text: `Concurrent ${id} edition${round}` }));
+    await ingestAndIndexAll(edition(0), ccPairId);
+    const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 256 });
+    const generationId = started.rebuild?.generation_id ?? 0;
+
+    const rewrite = async () => {
+      for (const round of [1, 2, 3]) await ingestAndIndexAll(edition(round), ccPairId);
+    };
+    const runs = await Promise.all([
+      runIndexRebuild({ db, boss, generationId, batchSize: 3 }),
+      runIndexRebuild({ db, boss, generationId, batchSize: 3 }),
+      rewrite(),
+    ]);
+    // One run swapped; together they wrote each document once.
+    expect(runs.slice(0, 2).filter((run) => run?.swapped)).toHaveLength(1);
+    const status = await getIndexRebuildStatus({ db });
+    expect(status.current.generation_id).toBe(generationId);
+    expect(status.last_rebuild?.docs_done).toBe(started.rebuild?.docs_total);
+
+    await purgeIndexGeneration({ db, generationId: started.current.generation_id });
+    for (const id of ids) expect(await chunksByGeneration(id)).toEqual({ [generationId]: 1 });
+    expect(await search("edition3")).toEqual(ids);
+    expect(await search("edition0 | edition1 | edition2")).toEqual([]);
+  });
+
+  it("refuses a text-search configuration the server does not have (422)", async () => {
+    await expect(startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, textSearchConfig: "klingon" })).rejects.toSatisfy(
+      (error) =>
+        isAppError(error) &&
+        error.code === "VALIDATION_FAILED" &&
+        JSON.stringify(error.toResponseBody()).includes('"loc":["body","text_search_config"]'),
+    );
+    expect((await getIndexRebuildStatus({ db })).status).toBe("idle");
+  });
+});

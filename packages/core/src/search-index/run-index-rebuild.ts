@@ -1,0 +1,205 @@
+import type { Db, Tx } from "@svc/db";
+import { buildChunks, type IndexableDocument } from "../indexing/build-chunks";
+import { FINISHED_STATUS, pairsWithAttempts, syncLastAttemptStatus, type LockedPair } from "../indexing/index-attempts";
+import { updateRepeatedErrorState } from "../indexing/pair-status";
+import { purgeIndexGenerationJob } from "../jobs/catalog";
+import { sendJob, type PgBoss } from "../jobs/job-queue";
+import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, type ChunkGeneration } from "./index-generations";
+import { writeGenerationChunks, type DocumentChunks } from "./write-generation-chunks";
+
+export interface RunIndexRebuildResult {
+  /**
+   * False when the generation was not swapped in by this run: it is no longer building (done,
+   * canceled), or the run stopped after `maxBatches`.
+   */
+  swapped: boolean;
+  /** Documents this run wrote (or failed to write) into the generation. */
+  docsDone: number;
+  docsFailed: number;
+}
+
+type BatchOutcome =
+  | { kind: "written"; done: number; failed: number }
+  /** Another run of the same job advanced the cursor first: read it again. */
+  | { kind: "raced" }
+  | { kind: "drained" }
+  | { kind: "stopped" };
+
+/**
+ * The `rebuild-index` job: writes every document that has an indexed version into the building
+ * generation, in id order, a batch per transaction, then swaps the generation in. Safe to run twice
+ * and concurrently, and resumable: each batch moves the generation's `cursor_document_id` in the
+ * transaction that writes it (only from the value it read, so two runs never write a batch twice),
+ * and a run that was cut off starts after it.
+ *
+ * Documents ingested or re-indexed meanwhile are written to both generations by their own indexing
+ * job (index-documents.ts); a document the pass reaches again is simply rewritten. A document is
+ * chunked from its stored sections, which are those of its newest version; its own job rewrites it
+ * if that version is not indexed yet.
+ */
+export async function runIndexRebuild({
+  db,
+  boss,
+  generationId,
+  batchSize = 200,
+  maxBatches = Number.POSITIVE_INFINITY,
+}: {
+  db: Db;
+  boss: PgBoss;
+  generationId: number;
+  batchSize?: number;
+  /** Stop after this many batches, leaving the rest to a later run (which resumes at the cursor). */
+  maxBatches?: number;
+}): Promise<RunIndexRebuildResult> {
+  const result: RunIndexRebuildResult = { swapped: false, docsDone: 0, docsFailed: 0 };
+  for (let batches = 0; ; batches += 1) {
+    if (batches >= maxBatches) return result;
+    // Chunking a batch of large documents takes a while; the default 5 s would cut it off.
+    const outcome = await db.$transaction((tx) => rebuildBatch(tx, generationId, batchSize), { timeout: 300_000 });
+    if (outcome.kind === "stopped") return result;
+    if (outcome.kind === "drained") break;
+    if (outcome.kind === "written") {
+      result.docsDone += outcome.done;
+      result.docsFailed += outcome.failed;
+    }
+  }
+  result.swapped = await db.$transaction((tx) => swapInGeneration(tx, boss, generationId), { timeout: 120_000 });
+  return result;
+}
+
+async function rebuildBatch(tx: Tx, generationId: number, batchSize: number): Promise<BatchOutcome> {
+  const [generation] = await tx.$queryRaw<(ChunkGeneration & { cursor: string | null })[]>`
+    SELECT id, status::text AS status, chunk_token_limit AS "chunkTokenLimit",
+      text_search_config AS "textSearchConfig", cursor_document_id AS cursor
+    FROM index_generation WHERE id = ${generationId}`;
+  if (generation?.status !== "building") return { kind: "stopped" };
+
+  // The batch's document rows, locked in id order as ingestion, indexing and pair deletion lock them:
+  // an indexing job of one of them waits for this batch, or this batch for it.
+  const locked = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM document
+    WHERE id > ${generation.cursor ?? ""} AND indexed_version IS NOT NULL
+    ORDER BY id LIMIT ${batchSize}
+    FOR UPDATE`;
+  const lastId = locked.at(-1)?.id;
+  if (lastId === undefined) return { kind: "drained" };
+
+  await lockIndexGenerationsShared(tx);
+  // Claims the batch: the cursor moves only from where this run found it. A concurrent run of the
+  // same job (a retry while the first still runs) blocks on the row here and then finds nothing to
+  // claim; a canceled generation is not written either.
+  const claimed = await tx.$executeRaw`
+    UPDATE index_generation SET cursor_document_id = ${lastId}, started_at = COALESCE(started_at, now())
+    WHERE id = ${generationId} AND status = 'building' AND cursor_document_id IS NOT DISTINCT FROM ${generation.cursor}`;
+  if (claimed === 0) return { kind: "raced" };
+
+  const documents = await tx.document.findMany({
+    where: { id: { in: locked.map((row) => row.id) } },
+    select: {
+      id: true,
+      semanticIdentifier: true,
+      title: true,
+      metadata: true,
+      sections: { select: { kind: true, text: true, link: true, imageFileId: true }, orderBy: { position: "asc" } },
+    },
+  });
+  const written: DocumentChunks[] = [];
+  const failures = new Map<string, string>();
+  for (const document of documents) {
+    try {
+      written.push({
+        documentId: document.id,
+        chunks: buildChunks(document as IndexableDocument, { maxTokens: generation.chunkTokenLimit }),
+      });
+    } catch (error) {
+      failures.set(document.id, error instanceof Error ? error.message : String(error));
+    }
+  }
+  // A failed document keeps no chunks in the new generation (an indexing job may have written some).
+  await writeGenerationChunks(tx, generation, [...written, ...[...failures.keys()].map((documentId) => ({ documentId, chunks: [] }))]);
+  await countInAttempts(tx, generationId, new Set(written.map((document) => document.documentId)), failures);
+  await tx.$executeRaw`
+    UPDATE index_generation SET docs_done = docs_done + ${written.length}, docs_failed = docs_failed + ${failures.size}
+    WHERE id = ${generationId}`;
+  return { kind: "written", done: written.length, failed: failures.size };
+}
+
+/**
+ * Counts the batch in the rebuild's attempts, one per pair (`in_progress` until the swap), opened the
+ * first time a batch holds a document of the pair. Paused and deleting pairs get none, as in indexing.
+ */
+async function countInAttempts(tx: Tx, generationId: number, indexed: Set<string>, failures: Map<string, string>): Promise<void> {
+  const documentIds = [...indexed, ...failures.keys()];
+  // Pair rows are locked in id order, after the generation lock, as indexing does.
+  const pairs = await tx.$queryRaw<LockedPair[]>`
+    SELECT p.id, p.status::text AS status FROM connector_credential_pair p
+    WHERE p.id IN (SELECT l.cc_pair_id FROM document_by_cc_pair l WHERE l.document_id = ANY(${documentIds}::text[]))
+    ORDER BY p.id
+    FOR NO KEY UPDATE OF p`;
+  const counted = new Set(pairsWithAttempts(pairs).map((pair) => pair.id));
+  if (counted.size === 0) return;
+  const links = await tx.$queryRaw<{ document_id: string; cc_pair_id: number }[]>`
+    SELECT document_id, cc_pair_id FROM document_by_cc_pair WHERE document_id = ANY(${documentIds}::text[])`;
+  const counts = new Map<number, { cc_pair_id: number; indexed: number; failed: number; error: string | null }>();
+  for (const link of links) {
+    if (!counted.has(link.cc_pair_id)) continue;
+    const count = counts.get(link.cc_pair_id) ?? { cc_pair_id: link.cc_pair_id, indexed: 0, failed: 0, error: null };
+    const failure = failures.get(link.document_id);
+    if (failure === undefined) {
+      count.indexed += 1;
+    } else {
+      count.failed += 1;
+      count.error = failure;
+    }
+    counts.set(link.cc_pair_id, count);
+  }
+  await tx.$executeRaw`
+    WITH counts AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify([...counts.values()])}::jsonb)
+        AS c(cc_pair_id int, indexed int, failed int, error text)
+    ), counted AS (
+      UPDATE index_attempt ia SET docs_indexed = ia.docs_indexed + c.indexed, docs_failed = ia.docs_failed + c.failed,
+        error_message = COALESCE(c.error, ia.error_message)
+      FROM counts c
+      WHERE ia.cc_pair_id = c.cc_pair_id AND ia.generation_id = ${generationId} AND ia.status = 'in_progress'
+      RETURNING ia.cc_pair_id
+    )
+    INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at, docs_indexed, docs_failed, error_message)
+    SELECT c.cc_pair_id, ${generationId}, 'in_progress', now(), c.indexed, c.failed, c.error
+    FROM counts c WHERE c.cc_pair_id NOT IN (SELECT cc_pair_id FROM counted)`;
+}
+
+/**
+ * The swap, in one transaction under the exclusive generation lock (no indexing transaction is
+ * half-way): the rebuild's attempts close (`success`, `completed_with_errors` or `failed` from their
+ * counts), the current generation retires, the building one becomes current, and the pairs whose
+ * rebuild attempt now counts get their `last_attempt_status` and repeated-error flag recomputed. The
+ * retired generation's chunks are left to a `purge-index-generation` job. Returns false when the
+ * generation is no longer building (swapped by an earlier run, or canceled).
+ */
+async function swapInGeneration(tx: Tx, boss: PgBoss, generationId: number): Promise<boolean> {
+  await lockIndexGenerationsExclusive(tx);
+  const [generation] = await tx.$queryRaw<{ status: string }[]>`
+    SELECT status::text AS status FROM index_generation WHERE id = ${generationId} FOR UPDATE`;
+  if (generation?.status !== "building") return false;
+
+  const pairs = await tx.$queryRaw<{ id: number }[]>`
+    SELECT p.id FROM connector_credential_pair p
+    WHERE p.id IN (SELECT ia.cc_pair_id FROM index_attempt ia WHERE ia.generation_id = ${generationId})
+    ORDER BY p.id
+    FOR NO KEY UPDATE OF p`;
+  await tx.$executeRaw`
+    UPDATE index_attempt ia SET status = ${FINISHED_STATUS}, finished_at = now()
+    WHERE ia.generation_id = ${generationId} AND ia.status = 'in_progress'`;
+  const retired = await tx.$queryRaw<{ id: number }[]>`
+    UPDATE index_generation SET status = 'retired', retired_at = now() WHERE status = 'current' RETURNING id`;
+  await tx.$executeRaw`
+    UPDATE index_generation
+    SET status = 'current', completed_at = now(), started_at = COALESCE(started_at, now()), docs_total = docs_done + docs_failed
+    WHERE id = ${generationId}`;
+  const pairIds = pairs.map((pair) => pair.id);
+  await syncLastAttemptStatus(tx, pairIds);
+  await updateRepeatedErrorState(tx, pairIds);
+  for (const { id } of retired) await sendJob(boss, purgeIndexGenerationJob, { generationId: id }, { tx });
+  return true;
+}

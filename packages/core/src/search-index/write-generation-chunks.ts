@@ -1,0 +1,63 @@
+import type { Tx } from "@svc/db";
+import { buildChunks, type Chunk, type IndexableDocument } from "../indexing/build-chunks";
+import type { ChunkGeneration } from "./index-generations";
+
+export interface DocumentChunks {
+  documentId: string;
+  chunks: Chunk[];
+}
+
+/**
+ * Replaces the chunks of these documents in one generation, in two statements whatever their number:
+ * the old chunks go, the new ones come with their weighted tsvector (title A, body B, metadata C)
+ * built with the generation's text-search configuration. The caller holds the document rows.
+ */
+export async function writeGenerationChunks(tx: Tx, generation: ChunkGeneration, documents: DocumentChunks[]): Promise<void> {
+  if (documents.length === 0) return;
+  const documentIds = documents.map((document) => document.documentId);
+  await tx.$executeRaw`
+    DELETE FROM document_chunk WHERE document_id = ANY(${documentIds}::text[]) AND generation_id = ${generation.id}`;
+  const rows = documents.flatMap(({ documentId, chunks }) =>
+    chunks.map((chunk) => ({
+      document_id: documentId,
+      chunk_index: chunk.chunkIndex,
+      content: chunk.content,
+      title_prefix: chunk.titlePrefix,
+      metadata_suffix: chunk.metadataSuffix,
+      image_file_id: chunk.imageFileId,
+      link: chunk.link,
+      token_count: chunk.tokenCount,
+    })),
+  );
+  if (rows.length === 0) return;
+  await tx.$executeRaw`
+    INSERT INTO document_chunk (document_id, generation_id, chunk_index, content, title_prefix, metadata_suffix,
+      image_file_id, link, token_count, search_vector)
+    SELECT c.document_id, g.id, c.chunk_index, c.content, c.title_prefix, c.metadata_suffix, c.image_file_id, c.link,
+      c.token_count,
+      setweight(to_tsvector(g.config, c.title_prefix), 'A')
+        || setweight(to_tsvector(g.config, c.content), 'B')
+        || setweight(to_tsvector(g.config, c.metadata_suffix), 'C')
+    FROM (SELECT ${generation.id}::int AS id, ${generation.textSearchConfig}::regconfig AS config) g,
+      jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS c(document_id text, chunk_index int, content text,
+        title_prefix text, metadata_suffix text, image_file_id text, link text, token_count int)`;
+}
+
+/**
+ * A document's chunks for each generation, chunked once per distinct chunk size (the expensive part:
+ * tokenizing), in the generations' order.
+ */
+export function buildGenerationChunks(
+  document: IndexableDocument,
+  generations: ChunkGeneration[],
+): { generation: ChunkGeneration; chunks: Chunk[] }[] {
+  const bySize = new Map<number, Chunk[]>();
+  return generations.map((generation) => {
+    let chunks = bySize.get(generation.chunkTokenLimit);
+    if (!chunks) {
+      chunks = buildChunks(document, { maxTokens: generation.chunkTokenLimit });
+      bySize.set(generation.chunkTokenLimit, chunks);
+    }
+    return { generation, chunks };
+  });
+}
