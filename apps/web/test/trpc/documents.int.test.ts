@@ -87,3 +87,15 @@ describe("documents.retry", () => {
     await expectTrpcError(fixture.scopedCurator.documents.retry({ documentId: "secret-holidays" }), "NOT_FOUND");
   });
 });
+
+describe("documents.get during an index rebuild", () => {
+  it("shows the chunks search serves, not the copy the rebuild is building", async () => {
+    expect(await fixture.admin.health.startRebuild({ chunkTokenLimit: 256 })).toMatchObject({ status: "building" });
+    // Indexing during a rebuild writes the document to both generations.
+    await ingestAndIndex("rebuilt", "Written to the serving index and to the one being built.", fixture.ownPair);
+    expect(await app.db.documentChunk.count({ where: { documentId: "rebuilt" } })).toBe(2);
+    const document = await fixture.admin.documents.get({ documentId: "rebuilt" });
+    expect(document.chunks.map((chunk) => chunk.content)).toEqual(["Written to the serving index and to the one being built."]);
+    expect(document.chunk_count).toBe(1);
+  });
+});

@@ -5,7 +5,8 @@ import { getDocument } from "./get-document";
 
 /**
  * A document as GET /svc-api/ingestion/{id} shows it, plus the chunks the search index holds for its
- * indexed version (none until it is first indexed). Same visibility rule as getDocument.
+ * indexed version in the current generation, the one search serves (during a rebuild the building
+ * generation holds a second copy). None until it is first indexed. Same visibility rule as getDocument.
  */
 export async function getDocumentWithChunks({
   db,
@@ -18,7 +19,7 @@ export async function getDocumentWithChunks({
 }): Promise<DocumentWithChunks> {
   const document = await getDocument({ db, principal, documentId });
   const chunks = await db.documentChunk.findMany({
-    where: { documentId },
+    where: { documentId, generation: { status: "current" } },
     orderBy: { chunkIndex: "asc" },
     select: { chunkIndex: true, content: true, tokenCount: true, imageFileId: true, link: true },
   });
