@@ -42,9 +42,6 @@ CREATE TRIGGER index_generation_active_status BEFORE INSERT OR UPDATE OF status,
 INSERT INTO "index_generation" ("id", "status", "text_search_config", "chunk_token_limit")
 VALUES (1, 'current', 'english', 512);
 SELECT setval(pg_get_serial_sequence('"index_generation"', 'id'), 1);
--- Statistics for the tiny table from the start: unanalyzed, the planner takes it for ten pages, and
--- the listing's per-row probes (which read it) look costly enough to be JIT-compiled (~40 ms).
-ANALYZE "index_generation";
 
 -- Hand-written: the default of index_attempt.generation_id (attempts belong to the current
 -- generation unless a rebuild says otherwise).

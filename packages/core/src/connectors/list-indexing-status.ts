@@ -14,7 +14,7 @@ import {
 } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { REPEATED_ERROR_ATTEMPTS } from "../indexing/pair-status";
-import { buildingAttempt, readBuildingGenerationId, SERVING_ATTEMPT } from "../search-index/index-generations";
+import { buildingAttempt, readBuildingGenerationId, servingAttempt } from "../search-index/index-generations";
 import { DEFAULT_CC_PAIR_ID } from "./default-pair";
 
 const FEDERATED_PREFIX = "federated_";
@@ -26,15 +26,15 @@ const FEDERATED_PREFIX = "federated_";
  * survives a swap); with `secondary_index: true`, the attempts of the generation a rebuild is
  * building, none when no rebuild runs (so those fields are null/false).
  */
-type AttemptSource = { kind: "current" } | { kind: "building"; generationId: number | null };
+type AttemptSource = { kind: "current" | "building"; buildingGenerationId: number | null };
 
 async function attemptSourceFor(db: DbOrTx, request: IndexingStatusRequest): Promise<AttemptSource> {
-  return request.secondary_index ? { kind: "building", generationId: await readBuildingGenerationId(db) } : { kind: "current" };
+  return { kind: request.secondary_index ? "building" : "current", buildingGenerationId: await readBuildingGenerationId(db) };
 }
 
 /** The condition an `index_attempt ia` row must meet to count for the given attempt source. */
 function attemptsOf(source: AttemptSource): Prisma.Sql {
-  return source.kind === "current" ? SERVING_ATTEMPT : buildingAttempt(source.generationId);
+  return source.kind === "current" ? servingAttempt(source.buildingGenerationId) : buildingAttempt(source.buildingGenerationId);
 }
 
 const COMPARISONS: Record<DocsCountOperator, Prisma.Sql> = {
@@ -69,7 +69,7 @@ interface ListingRow {
  * POST /manage/admin/connector/indexing-status, exactly as decisions.md describes it: connector-
  * credential pairs and federated connectors grouped by source, filtered, counted and paged.
  *
- * One SQL statement (for `secondary_index`, after a look-up of the building generation). Counts
+ * One SQL statement, after a look-up of the building generation (index-generations.ts). Counts
  * come from the stored `docs_indexed` (never from counting documents), so the cost depends on the
  * number of pairs, not of documents: filters and per-source window aggregates run over the pair
  * table; `last_status_filters` reads the pair's `last_attempt_status` (for the secondary index,
