@@ -2,8 +2,8 @@ import { z } from "zod";
 
 const WorkerEnvSchema = z.object({
   DATABASE_URL: z.string().min(1, "DATABASE_URL must be set (the start command sets it for the embedded database)"),
-  SVC_WORKER_BATCH_SIZE: z.coerce.number().int().positive().default(20),
-  SVC_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  SVC_WORKER_BATCH_SIZE: z.coerce.number().int().positive().default(50),
+  SVC_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
 });
 

@@ -27,10 +27,18 @@ async function main(): Promise<void> {
   await installJobQueues(env.DATABASE_URL);
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "worker" });
 
+  // Polls every 0.5 s (pg-boss's minimum) while the queue keeps up, which bounds the wait of a new
+  // job; a fetch that comes back full fetches again at once (burstWhenBatchFull), so a backlog is
+  // worked through without a pause between batches.
   await workJobs(
     boss,
     indexDocumentJob,
-    { batchSize: env.SVC_WORKER_BATCH_SIZE, localConcurrency: env.SVC_WORKER_CONCURRENCY, pollingIntervalSeconds: 0.5 },
+    {
+      batchSize: env.SVC_WORKER_BATCH_SIZE,
+      localConcurrency: env.SVC_WORKER_CONCURRENCY,
+      pollingIntervalSeconds: 0.5,
+      burstWhenBatchFull: true,
+    },
     async (jobs) => {
       await indexDocuments({ db, jobs: jobs.map((job) => job.payload) });
     },

@@ -45,6 +45,11 @@ export function createDb({ databaseUrl, poolSize = 10 }: CreateDbOptions): Db {
  */
 export async function withSqlTransaction<T>(db: Db, work: (client: SqlClient) => Promise<T>): Promise<T> {
   const client = await poolOf(db).connect();
+  // The pool listens for errors on idle connections only: a connection the server closes while it is
+  // checked out here but between two statements (the indexer does JS work inside its transaction)
+  // would otherwise emit an unhandled 'error' and crash the process. The next statement fails anyway.
+  const onError = (error: Error) => console.error("[db] connection lost in a transaction:", error.message);
+  client.on("error", onError);
   try {
     await client.query("BEGIN");
     const result = await work(client);
@@ -54,6 +59,7 @@ export async function withSqlTransaction<T>(db: Db, work: (client: SqlClient) =>
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   } finally {
+    client.off("error", onError);
     client.release();
   }
 }

@@ -35,9 +35,13 @@ const MAX_SEGMENT_CHARACTERS = 256;
 const encodeText = (text: string): number[] => encode(text, { disallowedSpecial: new Set() });
 
 /** Counts tokens segment by segment: exact for ordinary text, bounded for runs without word breaks. */
-function countTokens(text: string): number {
+function countTokens(text: string, stopAbove = Infinity): number {
   let count = 0;
-  for (const segment of segmentText(text)) count += segment.tokens.length;
+  for (const segment of segmentText(text)) {
+    count += segment.tokens.length;
+    // Past the limit the exact count no longer matters: a large section is tokenized once, in splitSection.
+    if (count > stopAbove) break;
+  }
   return count;
 }
 
@@ -113,13 +117,14 @@ function splitSegment(segment: Segment, budget: number): Segment[] {
 }
 
 /** Splits a section larger than a chunk into pieces of at most `budget` tokens, preferring sentence ends. */
-function splitSection(text: string, budget: number): string[] {
-  const pieces: string[] = [];
+function splitSection(text: string, budget: number): { text: string; tokens: number }[] {
+  const pieces: { text: string; tokens: number }[] = [];
   let pending: Segment[] = [];
   let pendingTokens = 0;
   const emit = (segments: Segment[]) => {
     const piece = segments.map((segment) => segment.text).join("");
-    if (piece.trim()) pieces.push(piece);
+    // Segment counts add up to the piece's count (segmentText cuts where the tokenizer never merges).
+    if (piece.trim()) pieces.push({ text: piece, tokens: segments.reduce((sum, segment) => sum + segment.tokens.length, 0) });
   };
   for (const whole of segmentText(text)) {
     for (const segment of whole.tokens.length > budget ? splitSegment(whole, budget) : [whole]) {
@@ -151,6 +156,7 @@ interface Piece {
   content: string;
   imageFileId: string | null;
   link: string | null;
+  tokens: number;
 }
 
 /**
@@ -172,15 +178,16 @@ export function buildChunks(document: IndexableDocument, { maxTokens = MAX_CHUNK
   const separatorTokens = countTokens(SECTION_SEPARATOR);
 
   const pieces: Piece[] = [];
-  let pending: { texts: string[]; tokens: number; link: string | null } | null = null;
+  let pending: { texts: string[]; counts: number[]; tokens: number; link: string | null } | null = null;
   const flush = () => {
     if (!pending) return;
     const content = pending.texts.join(SECTION_SEPARATOR);
+    const tokens = pending.texts.length > 1 ? countTokens(content) : pending.counts[0] ?? 0;
     // Joining can merge tokens across the separator; in the rare case it costs more, keep the sections apart.
-    if (pending.texts.length > 1 && countTokens(content) > budget) {
-      for (const text of pending.texts) pieces.push({ content: text, imageFileId: null, link: pending.link });
+    if (tokens > budget) {
+      pending.texts.forEach((text, index) => pieces.push({ content: text, imageFileId: null, link: pending!.link, tokens: pending!.counts[index] ?? 0 }));
     } else {
-      pieces.push({ content, imageFileId: null, link: pending.link });
+      pieces.push({ content, imageFileId: null, link: pending.link, tokens });
     }
     pending = null;
   };
@@ -190,32 +197,28 @@ export function buildChunks(document: IndexableDocument, { maxTokens = MAX_CHUNK
     if (section.kind === "image") {
       flush();
       // An image stays one chunk; a caption longer than the budget keeps its first `budget` tokens.
-      const caption = countTokens(text) > budget ? (splitSection(text, budget)[0] ?? "") : text;
-      pieces.push({ content: caption, imageFileId: section.imageFileId, link: section.link });
+      const tokens = countTokens(text, budget);
+      const caption = tokens > budget ? (splitSection(text, budget)[0] ?? { text: "", tokens: 0 }) : { text, tokens };
+      pieces.push({ content: caption.text, imageFileId: section.imageFileId, link: section.link, tokens: caption.tokens });
       continue;
     }
     if (!text.trim()) continue;
-    const tokens = countTokens(text);
+    const tokens = countTokens(text, budget);
     if (tokens > budget) {
       flush();
-      for (const content of splitSection(text, budget)) pieces.push({ content, imageFileId: null, link: section.link });
+      for (const piece of splitSection(text, budget)) pieces.push({ content: piece.text, imageFileId: null, link: section.link, tokens: piece.tokens });
       continue;
     }
     if (pending && pending.tokens + separatorTokens + tokens <= budget) {
       pending.texts.push(text);
+      pending.counts.push(tokens);
       pending.tokens += separatorTokens + tokens;
     } else {
       flush();
-      pending = { texts: [text], tokens, link: section.link };
+      pending = { texts: [text], counts: [tokens], tokens, link: section.link };
     }
   }
   flush();
-  if (pieces.length === 0) pieces.push({ content: "", imageFileId: null, link: null });
-  return pieces.map((piece, chunkIndex) => ({
-    chunkIndex,
-    ...piece,
-    titlePrefix,
-    metadataSuffix,
-    tokenCount: countTokens(piece.content),
-  }));
+  if (pieces.length === 0) pieces.push({ content: "", imageFileId: null, link: null, tokens: 0 });
+  return pieces.map(({ tokens, ...piece }, chunkIndex) => ({ chunkIndex, ...piece, titlePrefix, metadataSuffix, tokenCount: tokens }));
 }

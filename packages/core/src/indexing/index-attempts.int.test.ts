@@ -142,11 +142,39 @@ describe("index attempts", () => {
 
   it("indexes the other documents of a batch before throwing for the failed one", async () => {
     const ccPairId = await newPair();
+    const first = await ingest("batch-a", "fine", ccPairId);
     const bad = await ingest("batch-bad", POISON, ccPairId);
     const good = await ingest("batch-good", "fine", ccPairId);
-    await expect(indexDocuments({ db, jobs: [bad, good] })).rejects.toThrow();
-    expect((await db.document.findUniqueOrThrow({ where: { id: "batch-good" } })).indexingStatus).toBe("indexed");
-    expect(await attempts(ccPairId)).toMatchObject([{ status: "completed_with_errors", docsIndexed: 1, docsFailed: 1 }]);
+    await expect(indexDocuments({ db, jobs: [first, bad, good] })).rejects.toThrow("chunk rejected");
+    const documents = await db.document.findMany({
+      where: { id: { in: ["batch-a", "batch-bad", "batch-good"] } },
+      orderBy: { id: "asc" },
+      select: { id: true, indexingStatus: true, indexAttempts: true, lastError: true, chunkCount: true },
+    });
+    expect(documents).toEqual([
+      { id: "batch-a", indexingStatus: "indexed", indexAttempts: 0, lastError: null, chunkCount: 1 },
+      { id: "batch-bad", indexingStatus: "failed", indexAttempts: 1, lastError: "chunk rejected", chunkCount: null },
+      { id: "batch-good", indexingStatus: "indexed", indexAttempts: 0, lastError: null, chunkCount: 1 },
+    ]);
+    expect(await db.documentChunk.count({ where: { documentId: { in: ["batch-a", "batch-bad", "batch-good"] } } })).toBe(2);
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "completed_with_errors", docsIndexed: 2, docsFailed: 1 }]);
+    expect((await pair(ccPairId)).docsIndexed).toBe(2);
+  });
+
+  it("counts a batch spread over several pairs once in each pair's attempt", async () => {
+    const [one, two] = [await newPair(), await newPair()];
+    const jobs = [
+      await ingest("spread-1", "alpha", one),
+      await ingest("spread-2", "beta", two),
+      await ingest("spread-3", "gamma", one),
+      await ingest("spread-4", "delta", two),
+      await ingest("spread-5", "epsilon", one),
+    ];
+    await indexDocuments({ db, jobs });
+    expect(await attempts(one)).toMatchObject([{ status: "success", docsIndexed: 3, docsFailed: 0 }]);
+    expect(await attempts(two)).toMatchObject([{ status: "success", docsIndexed: 2, docsFailed: 0 }]);
+    expect((await pair(one)).docsIndexed).toBe(3);
+    expect((await pair(two)).docsIndexed).toBe(2);
   });
 
   it("is in a repeated error state after five failed attempts, cleared by a success", async () => {

@@ -1,6 +1,7 @@
-import { Prisma, type ConnectorCredentialPairStatus, type Tx } from "@svc/db";
+import { Prisma, type ConnectorCredentialPairStatus } from "@svc/db";
 import { SERVING_ATTEMPT } from "../search-index/index-generations";
 import { markPairActive, markPairIndexingStarted, updateRepeatedErrorState } from "./pair-status";
+import { executeSql, selectSql, type AnyTx } from "./run-sql";
 
 /**
  * Index attempts of ingested documents (decisions.md, "Index attempts for ingested documents"): a pair
@@ -23,56 +24,76 @@ export interface LockedPair {
 }
 
 /**
- * Locks the pairs a document is linked to, in id order so that concurrent workers cannot deadlock.
+ * Locks the pairs the documents are linked to, in id order so that concurrent workers cannot deadlock.
  * `FOR NO KEY UPDATE` does not conflict with the `FOR KEY SHARE` ingestion takes on its target pairs.
- * The caller holds the document row lock, so the links cannot change meanwhile.
+ * The caller holds the document row locks, so the links cannot change meanwhile.
  */
-export async function lockDocumentPairs(tx: Tx, documentId: string): Promise<LockedPair[]> {
-  return tx.$queryRaw<LockedPair[]>`
-    SELECT p.id, p.status::text AS status FROM connector_credential_pair p
-    WHERE p.id IN (SELECT l.cc_pair_id FROM document_by_cc_pair l WHERE l.document_id = ${documentId})
-    ORDER BY p.id
-    FOR NO KEY UPDATE OF p`;
+export async function lockDocumentPairs(tx: AnyTx, documentIds: string | string[]): Promise<LockedPair[]> {
+  const ids = typeof documentIds === "string" ? [documentIds] : documentIds;
+  return selectSql<LockedPair>(
+    tx,
+    Prisma.sql`
+      SELECT p.id, p.status::text AS status FROM connector_credential_pair p
+      WHERE p.id IN (SELECT l.cc_pair_id FROM document_by_cc_pair l WHERE l.document_id = ANY(${ids}::text[]))
+      ORDER BY p.id
+      FOR NO KEY UPDATE OF p`,
+  );
 }
 
 /** Pairs whose attempts a document's indexing counts in: paused pairs wait, deleting pairs are going. */
-export function pairsWithAttempts(pairs: LockedPair[]): LockedPair[] {
+export function pairsWithAttempts<Pair extends LockedPair>(pairs: Pair[]): Pair[] {
   return pairs.filter((pair) => pair.status !== "PAUSED" && pair.status !== "DELETING");
 }
 
 /** Returns the pair's open attempt, opening one (and starting the pair's first indexing) if none is. */
-export async function openAttempt(tx: Tx, ccPairId: number): Promise<number> {
+export async function openAttempt(tx: AnyTx, ccPairId: number): Promise<number> {
   // An attempt opened before a swap may belong to the retired generation: it carries on.
-  const [open] = await tx.$queryRaw<{ id: number }[]>`
-    SELECT ia.id FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${SERVING_ATTEMPT}
-    ORDER BY ia.id DESC LIMIT 1`;
+  const [open] = await selectSql<{ id: number }>(
+    tx,
+    Prisma.sql`
+      SELECT ia.id FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${SERVING_ATTEMPT}
+      ORDER BY ia.id DESC LIMIT 1`,
+  );
   if (open) return open.id;
-  const [created] = await tx.$queryRaw<{ id: number }[]>`
-    INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at)
-    SELECT ${ccPairId}, g.id, 'in_progress', now() FROM index_generation g WHERE g.status = 'current'
-    RETURNING id`;
+  const [created] = await selectSql<{ id: number }>(
+    tx,
+    Prisma.sql`
+      INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at)
+      SELECT ${ccPairId}, g.id, 'in_progress', now() FROM index_generation g WHERE g.status = 'current'
+      RETURNING id`,
+  );
   if (!created) throw new Error(`no index attempt was opened for pair ${ccPairId}`);
   await syncLastAttemptStatus(tx, ccPairId);
   await markPairIndexingStarted(tx, ccPairId);
   return created.id;
 }
 
-/** A document was indexed: it counts in each pair's open attempt, and the pair is ACTIVE. */
-export async function recordDocumentIndexed(tx: Tx, pairs: LockedPair[]): Promise<void> {
+/** A pair with the number of a batch's documents linked to it. */
+export interface CountedPair extends LockedPair {
+  documents: number;
+}
+
+/**
+ * Documents were indexed: each pair's open attempt counts those linked to it, the pair is ACTIVE,
+ * and the attempt closes if that drained the pair. Once per pair for a whole batch.
+ */
+export async function recordDocumentsIndexed(tx: AnyTx, pairs: CountedPair[]): Promise<void> {
   for (const pair of pairsWithAttempts(pairs)) {
     const attemptId = await openAttempt(tx, pair.id);
-    await tx.$executeRaw`UPDATE index_attempt SET docs_indexed = docs_indexed + 1 WHERE id = ${attemptId}`;
+    await executeSql(tx, Prisma.sql`UPDATE index_attempt SET docs_indexed = docs_indexed + ${pair.documents} WHERE id = ${attemptId}`);
     await markPairActive(tx, pair.id);
     await closeAttemptIfDrained(tx, pair.id);
   }
 }
 
 /** A document's indexing failed: it counts as failed in each pair's open attempt. */
-export async function recordDocumentFailed(tx: Tx, pairs: LockedPair[], error: string): Promise<void> {
+export async function recordDocumentFailed(tx: AnyTx, pairs: LockedPair[], error: string): Promise<void> {
   for (const pair of pairsWithAttempts(pairs)) {
     const attemptId = await openAttempt(tx, pair.id);
-    await tx.$executeRaw`
-      UPDATE index_attempt SET docs_failed = docs_failed + 1, error_message = ${error} WHERE id = ${attemptId}`;
+    await executeSql(
+      tx,
+      Prisma.sql`UPDATE index_attempt SET docs_failed = docs_failed + 1, error_message = ${error} WHERE id = ${attemptId}`,
+    );
     await closeAttemptIfDrained(tx, pair.id);
   }
 }
@@ -90,14 +111,22 @@ export const FINISHED_STATUS = Prisma.sql`(CASE
  * Closes the pair's open attempt once none of its documents is left to index: `success` when nothing
  * failed, `failed` when nothing was indexed, `completed_with_errors` otherwise. Then the repeated-error
  * flag follows the new latest attempt.
+ *
+ * The "nothing pending" probe starts from the pending documents (the `indexing_status` index; few
+ * rows once a pair drains) and checks each one's link to the pair on the link key, rather than
+ * joining all of the pair's links (5.7 ms at 20k links): it runs once per pair for every batch.
  */
-export async function closeAttemptIfDrained(tx: Tx, ccPairId: number): Promise<void> {
-  const closed = await tx.$executeRaw`
-    UPDATE index_attempt ia SET finished_at = now(), status = ${FINISHED_STATUS}
-    WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${SERVING_ATTEMPT}
-      AND NOT EXISTS (
-        SELECT 1 FROM document_by_cc_pair l JOIN document d ON d.id = l.document_id
-        WHERE l.cc_pair_id = ${ccPairId} AND d.indexing_status IN ('queued', 'indexing'))`;
+export async function closeAttemptIfDrained(tx: AnyTx, ccPairId: number): Promise<void> {
+  const closed = await executeSql(
+    tx,
+    Prisma.sql`
+      UPDATE index_attempt ia SET finished_at = now(), status = ${FINISHED_STATUS}
+      WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${SERVING_ATTEMPT}
+        AND NOT EXISTS (
+          SELECT 1 FROM document d
+          WHERE d.indexing_status IN ('queued', 'indexing')
+            AND EXISTS (SELECT 1 FROM document_by_cc_pair l WHERE l.document_id = d.id AND l.cc_pair_id = ${ccPairId}))`,
+  );
   if (closed > 0) {
     await syncLastAttemptStatus(tx, ccPairId);
     await updateRepeatedErrorState(tx, ccPairId);
@@ -110,16 +139,19 @@ export async function closeAttemptIfDrained(tx: Tx, ccPairId: number): Promise<v
  * transaction that opens an attempt or changes an attempt's status, and by the swap of a rebuild (for
  * every pair whose rebuild attempt now counts).
  */
-export async function syncLastAttemptStatus(tx: Tx, ccPairIds: number | number[]): Promise<void> {
+export async function syncLastAttemptStatus(tx: AnyTx, ccPairIds: number | number[]): Promise<void> {
   const ids = typeof ccPairIds === "number" ? [ccPairIds] : ccPairIds;
   // Only rows whose value changes are written: a swap recomputes thousands of pairs, most unchanged.
-  await tx.$executeRaw`
-    WITH latest AS (
-      SELECT q.id, (
-        SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = q.id AND ${SERVING_ATTEMPT} ORDER BY ia.id DESC LIMIT 1
-      ) AS status
-      FROM unnest(${ids}::int[]) AS q(id)
-    )
-    UPDATE connector_credential_pair p SET last_attempt_status = latest.status
-    FROM latest WHERE p.id = latest.id AND p.last_attempt_status IS DISTINCT FROM latest.status`;
+  await executeSql(
+    tx,
+    Prisma.sql`
+      WITH latest AS (
+        SELECT q.id, (
+          SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = q.id AND ${SERVING_ATTEMPT} ORDER BY ia.id DESC LIMIT 1
+        ) AS status
+        FROM unnest(${ids}::int[]) AS q(id)
+      )
+      UPDATE connector_credential_pair p SET last_attempt_status = latest.status
+      FROM latest WHERE p.id = latest.id AND p.last_attempt_status IS DISTINCT FROM latest.status`,
+  );
 }

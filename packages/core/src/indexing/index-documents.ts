@@ -1,25 +1,42 @@
-import type { Db } from "@svc/db";
+import { querySql, withSqlTransaction, type Db, type SqlClient } from "@svc/db";
 import type { IndexDocumentPayload } from "../jobs/catalog";
-import { lockIndexGenerationsShared, readActiveGenerations, sameGenerations } from "../search-index/index-generations";
+import { lockIndexGenerationsShared, readActiveGenerations, sameGenerations, type ChunkGeneration } from "../search-index/index-generations";
 import { buildGenerationChunks, writeGenerationChunks } from "../search-index/write-generation-chunks";
-import type { IndexableDocument } from "./build-chunks";
-import { lockDocumentPairs, recordDocumentFailed, recordDocumentIndexed } from "./index-attempts";
+import type { Chunk, IndexableDocument } from "./build-chunks";
+import { lockDocumentPairs, recordDocumentFailed, recordDocumentsIndexed, type CountedPair, type LockedPair } from "./index-attempts";
 import { markDocumentsIndexing } from "./mark-documents-indexing";
 
 /**
- * Indexes the documents of a batch of jobs, each in its own transaction. Safe to run twice and
- * concurrently: the document row is locked, and a job whose version is no longer current skips.
+ * Indexes the documents of a batch of jobs in one transaction on a plain pg connection, with a fixed
+ * number of set-based statements whatever the batch's size. Safe to run twice and concurrently: the
+ * document rows are locked, and a job whose version is no longer current skips.
  *
- * A document that fails is marked `failed` (counted in its pairs' attempts) and the batch throws once
- * the others are done, so pg-boss retries it: the documents already indexed skip, a retry that succeeds
+ * Chunking (tokenizing, the slow part) happens before the transaction, on a read of the documents;
+ * under the row locks the versions are checked again, and only a document whose chunks do not match
+ * what is locked is read and chunked again. So the locks are held for the writes alone.
+ *
+ * If the batch fails, its documents are tried again one per transaction, so that a bad document fails
+ * only itself: it is marked `failed` (counted in its pairs' attempts) and the batch throws once the
+ * others are done, so pg-boss retries it: the documents already indexed skip, a retry that succeeds
  * marks the document indexed, and after the last retry it stays `failed`.
  */
 export async function indexDocuments({ db, jobs }: { db: Db; jobs: IndexDocumentPayload[] }): Promise<void> {
   await markDocumentsIndexing({ db, jobs });
+  const latest = latestJobs(jobs);
+  if (latest.length === 0) return;
+  try {
+    await indexBatch(db, latest);
+    return;
+  } catch (error) {
+    if (latest.length === 1) {
+      await markDocumentFailed({ db, job: latest[0]!, error });
+      throw error;
+    }
+  }
   const errors: unknown[] = [];
-  for (const job of jobs) {
+  for (const job of latest) {
     try {
-      await indexDocument({ db, job });
+      await indexBatch(db, [job]);
     } catch (error) {
       errors.push(error);
       await markDocumentFailed({ db, job, error });
@@ -29,59 +46,180 @@ export async function indexDocuments({ db, jobs }: { db: Db; jobs: IndexDocument
   if (errors.length > 1) throw new AggregateError(errors, `${errors.length} documents failed to index`);
 }
 
-async function indexDocument({ db, job }: { db: Db; job: IndexDocumentPayload }): Promise<void> {
-  await db.$transaction(async (tx) => {
-    const [current] = await tx.$queryRaw<{ version: number; indexed_version: number | null }[]>`
-      SELECT version, indexed_version FROM document WHERE id = ${job.documentId} FOR UPDATE`;
-    // Deleted, superseded by a newer version (whose own job follows), or already done.
-    if (!current || current.version !== job.version || current.indexed_version === job.version) return;
-    // A document linked only to paused pairs stays queued: resumeCcPair sends its job again.
-    const links = await tx.$queryRaw<{ status: string }[]>`
-      SELECT p.status::text AS status FROM document_by_cc_pair l
-      JOIN connector_credential_pair p ON p.id = l.cc_pair_id WHERE l.document_id = ${job.documentId}`;
-    if (links.length > 0 && links.every((link) => link.status === "PAUSED")) return;
+/** One job per document, the newest version's: an older one would skip as superseded anyway. */
+function latestJobs(jobs: IndexDocumentPayload[]): IndexDocumentPayload[] {
+  const byId = new Map<string, IndexDocumentPayload>();
+  for (const job of jobs) {
+    const seen = byId.get(job.documentId);
+    if (!seen || seen.version < job.version) byId.set(job.documentId, job);
+  }
+  return [...byId.values()].sort((a, b) => (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : 0));
+}
 
-    const document = await tx.document.findUniqueOrThrow({
-      where: { id: job.documentId },
-      select: {
-        semanticIdentifier: true,
-        title: true,
-        metadata: true,
-        sections: { select: { kind: true, text: true, link: true, imageFileId: true }, orderBy: { position: "asc" } },
-      },
+/** A document's chunks for each active generation, at the version they were read at. */
+interface ChunkedDocument {
+  version: number;
+  byGeneration: { generation: ChunkGeneration; chunks: Chunk[] }[];
+}
+
+async function indexBatch(db: Db, jobs: IndexDocumentPayload[]): Promise<void> {
+  const wanted = new Map(jobs.map((job) => [job.documentId, job.version]));
+  // Outside the transaction: read and chunk what still needs indexing. A stale read is caught below.
+  const generationsRead = await readActiveGenerations(db);
+  const chunked = new Map<string, ChunkedDocument>();
+  const toChunk = (await readIndexState(db, [...wanted.keys()])).filter((row) => needsIndexing(row, wanted));
+  await chunkDocuments(db, toChunk, generationsRead, chunked);
+
+  await withSqlTransaction(db, async (sql) => {
+    // Lock order: the document rows (in id order), the generation lock, then the pair rows.
+    const locked = await readIndexState(sql, [...wanted.keys()], { lock: true });
+    const pausedOnly = await readPausedOnly(sql, locked.map((row) => row.id));
+    // Deleted, superseded by a newer version (whose own job follows), already done, or linked only to
+    // paused pairs (it stays queued: resumeCcPair sends its job again).
+    const todo = locked.filter((row) => needsIndexing(row, wanted) && !pausedOnly.has(row.id));
+    if (todo.length === 0) return;
+
+    await lockIndexGenerationsShared(sql);
+    const generations = await readActiveGenerations(sql);
+    const stale = todo.filter((row) => {
+      const ready = chunked.get(row.id);
+      return !ready || ready.version !== row.version || !sameGenerations(generations, ready.byGeneration.map(({ generation }) => generation));
     });
-    // Every active generation gets the document: the current one, and the one a rebuild is building.
-    // Chunking (the slow part) happens before the generation lock, which a swap waits for; under the
-    // lock the generations are read again and, in the rare case they changed, chunked again. Lock
-    // order: the document row, the generation lock, then the pair rows (index-generations.ts).
-    let chunksByGeneration = buildGenerationChunks(document as IndexableDocument, await readActiveGenerations(tx));
-    await lockIndexGenerationsShared(tx);
-    const generations = await readActiveGenerations(tx);
-    if (!sameGenerations(generations, chunksByGeneration.map(({ generation }) => generation))) {
-      chunksByGeneration = buildGenerationChunks(document as IndexableDocument, generations);
+    await chunkDocuments(sql, stale, generations, chunked);
+
+    for (const generation of generations) {
+      await writeGenerationChunks(
+        sql,
+        generation,
+        todo.map((row) => ({
+          documentId: row.id,
+          chunks: chunked.get(row.id)?.byGeneration.find((entry) => entry.generation.id === generation.id)?.chunks ?? [],
+        })),
+      );
     }
-    for (const { generation, chunks } of chunksByGeneration) {
-      await writeGenerationChunks(tx, generation, [{ documentId: job.documentId, chunks }]);
-    }
-    const chunkCount = chunksByGeneration.find(({ generation }) => generation.status === "current")?.chunks.length ?? null;
-    await tx.document.update({
-      where: { id: job.documentId },
-      data: { indexingStatus: "indexed", indexedVersion: job.version, indexedAt: new Date(), chunkCount, lastError: null },
+    const chunkCounts = todo.map((row) => {
+      const current = chunked.get(row.id)?.byGeneration.find(({ generation }) => generation.status === "current");
+      return current ? current.chunks.length : null;
     });
-    // Pair rows are locked in id order before any of them is updated.
-    const pairs = await lockDocumentPairs(tx, job.documentId);
+    chunked.clear();
+    await sql.query({
+      name: "svc-mark-documents-indexed",
+      text: MARK_DOCUMENTS_INDEXED,
+      values: [todo.map((row) => row.id), todo.map((row) => row.version), chunkCounts],
+    });
+
+    const todoIds = todo.map((row) => row.id);
+    const pairs = await lockDocumentPairs(sql, todoIds);
     // Links indexed for the first time now count in their pair's docs_indexed.
-    await tx.$executeRaw`
-      WITH newly_indexed AS (
-        UPDATE document_by_cc_pair SET has_been_indexed = true
-        WHERE document_id = ${job.documentId} AND NOT has_been_indexed
-        RETURNING cc_pair_id
-      )
-      UPDATE connector_credential_pair p SET docs_indexed = p.docs_indexed + 1
-      FROM newly_indexed n WHERE p.id = n.cc_pair_id`;
-    await recordDocumentIndexed(tx, pairs);
+    await sql.query({ name: "svc-count-links-indexed", text: COUNT_LINKS_INDEXED, values: [todoIds] });
+    await recordDocumentsIndexed(sql, await countDocumentsPerPair(sql, pairs, todoIds));
   });
 }
+
+interface IndexState {
+  id: string;
+  version: number;
+  indexed_version: number | null;
+}
+
+function needsIndexing(row: IndexState, wanted: Map<string, number>): boolean {
+  return row.version === wanted.get(row.id) && row.indexed_version !== row.version;
+}
+
+async function readIndexState(on: Db | SqlClient, ids: string[], { lock = false } = {}): Promise<IndexState[]> {
+  const statement = {
+    name: lock ? "svc-lock-documents-to-index" : "svc-read-documents-to-index",
+    text: `SELECT id, version, indexed_version FROM document WHERE id = ANY($1::text[]) ORDER BY id${lock ? " FOR UPDATE" : ""}`,
+    values: [ids],
+  };
+  return "query" in on ? (await on.query<IndexState>(statement)).rows : querySql<IndexState>(on, statement);
+}
+
+/** The documents linked to pairs that are all paused. */
+async function readPausedOnly(sql: SqlClient, ids: string[]): Promise<Set<string>> {
+  const { rows } = await sql.query<{ document_id: string }>({
+    name: "svc-read-paused-only-documents",
+    text: `
+      SELECT l.document_id FROM document_by_cc_pair l JOIN connector_credential_pair p ON p.id = l.cc_pair_id
+      WHERE l.document_id = ANY($1::text[])
+      GROUP BY l.document_id HAVING bool_and(p.status = 'PAUSED')`,
+    values: [ids],
+  });
+  return new Set(rows.map((row) => row.document_id));
+}
+
+/**
+ * Reads the documents' titles, metadata and sections (two statements for all of them) and chunks
+ * each for the generations, at the version it was read at.
+ */
+async function chunkDocuments(
+  on: Db | SqlClient,
+  rows: IndexState[],
+  generations: ChunkGeneration[],
+  into: Map<string, ChunkedDocument>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const ids = rows.map((row) => row.id);
+  const run = <Row extends object>(statement: { name: string; text: string; values: unknown[] }) =>
+    "query" in on ? on.query<Row>(statement).then((result) => result.rows) : querySql<Row>(on, statement);
+  const documents = await run<{ id: string; version: number; semantic_identifier: string; title: string | null; metadata: IndexableDocument["metadata"] }>({
+    name: "svc-read-documents-for-chunks",
+    text: `SELECT id, version, semantic_identifier, title, metadata FROM document WHERE id = ANY($1::text[])`,
+    values: [ids],
+  });
+  const sections = await run<{ document_id: string } & IndexableDocument["sections"][number]>({
+    name: "svc-read-sections-for-chunks",
+    text: `
+      SELECT document_id, kind::text AS kind, text, link, image_file_id AS "imageFileId" FROM document_section
+      WHERE document_id = ANY($1::text[]) ORDER BY document_id, position`,
+    values: [ids],
+  });
+  const sectionsOf = new Map<string, IndexableDocument["sections"]>();
+  for (const { document_id: documentId, ...section } of sections) {
+    let list = sectionsOf.get(documentId);
+    if (!list) sectionsOf.set(documentId, (list = []));
+    list.push(section);
+  }
+  sections.length = 0;
+  for (const document of documents) {
+    const indexable: IndexableDocument = {
+      semanticIdentifier: document.semantic_identifier,
+      title: document.title,
+      metadata: document.metadata,
+      sections: sectionsOf.get(document.id) ?? [],
+    };
+    // The sections' text is let go as soon as each document is chunked.
+    sectionsOf.delete(document.id);
+    into.set(document.id, { version: document.version, byGeneration: buildGenerationChunks(indexable, generations) });
+  }
+}
+
+/** How many of the documents each locked pair is linked to. */
+async function countDocumentsPerPair(sql: SqlClient, pairs: LockedPair[], ids: string[]): Promise<CountedPair[]> {
+  const { rows } = await sql.query<{ cc_pair_id: number; documents: number }>({
+    name: "svc-count-documents-per-pair",
+    text: `SELECT cc_pair_id, count(*)::int AS documents FROM document_by_cc_pair WHERE document_id = ANY($1::text[]) GROUP BY cc_pair_id`,
+    values: [ids],
+  });
+  const counts = new Map(rows.map((row) => [row.cc_pair_id, row.documents]));
+  return pairs.map((pair) => ({ ...pair, documents: counts.get(pair.id) ?? 0 }));
+}
+
+const MARK_DOCUMENTS_INDEXED = `
+  UPDATE document d SET indexing_status = 'indexed', indexed_version = v.version, indexed_at = now(),
+    chunk_count = v.chunk_count, last_error = NULL
+  FROM unnest($1::text[], $2::int[], $3::int[]) AS v(id, version, chunk_count)
+  WHERE d.id = v.id`;
+
+const COUNT_LINKS_INDEXED = `
+  WITH newly_indexed AS (
+    UPDATE document_by_cc_pair SET has_been_indexed = true
+    WHERE document_id = ANY($1::text[]) AND NOT has_been_indexed
+    RETURNING cc_pair_id
+  )
+  UPDATE connector_credential_pair p SET docs_indexed = p.docs_indexed + n.links
+  FROM (SELECT cc_pair_id, count(*)::int AS links FROM newly_indexed GROUP BY cc_pair_id) n
+  WHERE p.id = n.cc_pair_id`;
 
 /**
  * Records a failed try of the job's version: `failed` with the error, one more try; the first failure

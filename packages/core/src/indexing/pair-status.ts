@@ -1,5 +1,6 @@
-import type { Tx } from "@svc/db";
+import { Prisma } from "@svc/db";
 import { SERVING_ATTEMPT } from "../search-index/index-generations";
+import { executeSql, type AnyTx } from "./run-sql";
 
 /**
  * The pair-status transitions that indexing drives (pausing, resuming and deleting have their own in
@@ -11,17 +12,23 @@ import { SERVING_ATTEMPT } from "../search-index/index-generations";
 export const REPEATED_ERROR_ATTEMPTS = 5;
 
 /** SCHEDULED → INITIAL_INDEXING: the pair's first attempt has started. */
-export async function markPairIndexingStarted(tx: Tx, ccPairId: number): Promise<void> {
-  await tx.$executeRaw`
-    UPDATE connector_credential_pair SET status = 'INITIAL_INDEXING', updated_at = now()
-    WHERE id = ${ccPairId} AND status = 'SCHEDULED'`;
+export async function markPairIndexingStarted(tx: AnyTx, ccPairId: number): Promise<void> {
+  await executeSql(
+    tx,
+    Prisma.sql`
+      UPDATE connector_credential_pair SET status = 'INITIAL_INDEXING', updated_at = now()
+      WHERE id = ${ccPairId} AND status = 'SCHEDULED'`,
+  );
 }
 
 /** SCHEDULED / INITIAL_INDEXING → ACTIVE: an attempt of the pair has indexed a document. */
-export async function markPairActive(tx: Tx, ccPairId: number): Promise<void> {
-  await tx.$executeRaw`
-    UPDATE connector_credential_pair SET status = 'ACTIVE', updated_at = now()
-    WHERE id = ${ccPairId} AND status IN ('SCHEDULED', 'INITIAL_INDEXING')`;
+export async function markPairActive(tx: AnyTx, ccPairId: number): Promise<void> {
+  await executeSql(
+    tx,
+    Prisma.sql`
+      UPDATE connector_credential_pair SET status = 'ACTIVE', updated_at = now()
+      WHERE id = ${ccPairId} AND status IN ('SCHEDULED', 'INITIAL_INDEXING')`,
+  );
 }
 
 /**
@@ -30,10 +37,12 @@ export async function markPairActive(tx: Tx, ccPairId: number): Promise<void> {
  * built). Called when an attempt closes (and for many pairs by a rebuild's swap); the rule is the one the
  * listing computes (list-indexing-status.ts), so the column and the listing agree once no attempt runs.
  */
-export async function updateRepeatedErrorState(tx: Tx, ccPairIds: number | number[]): Promise<void> {
+export async function updateRepeatedErrorState(tx: AnyTx, ccPairIds: number | number[]): Promise<void> {
   const ids = typeof ccPairIds === "number" ? [ccPairIds] : ccPairIds;
   // Only rows whose value changes are written: a swap recomputes thousands of pairs, most unchanged.
-  await tx.$executeRaw`
+  await executeSql(
+    tx,
+    Prisma.sql`
     WITH computed AS (
       SELECT q.id, (
         SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND COALESCE(bool_and(last_attempts.status = 'failed'), false)
@@ -45,5 +54,6 @@ export async function updateRepeatedErrorState(tx: Tx, ccPairIds: number | numbe
       FROM unnest(${ids}::int[]) AS q(id)
     )
     UPDATE connector_credential_pair p SET in_repeated_error_state = computed.repeated
-    FROM computed WHERE p.id = computed.id AND p.in_repeated_error_state IS DISTINCT FROM computed.repeated`;
+    FROM computed WHERE p.id = computed.id AND p.in_repeated_error_state IS DISTINCT FROM computed.repeated`,
+  );
 }

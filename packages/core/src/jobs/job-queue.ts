@@ -93,7 +93,7 @@ export function preparedStatementsOn(sql: SqlClient): IDatabase {
 export async function workJobs<Payload>(
   boss: PgBoss,
   job: JobDefinition<Payload>,
-  options: { batchSize?: number; pollingIntervalSeconds?: number; localConcurrency?: number },
+  options: { batchSize?: number; pollingIntervalSeconds?: number; localConcurrency?: number; burstWhenBatchFull?: boolean },
   handler: (payloads: { id: string; payload: Payload }[]) => Promise<void>,
 ): Promise<string> {
   return boss.work<object>(job.name, options, async (jobs: Job<object>[]) => {

@@ -1,4 +1,5 @@
 import { Prisma, type DbOrTx, type IndexGenerationStatus, type Tx } from "@svc/db";
+import { executeSql, selectSql, type AnyTx } from "../indexing/run-sql";
 
 /**
  * Index generations (ARCHITECTURE.md, "Index generations and rebuilds"): search reads the `current`
@@ -16,8 +17,8 @@ import { Prisma, type DbOrTx, type IndexGenerationStatus, type Tx } from "@svc/d
 const GENERATION_LOCK = Prisma.sql`${0x737663}::int, 1`;
 
 /** Waits for generation changes (start, swap, cancel) to finish and holds them off until commit. */
-export async function lockIndexGenerationsShared(tx: Tx): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(${GENERATION_LOCK})`;
+export async function lockIndexGenerationsShared(tx: AnyTx): Promise<void> {
+  await executeSql(tx, Prisma.sql`SELECT pg_advisory_xact_lock_shared(${GENERATION_LOCK})`);
 }
 
 /** Waits for every transaction that writes chunks to commit and holds new ones off until commit. */
@@ -37,23 +38,20 @@ export interface ChunkGeneration {
  * The generations documents are written to: the current one, and the building one during a rebuild.
  * Call it under lockIndexGenerationsShared (or exclusive) so the answer holds until commit.
  */
-export async function readActiveGenerations(tx: Tx): Promise<ChunkGeneration[]> {
-  return tx.$queryRaw<ChunkGeneration[]>`
-    SELECT id, status::text AS status, chunk_token_limit AS "chunkTokenLimit", text_search_config AS "textSearchConfig"
-    FROM index_generation WHERE status IN ('current', 'building') ORDER BY id`;
+export async function readActiveGenerations(tx: AnyTx): Promise<ChunkGeneration[]> {
+  return selectSql<ChunkGeneration>(
+    tx,
+    Prisma.sql`
+      SELECT id, status::text AS status, chunk_token_limit AS "chunkTokenLimit", text_search_config AS "textSearchConfig"
+      FROM index_generation WHERE status IN ('current', 'building') ORDER BY id`,
+  );
 }
 
 /**
  * `index_attempt ia` rows that count as the pair's attempts: every generation but the one being built
  * (attempts of indexing jobs, and of finished rebuilds, so history survives a swap). A canceled
- * rebuild's attempts are deleted with it.
- *
- * A correlated anti-join, not `generation_id IS DISTINCT FROM (SELECT … building)`: while every
- * attempt has the same generation, the planner's statistics make that comparison look like it
- * matches almost nothing, so it stops walking `(cc_pair_id, id DESC)` for "the latest attempt" and
- * fetches and sorts all of a pair's attempts instead; and an uncorrelated sub-select inside the
- * listing's per-row LATERAL probes is costed once per row, which pushes the plan over
- * `jit_above_cost` (40 ms of JIT compilation per request).
+ * rebuild's attempts are deleted with it. Exact within the statement's snapshot: for the statements
+ * that write attempts and the pair columns derived from them (index-attempts.ts, pair-status.ts).
  */
 export const SERVING_ATTEMPT = Prisma.sql`NOT EXISTS (
   SELECT 1 FROM index_generation building WHERE building.id = ia.generation_id AND building.status = 'building')`;
@@ -64,15 +62,27 @@ export async function readBuildingGenerationId(db: DbOrTx): Promise<number | nul
   return building?.id ?? null;
 }
 
-/**
- * `index_attempt ia` rows of the generation being built, given its id as read just before the
- * statement (readBuildingGenerationId); none when no rebuild runs. A constant rather than a
- * sub-select, so that the planner probes `(generation_id, cc_pair_id, id DESC)` once per pair and
- * skips the probes altogether when there is no rebuild. (A swap or cancel that lands between the two
- * reads shows that generation's attempts in one response.)
+/*
+ * The same two sets for the listing's per-row probes, from the building generation's id read just
+ * before the statement (readBuildingGenerationId). As constants they leave the plans of the probes
+ * alone: with no rebuild the conditions are TRUE and FALSE (the latter skips the probes), and during
+ * one the planner reads the id's frequency from the statistics. A condition that names the building
+ * generation inside the statement (a sub-select, an anti-join) is estimated from statistics in which
+ * every attempt has one generation, so it looks like it matches nothing: the planner then sorts all
+ * of a pair's attempts instead of walking `(cc_pair_id, id DESC)` for the latest, and a sub-select
+ * in a LATERAL probe is costed once per row, pushing the plan over `jit_above_cost` (20-60 ms of JIT
+ * per request). A swap or cancel between the two reads shows the attempts of one response as of
+ * before it.
  */
-export function buildingAttempt(generationId: number | null): Prisma.Sql {
-  return generationId === null ? Prisma.sql`FALSE` : Prisma.sql`ia.generation_id = ${generationId}`;
+
+/** `index_attempt ia` rows that count as the pair's attempts (see SERVING_ATTEMPT). */
+export function servingAttempt(buildingGenerationId: number | null): Prisma.Sql {
+  return buildingGenerationId === null ? Prisma.sql`TRUE` : Prisma.sql`ia.generation_id <> ${buildingGenerationId}`;
+}
+
+/** `index_attempt ia` rows of the generation being built; none when no rebuild runs. */
+export function buildingAttempt(buildingGenerationId: number | null): Prisma.Sql {
+  return buildingGenerationId === null ? Prisma.sql`FALSE` : Prisma.sql`ia.generation_id = ${buildingGenerationId}`;
 }
 
 /** Whether two reads of the active generations found the same ones in the same states. */

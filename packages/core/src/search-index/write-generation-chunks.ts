@@ -1,5 +1,6 @@
-import type { Tx } from "@svc/db";
+import { Prisma } from "@svc/db";
 import { buildChunks, type Chunk, type IndexableDocument } from "../indexing/build-chunks";
+import { executeSql, type AnyTx } from "../indexing/run-sql";
 import type { ChunkGeneration } from "./index-generations";
 
 export interface DocumentChunks {
@@ -7,40 +8,75 @@ export interface DocumentChunks {
   chunks: Chunk[];
 }
 
+/** Most chunks, and most characters of chunk text, that one INSERT carries: bounds the JSON built for it. */
+const SLICE_CHUNKS = 1_000;
+const SLICE_CHARS = 4_000_000;
+
 /**
- * Replaces the chunks of these documents in one generation, in two statements whatever their number:
- * the old chunks go, the new ones come with their weighted tsvector (title A, body B, metadata C)
- * built with the generation's text-search configuration. The caller holds the document rows.
+ * Replaces the chunks of these documents in one generation: the old chunks go in one statement, the
+ * new ones come with their weighted tsvector (title A, body B, metadata C) built with the
+ * generation's text-search configuration, in one INSERT per slice of at most SLICE_CHUNKS chunks or
+ * SLICE_CHARS characters (so a 20 MB document is never serialized whole). The caller holds the
+ * document rows.
  */
-export async function writeGenerationChunks(tx: Tx, generation: ChunkGeneration, documents: DocumentChunks[]): Promise<void> {
+export async function writeGenerationChunks(tx: AnyTx, generation: ChunkGeneration, documents: DocumentChunks[]): Promise<void> {
   if (documents.length === 0) return;
   const documentIds = documents.map((document) => document.documentId);
-  await tx.$executeRaw`
-    DELETE FROM document_chunk WHERE document_id = ANY(${documentIds}::text[]) AND generation_id = ${generation.id}`;
-  const rows = documents.flatMap(({ documentId, chunks }) =>
-    chunks.map((chunk) => ({
-      document_id: documentId,
-      chunk_index: chunk.chunkIndex,
-      content: chunk.content,
-      title_prefix: chunk.titlePrefix,
-      metadata_suffix: chunk.metadataSuffix,
-      image_file_id: chunk.imageFileId,
-      link: chunk.link,
-      token_count: chunk.tokenCount,
-    })),
+  await executeSql(
+    tx,
+    Prisma.sql`DELETE FROM document_chunk WHERE document_id = ANY(${documentIds}::text[]) AND generation_id = ${generation.id}`,
   );
-  if (rows.length === 0) return;
-  await tx.$executeRaw`
-    INSERT INTO document_chunk (document_id, generation_id, chunk_index, content, title_prefix, metadata_suffix,
-      image_file_id, link, token_count, search_vector)
-    SELECT c.document_id, g.id, c.chunk_index, c.content, c.title_prefix, c.metadata_suffix, c.image_file_id, c.link,
-      c.token_count,
-      setweight(to_tsvector(g.config, c.title_prefix), 'A')
-        || setweight(to_tsvector(g.config, c.content), 'B')
-        || setweight(to_tsvector(g.config, c.metadata_suffix), 'C')
-    FROM (SELECT ${generation.id}::int AS id, ${generation.textSearchConfig}::regconfig AS config) g,
-      jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS c(document_id text, chunk_index int, content text,
-        title_prefix text, metadata_suffix text, image_file_id text, link text, token_count int)`;
+  let slice: ChunkRow[] = [];
+  let sliceChars = 0;
+  for (const { documentId, chunks } of documents) {
+    for (const chunk of chunks) {
+      slice.push({
+        document_id: documentId,
+        chunk_index: chunk.chunkIndex,
+        content: chunk.content,
+        title_prefix: chunk.titlePrefix,
+        metadata_suffix: chunk.metadataSuffix,
+        image_file_id: chunk.imageFileId,
+        link: chunk.link,
+        token_count: chunk.tokenCount,
+      });
+      sliceChars += chunk.content.length + chunk.titlePrefix.length + chunk.metadataSuffix.length;
+      if (slice.length >= SLICE_CHUNKS || sliceChars >= SLICE_CHARS) {
+        await insertChunks(tx, generation, slice);
+        slice = [];
+        sliceChars = 0;
+      }
+    }
+  }
+  if (slice.length > 0) await insertChunks(tx, generation, slice);
+}
+
+interface ChunkRow {
+  document_id: string;
+  chunk_index: number;
+  content: string;
+  title_prefix: string;
+  metadata_suffix: string;
+  image_file_id: string | null;
+  link: string | null;
+  token_count: number;
+}
+
+async function insertChunks(tx: AnyTx, generation: ChunkGeneration, rows: ChunkRow[]): Promise<void> {
+  await executeSql(
+    tx,
+    Prisma.sql`
+      INSERT INTO document_chunk (document_id, generation_id, chunk_index, content, title_prefix, metadata_suffix,
+        image_file_id, link, token_count, search_vector)
+      SELECT c.document_id, g.id, c.chunk_index, c.content, c.title_prefix, c.metadata_suffix, c.image_file_id, c.link,
+        c.token_count,
+        setweight(to_tsvector(g.config, c.title_prefix), 'A')
+          || setweight(to_tsvector(g.config, c.content), 'B')
+          || setweight(to_tsvector(g.config, c.metadata_suffix), 'C')
+      FROM (SELECT ${generation.id}::int AS id, ${generation.textSearchConfig}::regconfig AS config) g,
+        jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS c(document_id text, chunk_index int, content text,
+          title_prefix text, metadata_suffix text, image_file_id text, link text, token_count int)`,
+  );
 }
 
 /**
