@@ -1,26 +1,14 @@
-import type { Db } from "@svc/db";
 import { IngestionDocumentSchema } from "@svc/schema";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { ingestDocument } from "../documents/ingest-document";
 import { indexDocuments } from "../indexing/index-documents";
-import type { PgBoss } from "../jobs/job-queue";
-import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
+import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { createCcPair } from "./create-cc-pair";
 import { deleteCcPair } from "./delete-cc-pair";
 import { purgeCcPair } from "./purge-cc-pair";
 
-let queue: TestJobQueue;
-let db: Db;
-let boss: PgBoss;
-
-beforeAll(async () => {
-  queue = await createTestJobQueue();
-  ({ db, boss } = queue);
-});
-afterAll(async () => {
-  await queue.close();
-});
+const { db, boss } = await useTestJobQueue();
 
 async function ingest(id: string, ccPairId: number): Promise<void> {
   await ingestDocument({

@@ -1,25 +1,19 @@
-import type { Db } from "@svc/db";
 import { IngestionDocumentSchema } from "@svc/schema";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../auth/principal";
 import { createCcPair } from "../connectors/create-cc-pair";
 import { updateCcPair } from "../connectors/update-cc-pair";
 import { ingestDocument } from "../documents/ingest-document";
 import { indexDocumentJob, type IndexDocumentPayload } from "../jobs/catalog";
-import type { PgBoss } from "../jobs/job-queue";
-import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
+import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { indexDocuments } from "./index-documents";
 
 const admin: Principal = { apiKeyId: 0, name: "test", role: "admin", scopeCcPairIds: null };
 /** Text that makes indexing fail for real: a trigger on the chunk table rejects it. */
 const POISON = "poisonpill";
-let queue: TestJobQueue;
-let db: Db;
-let boss: PgBoss;
+const { db, boss } = await useTestJobQueue();
 
 beforeAll(async () => {
-  queue = await createTestJobQueue();
-  ({ db, boss } = queue);
   await db.$executeRawUnsafe(`
     CREATE FUNCTION reject_poison() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -29,9 +23,6 @@ beforeAll(async () => {
   await db.$executeRawUnsafe(
     `CREATE TRIGGER reject_poison BEFORE INSERT ON document_chunk FOR EACH ROW EXECUTE FUNCTION reject_poison()`,
   );
-});
-afterAll(async () => {
-  await queue.close();
 });
 
 let pairCount = 0;

@@ -1,25 +1,13 @@
-import type { Db } from "@svc/db";
 import { IngestionDocumentSchema } from "@svc/schema";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Principal } from "../auth/principal";
 import { createCcPair } from "../connectors/create-cc-pair";
 import { ingestDocument } from "../documents/ingest-document";
-import type { PgBoss } from "../jobs/job-queue";
-import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
+import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { indexDocuments } from "./index-documents";
 
 const admin: Principal = { apiKeyId: 0, name: "test", role: "admin", scopeCcPairIds: null };
-let queue: TestJobQueue;
-let db: Db;
-let boss: PgBoss;
-
-beforeAll(async () => {
-  queue = await createTestJobQueue();
-  ({ db, boss } = queue);
-});
-afterAll(async () => {
-  await queue.close();
-});
+const { db, boss } = await useTestJobQueue();
 
 async function ingest(id: string, text: string, ccPairId?: number) {
   return ingestDocument({

@@ -1,29 +1,17 @@
-import type { Db } from "@svc/db";
 import { waitFor } from "@svc/db/testing";
 import { IngestionDocumentSchema } from "@svc/schema";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { createCcPair } from "../connectors/create-cc-pair";
 import { updateCcPair } from "../connectors/update-cc-pair";
 import { ingestDocument } from "../documents/ingest-document";
 import type { IndexDocumentPayload } from "../jobs/catalog";
-import type { PgBoss } from "../jobs/job-queue";
-import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
+import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { holdPairLocks } from "../testing/hold-pair-locks";
 import { indexDocuments } from "./index-documents";
 import { markDocumentsIndexing } from "./mark-documents-indexing";
 
-let queue: TestJobQueue;
-let db: Db;
-let boss: PgBoss;
-
-beforeAll(async () => {
-  queue = await createTestJobQueue();
-  ({ db, boss } = queue);
-});
-afterAll(async () => {
-  await queue.close();
-});
+const { db, boss } = await useTestJobQueue();
 
 let pairCount = 0;
 async function newPair(): Promise<number> {

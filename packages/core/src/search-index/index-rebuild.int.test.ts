@@ -1,6 +1,5 @@
-import type { Db } from "@svc/db";
 import { IndexingStatusRequestSchema, IngestionDocumentSchema, SearchRequestSchema } from "@svc/schema";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { createCcPair } from "../connectors/create-cc-pair";
 import { listIndexingStatus } from "../connectors/list-indexing-status";
@@ -9,26 +8,15 @@ import { getDocument } from "../documents/get-document";
 import { ingestDocument } from "../documents/ingest-document";
 import { isAppError } from "../errors/app-error";
 import { indexDocuments } from "../indexing/index-documents";
-import type { PgBoss } from "../jobs/job-queue";
 import { searchDocuments } from "../search/search-documents";
-import { createTestJobQueue, type TestJobQueue } from "../testing/create-test-job-queue";
+import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { cancelIndexRebuild } from "./cancel-index-rebuild";
 import { getIndexRebuildStatus } from "./get-index-rebuild-status";
 import { purgeIndexGeneration } from "./purge-index-generation";
 import { runIndexRebuild } from "./run-index-rebuild";
 import { startIndexRebuild } from "./start-index-rebuild";
 
-let queue: TestJobQueue;
-let db: Db;
-let boss: PgBoss;
-
-beforeAll(async () => {
-  queue = await createTestJobQueue();
-  ({ db, boss } = queue);
-});
-afterAll(async () => {
-  await queue.close();
-});
+const { db, boss } = await useTestJobQueue();
 
 /** About 1,400 cl100k tokens: three chunks at 512 tokens, a dozen at 128. */
 const LONG_TEXT = Array.from(

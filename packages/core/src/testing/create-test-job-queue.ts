@@ -1,5 +1,6 @@
 import type { Db } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
+import { afterAll } from "vitest";
 import { startJobQueue, type PgBoss } from "../jobs/job-queue";
 
 export interface TestJobQueue {
@@ -34,4 +35,15 @@ export async function createTestJobQueue(): Promise<TestJobQueue> {
       await database.drop();
     },
   };
+}
+
+/**
+ * createTestJobQueue for one test file, called with a top-level `await`: the queue is closed after
+ * the file's tests (before any `afterAll` the file registers later has run, as vitest runs them last
+ * registered first).
+ */
+export async function useTestJobQueue(): Promise<TestJobQueue> {
+  const queue = await createTestJobQueue();
+  afterAll(() => queue.close());
+  return queue;
 }

@@ -1,4 +1,4 @@
 // Test helpers for packages that build on core. The vitest global setup is ./global-setup.ts,
 // referenced by path from each package's vitest.config.ts.
-export { createTestJobQueue, type TestJobQueue } from "./create-test-job-queue";
+export { createTestJobQueue, useTestJobQueue, type TestJobQueue } from "./create-test-job-queue";
 export { holdPairLocks, type HeldLocks } from "./hold-pair-locks";
