@@ -1,27 +1,20 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { getIndexRebuildStatus, ingestDocument, OPERATOR_PRINCIPAL, startIndexRebuild, type PgBoss } from "@svc/core";
-import { createTestJobQueue, type TestJobQueue } from "@svc/core/testing";
-import type { Db } from "@svc/db";
+import { getIndexRebuildStatus, ingestDocument, OPERATOR_PRINCIPAL, startIndexRebuild } from "@svc/core";
+import { useTestJobQueue } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
 import { IngestionDocumentSchema } from "@svc/schema";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
 
-let queue: TestJobQueue;
-let db: Db;
-let boss: PgBoss;
+const queue = await useTestJobQueue();
+const { db, boss } = queue;
 let worker: ChildProcess | undefined;
-
-beforeAll(async () => {
-  queue = await createTestJobQueue();
-  ({ db, boss } = queue);
-});
-afterAll(async () => {
+// Runs before the queue's own afterAll (vitest runs them last registered first).
+afterAll(() => {
   worker?.kill("SIGKILL");
-  await queue.close();
 });
 
 const LONG_TEXT = Array.from({ length: 40 }, (_, index) => `Line ${index} of the shipping manifest lists crates and barrels.`).join(" ");
