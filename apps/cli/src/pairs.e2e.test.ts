@@ -1,25 +1,7 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useSvcCommand } from "./testing/svc-command";
 
-const svcEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/svc.js");
-const run = promisify(execFile);
-
-let database: TestDatabase;
-let env: NodeJS.ProcessEnv;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  env = { ...process.env, DATABASE_URL: database.databaseUrl };
-});
-afterAll(async () => {
-  await database.drop();
-});
-
-const svc = (...args: string[]) => run(process.execPath, [svcEntry, "pairs", ...args], { env });
+const { database, svc, failure } = await useSvcCommand("pairs");
 
 describe("svc pairs", () => {
   it("creates, lists, pauses, resumes and deletes pairs", async () => {
@@ -47,13 +29,6 @@ describe("svc pairs", () => {
   });
 
   it("refuses bad input with a message and a non-zero exit", async () => {
-    const failure = async (...args: string[]) => {
-      const error = (await svc(...args).then(
-        () => ({ code: 0, stderr: "" }),
-        (reason: unknown) => reason,
-      )) as { code: number; stderr: string };
-      return { code: error.code, stderr: error.stderr };
-    };
     const badSource = await failure("create", "--name", "x", "--source", "nowhere", "--access", "public");
     expect(badSource.code).toBe(2);
     expect(badSource.stderr).toContain("Unknown source");

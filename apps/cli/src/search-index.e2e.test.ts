@@ -1,30 +1,7 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useSvcCommand } from "./testing/svc-command";
 
-const svcEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/svc.js");
-const run = promisify(execFile);
-
-let database: TestDatabase;
-let env: NodeJS.ProcessEnv;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  env = { ...process.env, DATABASE_URL: database.databaseUrl };
-});
-afterAll(async () => {
-  await database.drop();
-});
-
-const svc = (...args: string[]) => run(process.execPath, [svcEntry, "index", ...args], { env });
-const failure = async (...args: string[]) =>
-  (await svc(...args).then(
-    () => ({ code: 0, stderr: "" }),
-    (reason: unknown) => reason,
-  )) as { code: number; stderr: string };
+const { database, svc, failure } = await useSvcCommand("index");
 
 describe("svc index", () => {
   it("shows the status, starts a rebuild, refuses a second one and cancels it", async () => {
