@@ -18,6 +18,8 @@ import {
   describeMachine,
   median,
   percentile,
+  postgresCpuSeconds,
+  processCpuSeconds,
   processMemory,
   ProcessGroup,
   recreateDatabase,
@@ -193,12 +195,24 @@ async function measureBaseline(db) {
   return { seconds: elapsed, rows: rowCount };
 }
 
+/** CPU seconds so far of each part: the web server, the worker, PostgreSQL and this script (the clients). */
+function cpuSeconds(service) {
+  const own = process.cpuUsage();
+  return {
+    web: processCpuSeconds(service.web.pid),
+    worker: processCpuSeconds(service.worker.pid),
+    postgres: postgresCpuSeconds(),
+    clients: (own.user + own.system) / 1e6,
+  };
+}
+
 async function measureThroughput(processes, run, documents, warmup, totalBytes) {
   const service = await startService(processes, warmup);
   const { db, key } = service;
   try {
     await db.query("CHECKPOINT");
     const loadBefore = load();
+    const cpuBefore = cpuSeconds(service);
     const started = Date.now();
     await ingestAll(key, documents, concurrency);
     const accepted = Date.now();
@@ -208,6 +222,8 @@ async function measureThroughput(processes, run, documents, warmup, totalBytes) 
       SELECT (extract(epoch FROM max(indexed_at)) * 1000)::float8 AS at FROM document WHERE id NOT LIKE 'warm-%'`);
     const indexSeconds = (last.at - started) / 1000;
     const loadAfter = load();
+    const cpuAfter = cpuSeconds(service);
+    const cpu = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, cpuAfter[name] - cpuBefore[name]]));
     const { rows: [chunks] } = await db.query(`
       SELECT count(*)::int AS n, sum(octet_length(content))::bigint AS bytes FROM document_chunk WHERE document_id NOT LIKE 'warm-%'`);
     await processes.stop(service.worker);
@@ -225,11 +241,13 @@ async function measureThroughput(processes, run, documents, warmup, totalBytes) 
       baselineMbPerSecond: mb(totalBytes) / baseline.seconds,
       ratio: baseline.seconds / indexSeconds,
       load: `${loadBefore} → ${loadAfter}`,
+      cpu,
     };
     log(
       `run ${run}: accepted in ${result.acceptSeconds.toFixed(1)} s, indexed in ${indexSeconds.toFixed(1)} s ` +
         `(${result.docsPerSecond.toFixed(0)} docs/s, ${result.mbPerSecond.toFixed(2)} MB/s, ${chunks.n} chunks); ` +
-        `baseline ${baseline.seconds.toFixed(1)} s (${result.baselineDocsPerSecond.toFixed(0)} docs/s); ratio ${result.ratio.toFixed(2)}; load ${result.load}`,
+        `baseline ${baseline.seconds.toFixed(1)} s (${result.baselineDocsPerSecond.toFixed(0)} docs/s); ratio ${result.ratio.toFixed(2)}; load ${result.load}; ` +
+        `CPU s ${Object.entries(cpu).map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`).join(", ")}`,
     );
     return result;
   } finally {
@@ -383,6 +401,12 @@ try {
   console.log(`| baseline INSERT … SELECT to_tsvector, s | ${pick("baselineSeconds").toFixed(1)} | ${list("baselineSeconds", 1)} | |`);
   console.log(`| baseline documents/s | ${pick("baselineDocsPerSecond").toFixed(0)} | ${list("baselineDocsPerSecond")} | |`);
   console.log(`| baseline MB/s | ${pick("baselineMbPerSecond").toFixed(2)} | ${list("baselineMbPerSecond", 2)} | |`);
+  const cpuList = (name) => results.map((result) => result.cpu[name].toFixed(1)).join(", ");
+  const cpuMedian = (name) => median(results.map((result) => result.cpu[name])).toFixed(1);
+  console.log(
+    `| CPU s while indexing: web / worker / PostgreSQL / bench clients | ${["web", "worker", "postgres", "clients"].map(cpuMedian).join(" / ")} | ` +
+      `${["web", "worker", "postgres", "clients"].map((name) => `${name} ${cpuList(name)}`).join("; ")} | |`,
+  );
   const ratio = pick("ratio");
   console.log(`| **throughput / baseline** | **${ratio.toFixed(2)}** | ${list("ratio", 2)} | ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? "met" : "**missed**"} |`);
   console.log(

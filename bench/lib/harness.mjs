@@ -1,7 +1,7 @@
 // What every benchmark here needs: a fresh database on DATABASE_URL's server, an admin key, the
 // production web server (and any other process) started and stopped, and the machine described.
 import { execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,8 +39,10 @@ export class ProcessGroup {
   #children = [];
   #stopping = false;
 
+  /** BENCH_NODE_ARGS (say "--cpu-prof --cpu-prof-dir=/tmp/prof") go to every child's node, to profile it. */
   start(name, args, options = {}) {
-    const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "ignore", "inherit"] });
+    const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+    const child = spawn(process.execPath, [...nodeArgs, ...args], { ...options, stdio: ["ignore", "ignore", "inherit"] });
     child.on("exit", (code, signal) => {
       if (!this.#stopping) {
         console.error(`${name} exited early with ${code ?? signal}`);
@@ -103,6 +105,37 @@ export function processMemory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
   return { rss: kib("VmRSS"), peak: kib("VmHWM") };
+}
+
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** A process's CPU time so far (user + system), in seconds; with `children`, that of its reaped children too. */
+export function processCpuSeconds(pid, { children = false } = {}) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name, which is in parentheses and may hold spaces: state is field 3.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+  const [utime, stime, cutime, cstime] = fields.slice(11, 15);
+  return (utime + stime + (children ? cutime + cstime : 0)) / CLOCK_TICKS;
+}
+
+/**
+ * The CPU time of the local PostgreSQL server so far: every live postgres process, and, through the
+ * postmaster's children counters, the backends that have exited. Zero when the server is not local.
+ */
+export function postgresCpuSeconds() {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
+      const parent = Number(readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+      const isPostmaster = readFileSync(`/proc/${parent}/comm`, "utf8").trim() !== "postgres";
+      total += processCpuSeconds(Number(entry), { children: isPostmaster });
+    } catch {
+      // The process exited while being read.
+    }
+  }
+  return total;
 }
 
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

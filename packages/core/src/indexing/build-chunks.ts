@@ -1,5 +1,5 @@
 import { DEFAULT_CHUNK_TOKEN_LIMIT } from "@svc/schema";
-import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
+import { countTokens as countTextTokens, decodeTokens, encodeText } from "./count-tokens";
 
 /** What indexing needs of a stored document. */
 export interface IndexableDocument {
@@ -31,14 +31,11 @@ const SECTION_SEPARATOR = "\n";
 // length of a run without word breaks, so bounding the run keeps a 20 MB document linear.
 const MAX_SEGMENT_CHARACTERS = 256;
 
-// Document text is data: "<|endoftext|>" in it is counted as plain characters, not rejected.
-const encodeText = (text: string): number[] => encode(text, { disallowedSpecial: new Set() });
-
 /** Counts tokens segment by segment: exact for ordinary text, bounded for runs without word breaks. */
 function countTokens(text: string, stopAbove = Infinity): number {
   let count = 0;
   for (const segment of segmentText(text)) {
-    count += segment.tokens.length;
+    count += segment.tokens;
     // Past the limit the exact count no longer matters: a large section is tokenized once, in splitSection.
     if (count > stopAbove) break;
   }
@@ -47,7 +44,7 @@ function countTokens(text: string, stopAbove = Infinity): number {
 
 interface Segment {
   text: string;
-  tokens: number[];
+  tokens: number;
   endsSentence: boolean;
 }
 
@@ -90,7 +87,7 @@ function* segmentText(text: string): Generator<Segment> {
       }
     }
     const piece = text.slice(start, end);
-    yield { text: piece, tokens: encodeText(piece), endsSentence: endsSentence || end === text.length };
+    yield { text: piece, tokens: countTextTokens(piece), endsSentence: endsSentence || end === text.length };
     start = end;
   }
 }
@@ -101,18 +98,18 @@ const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 function splitSegment(segment: Segment, budget: number): Segment[] {
   const parts: Segment[] = [];
   let rest = segment.text;
-  let tokens = segment.tokens;
+  let tokens = encodeText(rest);
   while (tokens.length > budget) {
     let take = budget;
-    let head = decode(tokens.slice(0, take));
+    let head = decodeTokens(tokens.slice(0, take));
     // A token can end inside a multi-byte character; step back until the prefix decodes cleanly.
-    while (take > 1 && !rest.startsWith(head)) head = decode(tokens.slice(0, --take));
+    while (take > 1 && !rest.startsWith(head)) head = decodeTokens(tokens.slice(0, --take));
     if (!rest.startsWith(head) || head.length === 0) break;
-    parts.push({ text: head, tokens: encodeText(head), endsSentence: false });
+    parts.push({ text: head, tokens: countTextTokens(head), endsSentence: false });
     rest = rest.slice(head.length);
     tokens = encodeText(rest);
   }
-  parts.push({ text: rest, tokens, endsSentence: segment.endsSentence });
+  parts.push({ text: rest, tokens: tokens.length, endsSentence: segment.endsSentence });
   return parts;
 }
 
@@ -124,11 +121,11 @@ function splitSection(text: string, budget: number): { text: string; tokens: num
   const emit = (segments: Segment[]) => {
     const piece = segments.map((segment) => segment.text).join("");
     // Segment counts add up to the piece's count (segmentText cuts where the tokenizer never merges).
-    if (piece.trim()) pieces.push({ text: piece, tokens: segments.reduce((sum, segment) => sum + segment.tokens.length, 0) });
+    if (piece.trim()) pieces.push({ text: piece, tokens: segments.reduce((sum, segment) => sum + segment.tokens, 0) });
   };
   for (const whole of segmentText(text)) {
-    for (const segment of whole.tokens.length > budget ? splitSegment(whole, budget) : [whole]) {
-      if (pendingTokens + segment.tokens.length > budget) {
+    for (const segment of whole.tokens > budget ? splitSegment(whole, budget) : [whole]) {
+      if (pendingTokens + segment.tokens > budget) {
         // Cut after the last sentence end in the second half of the piece, else after everything pending.
         let cut = pending.length;
         let tokensBeforeCut = pendingTokens;
@@ -138,14 +135,14 @@ function splitSection(text: string, budget: number): { text: string; tokens: num
             tokensBeforeCut = tokens;
             break;
           }
-          tokens -= pending[index - 1]?.tokens.length ?? 0;
+          tokens -= pending[index - 1]?.tokens ?? 0;
         }
         emit(pending.slice(0, cut));
         pending = pending.slice(cut);
         pendingTokens -= tokensBeforeCut;
       }
       pending.push(segment);
-      pendingTokens += segment.tokens.length;
+      pendingTokens += segment.tokens;
     }
   }
   emit(pending);

@@ -1,0 +1,39 @@
+import { countTokens as countWithTokenizer, decode, encode, setMergeCacheSize } from "gpt-tokenizer/encoding/cl100k_base";
+import { CL100K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
+
+// Document text is data: "<|endoftext|>" in it is counted as plain characters, not rejected.
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/** cl100k_base token ids of text (for cutting on token boundaries; counting needs only countTokens). */
+export const encodeText = (text: string): number[] => encode(text, PLAIN_TEXT);
+export { decode as decodeTokens };
+
+// The tokenizer cuts text into pieces with this expression and byte-pair encodes each piece on its own,
+// so a text's count is the sum of its pieces' counts. Pieces repeat (words), so their counts are cached:
+// a Map lookup instead of the tokenizer's several per piece, about four times faster on prose.
+const PIECE = new RegExp(CL100K_TOKEN_SPLIT_REGEX.source, "gu");
+const MAX_CACHED_PIECE_CHARACTERS = 32;
+const MAX_CACHED_PIECES = 50_000;
+const pieceCounts = new Map<string, number>();
+// This cache does the tokenizer's job; its own (100,000 token arrays) would only hold memory.
+setMergeCacheSize(1_000);
+
+/** The text's cl100k_base token count, exactly what the tokenizer's own count gives. */
+export function countTokens(text: string): number {
+  let count = 0;
+  PIECE.lastIndex = 0;
+  for (let match = PIECE.exec(text); match !== null; match = PIECE.exec(text)) {
+    const piece = match[0];
+    let pieceCount = pieceCounts.get(piece);
+    if (pieceCount === undefined) {
+      pieceCount = countWithTokenizer(piece, PLAIN_TEXT);
+      if (piece.length <= MAX_CACHED_PIECE_CHARACTERS) {
+        // Bounded: a new vocabulary fills it again in a few documents.
+        if (pieceCounts.size >= MAX_CACHED_PIECES) pieceCounts.clear();
+        pieceCounts.set(piece, pieceCount);
+      }
+    }
+    count += pieceCount;
+  }
+  return count;
+}
