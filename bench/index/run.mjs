@@ -7,7 +7,8 @@
 //   3. latency: a steady open-loop rate for some seconds, time from each 200 to `indexed`;
 //   4. memory: the worker's RSS while it indexes one 20 MiB document.
 //   pnpm build && node bench/index/run.mjs [--docs 20000] [--runs 3] [--rate 200] [--seconds 60]
-//     [--concurrency 32] [--big-mib 20]          (env: DATABASE_URL; SVC_WORKER_* reach the worker)
+//     [--concurrency 32] [--big-mib 20] [--phases throughput,latency,memory]
+//   (env: DATABASE_URL; SVC_WORKER_* reach the worker; BENCH_NODE_ARGS the node of web and worker)
 import http from "node:http";
 import os from "node:os";
 import { parseArgs } from "node:util";
@@ -35,6 +36,7 @@ const { values: options } = parseArgs({
     seconds: { type: "string", default: "60" },
     concurrency: { type: "string", default: "32" },
     "big-mib": { type: "string", default: "20" },
+    phases: { type: "string", default: "throughput,latency,memory" },
   },
 });
 const documentCount = Number(options.docs);
@@ -43,6 +45,7 @@ const rate = Number(options.rate);
 const seconds = Number(options.seconds);
 const concurrency = Number(options.concurrency);
 const bigBytes = Number(options["big-mib"]) * 1024 * 1024;
+const phases = new Set(options.phases.split(","));
 
 const DATABASE = "svc_bench_index";
 const PORT = 3120;
@@ -339,11 +342,8 @@ async function measureMemory(processes, service, bigDocument, readyDocument) {
   const { peak } = processMemory(pid);
   agent.destroy();
   return {
-    bytes: bigDocument.bytes,
     before,
-    sampledPeak: Math.max(...samples),
-    hwm: peak,
-    samples: samples.length,
+    peak: Math.max(peak, ...samples),
     outcome,
     indexSeconds: ((outcome.indexed_at ?? outcome.seenAt) - accepted) / 1000,
   };
@@ -355,77 +355,102 @@ process.on("SIGINT", () => {
   process.exit(130);
 });
 try {
-  log(`generating ${documentCount} documents…`);
-  const documents = buildDocuments(1, "doc", documentCount);
-  const warmup = buildDocuments(2, "warm", WARMUP_DOCUMENTS);
-  const sizes = documents.map((document) => document.bytes).sort((a, b) => a - b);
-  const totalBytes = sizes.reduce((sum, size) => sum + size, 0);
-  log(
-    `  ${mb(totalBytes).toFixed(1)} MB of text: p50 ${sizes[Math.floor(sizes.length / 2)]} B, p90 ${percentile(sizes, 90)} B, ` +
-      `p99 ${percentile(sizes, 99)} B, min ${sizes[0]} B, max ${sizes.at(-1)} B`,
-  );
-
-  const results = [];
-  for (let run = 1; run <= runs; run += 1) results.push(await measureThroughput(processes, run, documents, warmup, totalBytes));
-
-  log(`latency: ${rate} documents/s for ${seconds} s…`);
-  const steady = buildDocuments(3, "steady", Math.round(rate * seconds));
-  const service = await startService(processes, warmup);
-  let latency;
-  let memory;
-  try {
-    latency = await measureLatency(service, steady);
-    log(`  p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms, max ${latency.max.toFixed(0)} ms; load ${latency.load}`);
-    log(`memory: one ${(bigBytes / 2 ** 20).toFixed(0)} MiB document…`);
-    const corpus = createCorpus({ seed: 4, maxBytes: bigBytes });
-    memory = await measureMemory(processes, service, corpus.document("big-0", { size: bigBytes, sectionCount: 1 }), corpus.document("ready-0"));
-  } finally {
-    await stopService(processes, service);
-  }
-
-  const pick = (key) => median(results.map((result) => result[key]));
-  const list = (key, digits = 0) => results.map((result) => result[key].toFixed(digits)).join(", ");
-  const steadyRows = Math.round(rate * seconds);
   const workerSettings = `worker SVC_WORKER_BATCH_SIZE ${process.env.SVC_WORKER_BATCH_SIZE ?? "default"}, SVC_WORKER_CONCURRENCY ${process.env.SVC_WORKER_CONCURRENCY ?? "default"}`;
-  console.log(`machine: ${describeMachine()}; ${workerSettings}`);
-  console.log(
-    `corpus: ${documentCount} documents, ${mb(totalBytes).toFixed(1)} MB of section text (p50 ${sizes[Math.floor(sizes.length / 2)]} B, ` +
-      `p99 ${percentile(sizes, 99)} B, max ${sizes.at(-1)} B), ${results[0].chunks} chunks; ${concurrency} clients; ${runs} runs, load (1 min) ${results.map((r) => r.load).join("; ")}`,
-  );
+  const rows = [];
+  const notes = [`machine: ${describeMachine()}; ${workerSettings}`];
+  const warmup = buildDocuments(2, "warm", WARMUP_DOCUMENTS);
+  if (phases.has("throughput")) {
+    log(`generating ${documentCount} documents…`);
+    const documents = buildDocuments(1, "doc", documentCount);
+    const sizes = documents.map((document) => document.bytes).sort((a, b) => a - b);
+    const totalBytes = sizes.reduce((sum, size) => sum + size, 0);
+    const sizeSummary = `p50 ${sizes[Math.floor(sizes.length / 2)]} B, p99 ${percentile(sizes, 99)} B, min ${sizes[0]} B, max ${sizes.at(-1)} B`;
+    log(`  ${mb(totalBytes).toFixed(1)} MB of text: ${sizeSummary}`);
+    const results = [];
+    for (let run = 1; run <= runs; run += 1) results.push(await measureThroughput(processes, run, documents, warmup, totalBytes));
+    notes.push(
+      `corpus: ${documentCount} documents, ${mb(totalBytes).toFixed(1)} MB of section text (${sizeSummary}), ${results[0].chunks} chunks; ` +
+        `${concurrency} clients; ${runs} runs, load (1 min) ${results.map((result) => result.load).join("; ")}`,
+    );
+    rows.push(...throughputRows(results));
+  }
+  if (phases.has("latency")) {
+    log(`latency: ${rate} documents/s for ${seconds} s…`);
+    const service = await startService(processes, warmup);
+    try {
+      const latency = await measureLatency(service, buildDocuments(3, "steady", Math.round(rate * seconds)));
+      log(`  p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms, max ${latency.max.toFixed(0)} ms; load ${latency.load}`);
+      rows.push(...latencyRows(latency));
+    } finally {
+      await stopService(processes, service);
+    }
+  }
+  if (phases.has("memory")) {
+    const service = await startService(processes, warmup);
+    try {
+      const corpus = createCorpus({ seed: 4, maxBytes: bigBytes });
+      const memories = [];
+      for (let run = 1; run <= runs; run += 1) {
+        log(`memory ${run}: one ${(bigBytes / 2 ** 20).toFixed(0)} MiB document…`);
+        const big = corpus.document(`big-${run}`, { size: bigBytes, sectionCount: 1 });
+        const memory = await measureMemory(processes, service, big, corpus.document(`ready-${run}`));
+        log(`  before ${mb(memory.before).toFixed(0)} MB, peak ${mb(memory.peak).toFixed(0)} MB; ${describeOutcome(memory)}`);
+        memories.push(memory);
+      }
+      rows.push(memoryRow(memories));
+    } finally {
+      await stopService(processes, service);
+    }
+  }
+  for (const note of notes) console.log(note);
   console.log(`| measurement | median | runs | target |`);
   console.log(`|---|---|---|---|`);
-  console.log(`| accepted by the API, s | ${pick("acceptSeconds").toFixed(1)} | ${list("acceptSeconds", 1)} | |`);
-  console.log(`| first request → all indexed, s | ${pick("indexSeconds").toFixed(1)} | ${list("indexSeconds", 1)} | |`);
-  console.log(`| indexed documents/s | ${pick("docsPerSecond").toFixed(0)} | ${list("docsPerSecond")} | |`);
-  console.log(`| indexed MB/s | ${pick("mbPerSecond").toFixed(2)} | ${list("mbPerSecond", 2)} | |`);
-  console.log(`| baseline INSERT … SELECT to_tsvector, s | ${pick("baselineSeconds").toFixed(1)} | ${list("baselineSeconds", 1)} | |`);
-  console.log(`| baseline documents/s | ${pick("baselineDocsPerSecond").toFixed(0)} | ${list("baselineDocsPerSecond")} | |`);
-  console.log(`| baseline MB/s | ${pick("baselineMbPerSecond").toFixed(2)} | ${list("baselineMbPerSecond", 2)} | |`);
-  const cpuList = (name) => results.map((result) => result.cpu[name].toFixed(1)).join(", ");
-  const cpuMedian = (name) => median(results.map((result) => result.cpu[name])).toFixed(1);
-  console.log(
-    `| CPU s while indexing: web / worker / PostgreSQL / bench clients | ${["web", "worker", "postgres", "clients"].map(cpuMedian).join(" / ")} | ` +
-      `${["web", "worker", "postgres", "clients"].map((name) => `${name} ${cpuList(name)}`).join("; ")} | |`,
-  );
-  const ratio = pick("ratio");
-  console.log(`| **throughput / baseline** | **${ratio.toFixed(2)}** | ${list("ratio", 2)} | ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? "met" : "**missed**"} |`);
-  console.log(
-    `| accept → indexed p50 / p99 / max ms at ${rate}/s × ${seconds} s (${steadyRows} docs, sent at ${latency.achievedRate.toFixed(0)}/s, ` +
-      `worst send lag ${latency.worstLag.toFixed(0)} ms) | ${latency.p50.toFixed(0)} / **${latency.p99.toFixed(0)}** / ${latency.max.toFixed(0)} | load ${latency.load} | ` +
-      `p99 ≤ ${TARGET_P99_MS}: ${latency.p99 <= TARGET_P99_MS ? "met" : "**missed**"} |`,
-  );
-  console.log(`| ingestion response p50 / p99 ms at that rate | ${latency.acceptP50.toFixed(1)} / ${latency.acceptP99.toFixed(1)} | | |`);
-  const peakMb = mb(Math.max(memory.sampledPeak, memory.hwm));
-  const { outcome } = memory;
-  const what =
-    outcome.status === "indexed"
-      ? `${outcome.chunk_count} chunks, indexed ${memory.indexSeconds.toFixed(1)} s after its 200`
-      : `**failed** ${memory.indexSeconds.toFixed(1)} s after its 200: ${outcome.error?.replace(/\s+/g, " ").trim().slice(0, 240)}`;
-  console.log(
-    `| worker RSS, one ${(memory.bytes / 2 ** 20).toFixed(0)} MiB document (${what}): ` +
-      `before / sampled peak / VmHWM, MB | ${mb(memory.before).toFixed(0)} / ${mb(memory.sampledPeak).toFixed(0)} / **${mb(memory.hwm).toFixed(0)}** | ` +
-      `${memory.samples} samples every ${RSS_SAMPLE_MS} ms | ≤ ${TARGET_RSS_MB} MB: ${peakMb <= TARGET_RSS_MB ? "met" : "**missed**"} |`,
-  );
+  for (const row of rows) console.log(row);
 } finally {
   processes.stopAll();
+}
+
+function throughputRows(results) {
+  const pick = (key) => median(results.map((result) => result[key]));
+  const list = (key, digits = 0) => results.map((result) => result[key].toFixed(digits)).join(", ");
+  const parts = ["web", "worker", "postgres", "clients"];
+  const cpuMedian = (name) => median(results.map((result) => result.cpu[name])).toFixed(1);
+  const cpuList = (name) => results.map((result) => result.cpu[name].toFixed(1)).join(", ");
+  const ratio = pick("ratio");
+  return [
+    `| accepted by the API, s | ${pick("acceptSeconds").toFixed(1)} | ${list("acceptSeconds", 1)} | |`,
+    `| first request → all indexed, s | ${pick("indexSeconds").toFixed(1)} | ${list("indexSeconds", 1)} | |`,
+    `| indexed documents/s | ${pick("docsPerSecond").toFixed(0)} | ${list("docsPerSecond")} | |`,
+    `| indexed MB/s | ${pick("mbPerSecond").toFixed(2)} | ${list("mbPerSecond", 2)} | |`,
+    `| baseline INSERT … SELECT to_tsvector, s | ${pick("baselineSeconds").toFixed(1)} | ${list("baselineSeconds", 1)} | |`,
+    `| baseline documents/s | ${pick("baselineDocsPerSecond").toFixed(0)} | ${list("baselineDocsPerSecond")} | |`,
+    `| baseline MB/s | ${pick("baselineMbPerSecond").toFixed(2)} | ${list("baselineMbPerSecond", 2)} | |`,
+    `| CPU s while indexing: web / worker / PostgreSQL / bench clients | ${parts.map(cpuMedian).join(" / ")} | ` +
+      `${parts.map((name) => `${name} ${cpuList(name)}`).join("; ")} | |`,
+    `| **throughput / baseline** | **${ratio.toFixed(2)}** | ${list("ratio", 2)} | ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? "met" : "**missed**"} |`,
+  ];
+}
+
+function latencyRows(latency) {
+  return [
+    `| accept → indexed p50 / p99 / max ms at ${rate}/s × ${seconds} s (${latency.sent} docs, sent at ${latency.achievedRate.toFixed(0)}/s, ` +
+      `worst send lag ${latency.worstLag.toFixed(0)} ms) | ${latency.p50.toFixed(0)} / **${latency.p99.toFixed(0)}** / ${latency.max.toFixed(0)} | load ${latency.load} | ` +
+      `p99 ≤ ${TARGET_P99_MS}: ${latency.p99 <= TARGET_P99_MS ? "met" : "**missed**"} |`,
+    `| ingestion response p50 / p99 ms at that rate | ${latency.acceptP50.toFixed(1)} / ${latency.acceptP99.toFixed(1)} | | |`,
+  ];
+}
+
+function memoryRow(memories) {
+  const peak = median(memories.map((memory) => memory.peak));
+  const runsText = memories.map((memory) => `${mb(memory.before).toFixed(0)} → **${mb(memory.peak).toFixed(0)}**`).join(", ");
+  return (
+    `| worker RSS indexing one ${(bigBytes / 2 ** 20).toFixed(0)} MiB document, peak MB (VmHWM and samples every ${RSS_SAMPLE_MS} ms; ` +
+    `${describeOutcome(memories[0])}) | **${mb(peak).toFixed(0)}** | before → peak: ${runsText} | ≤ ${TARGET_RSS_MB} MB: ${mb(peak) <= TARGET_RSS_MB ? "met" : "**missed**"} |`
+  );
+}
+
+function describeOutcome({ outcome, indexSeconds }) {
+  return outcome.status === "indexed"
+    ? `${outcome.chunk_count} chunks, indexed ${indexSeconds.toFixed(1)} s after its 200`
+    : `**failed** ${indexSeconds.toFixed(1)} s after its 200: ${outcome.error?.replace(/\s+/g, " ").trim().slice(0, 240)}`;
 }

@@ -65,7 +65,8 @@ interface ChunkedDocument {
 async function indexBatch(db: Db, jobs: IndexDocumentPayload[]): Promise<void> {
   const wanted = new Map(jobs.map((job) => [job.documentId, job.version]));
   // Outside the transaction: read and chunk what still needs indexing. A stale read is caught below.
-  const generationsRead = await readActiveGenerations(db);
+  // Plain pg throughout, never the Prisma client: its query compiler alone would add ~70 MB to the worker.
+  const generationsRead = await withSqlTransaction(db, (sql) => readActiveGenerations(sql));
   const chunked = new Map<string, ChunkedDocument>();
   const toChunk = (await readIndexState(db, [...wanted.keys()])).filter((row) => needsIndexing(row, wanted));
   await chunkDocuments(db, toChunk, generationsRead, chunked);
@@ -227,16 +228,21 @@ const COUNT_LINKS_INDEXED = `
  */
 async function markDocumentFailed({ db, job, error }: { db: Db; job: IndexDocumentPayload; error: unknown }): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
-  await db.$transaction(async (tx) => {
-    const [current] = await tx.$queryRaw<{ version: number; indexed_version: number | null; indexing_status: string }[]>`
-      SELECT version, indexed_version, indexing_status::text AS indexing_status
-      FROM document WHERE id = ${job.documentId} FOR UPDATE`;
+  await withSqlTransaction(db, async (sql) => {
+    const {
+      rows: [current],
+    } = await sql.query<{ version: number; indexed_version: number | null; indexing_status: string }>({
+      name: "svc-lock-failed-document",
+      text: `SELECT version, indexed_version, indexing_status::text AS indexing_status FROM document WHERE id = $1 FOR UPDATE`,
+      values: [job.documentId],
+    });
     if (!current || current.version !== job.version || current.indexed_version === job.version) return;
-    await tx.document.update({
-      where: { id: job.documentId },
-      data: { indexingStatus: "failed", lastError: message, indexAttempts: { increment: 1 } },
+    await sql.query({
+      name: "svc-mark-document-failed",
+      text: `UPDATE document SET indexing_status = 'failed', last_error = $2, index_attempts = index_attempts + 1 WHERE id = $1`,
+      values: [job.documentId, message],
     });
     if (current.indexing_status === "failed") return;
-    await recordDocumentFailed(tx, await lockDocumentPairs(tx, job.documentId), message);
+    await recordDocumentFailed(sql, await lockDocumentPairs(sql, job.documentId), message);
   });
 }
