@@ -1,0 +1,25 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { querySql, withSqlTransaction } from "./client";
+import { createTestDatabase, type TestDatabase } from "./testing";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database.drop();
+});
+
+describe("createDb's connections", () => {
+  it("plan every statement with its arguments, on the raw pool and through Prisma alike", async () => {
+    const { db } = database;
+    // Several connections at once, so that more than the first one is checked.
+    const modes = await Promise.all([
+      ...Array.from({ length: 3 }, () => withSqlTransaction(db, async (sql) => (await sql.query("SHOW plan_cache_mode")).rows[0])),
+      querySql(db, { text: "SHOW plan_cache_mode" }).then((rows) => rows[0]),
+      db.$queryRaw<{ plan_cache_mode: string }[]>`SHOW plan_cache_mode`.then((rows) => rows[0]),
+    ]);
+    expect(modes).toEqual(Array(5).fill({ plan_cache_mode: "force_custom_plan" }));
+  });
+});
