@@ -23,17 +23,14 @@ const pools = ((globalThis as { [POOLS_KEY]?: WeakMap<Db, pg.Pool> })[POOLS_KEY]
 
 /** One client per process. Its pg pool is shared by Prisma and by the raw-SQL hot paths. */
 export function createDb({ databaseUrl, poolSize = 10 }: CreateDbOptions): Db {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
-  // An idle connection the server closes (restart, failover, a dropped database) must not crash the
-  // process; the pool replaces it on the next query.
-  pool.on("error", (error) => console.error("[db] idle connection lost:", error.message));
   // Every statement is planned with its arguments. The hot paths use named statements, and after five
   // runs PostgreSQL may keep a generic plan made while a table was nearly empty: during a bulk load,
   // one such plan (a sequential scan under a per-row subquery) took 17 s a batch instead of 2 ms.
   // Planning these batch statements costs a fraction of a millisecond.
-  pool.on("connect", (client) => {
-    client.query("SET plan_cache_mode = force_custom_plan").catch((error: Error) => console.error("[db] could not set plan_cache_mode:", error.message));
-  });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: "-c plan_cache_mode=force_custom_plan" });
+  // An idle connection the server closes (restart, failover, a dropped database) must not crash the
+  // process; the pool replaces it on the next query.
+  pool.on("error", (error) => console.error("[db] idle connection lost:", error.message));
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   // Prisma disposes the pool only if it ever connected through it; raw-SQL-only processes never do.
   const disconnect = db.$disconnect.bind(db);
