@@ -1,21 +1,13 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createCcPair, deleteCcPair, ingestDocument, OPERATOR_PRINCIPAL } from "@svc/core";
 import { useTestJobQueue } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
 import { IngestionDocumentSchema } from "@svc/schema";
-import { afterAll, describe, expect, it } from "vitest";
-
-const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
+import { describe, expect, it } from "vitest";
+import { useWorkerProcess } from "./testing/worker-process";
 
 const queue = await useTestJobQueue();
 const { db, boss } = queue;
-let worker: ChildProcess | undefined;
-// Runs before the queue's own afterAll (vitest runs them last registered first).
-afterAll(() => {
-  worker?.kill("SIGKILL");
-});
+const startWorker = useWorkerProcess(queue.databaseUrl);
 
 async function ingest(id: string, ccPairId: number): Promise<void> {
   await ingestDocument({
@@ -34,7 +26,7 @@ describe("the worker process", () => {
     await ingest("worker-shared", doomed);
     await ingest("worker-shared", kept);
 
-    worker = spawn(process.execPath, [workerEntry], { env: { ...process.env, DATABASE_URL: queue.databaseUrl }, stdio: "pipe" });
+    const worker = startWorker();
     await waitFor("documents indexed", async () => {
       const pair = await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: kept } });
       return pair.docsIndexed === 1 ? pair : undefined;
@@ -49,8 +41,6 @@ describe("the worker process", () => {
     ]);
     expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: kept } })).docsIndexed).toBe(1);
 
-    const exited = new Promise<number | null>((resolve) => worker?.once("exit", (code) => resolve(code)));
-    worker.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect(await worker.stop()).toBe(0);
   });
 });

@@ -1,21 +1,13 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { getIndexRebuildStatus, ingestDocument, OPERATOR_PRINCIPAL, startIndexRebuild } from "@svc/core";
 import { useTestJobQueue } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
 import { IngestionDocumentSchema } from "@svc/schema";
-import { afterAll, describe, expect, it } from "vitest";
-
-const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
+import { describe, expect, it } from "vitest";
+import { useWorkerProcess } from "./testing/worker-process";
 
 const queue = await useTestJobQueue();
 const { db, boss } = queue;
-let worker: ChildProcess | undefined;
-// Runs before the queue's own afterAll (vitest runs them last registered first).
-afterAll(() => {
-  worker?.kill("SIGKILL");
-});
+const startWorker = useWorkerProcess(queue.databaseUrl);
 
 const LONG_TEXT = Array.from({ length: 40 }, (_, index) => `Line ${index} of the shipping manifest lists crates and barrels.`).join(" ");
 
@@ -40,10 +32,7 @@ async function waitForIndexed(ids: string[]): Promise<void> {
 
 describe("an index rebuild in the worker", () => {
   it("builds the new generation, swaps it in and purges the old one while documents keep coming", async () => {
-    let output = "";
-    worker = spawn(process.execPath, [workerEntry], { env: { ...process.env, DATABASE_URL: queue.databaseUrl }, stdio: "pipe" });
-    worker.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    worker.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const worker = startWorker();
     const before = Array.from({ length: 30 }, (_, index) => `before-${index}`);
     await ingest(before);
     await waitForIndexed(before);
@@ -62,12 +51,12 @@ describe("an index rebuild in the worker", () => {
         const left = await db.documentChunk.count({ where: { generationId: oldGeneration } });
         return status.current.generation_id === newGeneration && left === 0 ? true : undefined;
       },
-      { timeoutMs: 60_000, describe: () => output },
+      { timeoutMs: 60_000, describe: worker.output },
     );
     // Every document, those ingested during the rebuild too, is in the new generation at the new size.
     const perDocument = await db.documentChunk.groupBy({ by: ["documentId"], where: { generationId: newGeneration }, _count: true });
     expect(perDocument.map((row) => row.documentId).sort()).toEqual([...before, ...during].sort());
     expect(perDocument.every((row) => row._count > 1)).toBe(true);
-    expect(output).toContain(`index generation ${newGeneration} is current`);
+    expect(worker.output()).toContain(`index generation ${newGeneration} is current`);
   });
 });

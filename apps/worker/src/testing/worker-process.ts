@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { ingestDocument, OPERATOR_PRINCIPAL, type PgBoss } from "@svc/core";
 import type { Db } from "@svc/db";
 import { IngestionDocumentSchema } from "@svc/schema";
+import { afterAll } from "vitest";
 
 const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");
 const KEPT_OUTPUT_CHARACTERS = 8_000;
@@ -44,6 +45,23 @@ export function spawnWorker(databaseUrl: string): WorkerProcess {
       if (alive()) child.kill("SIGKILL");
       await exited;
     },
+  };
+}
+
+/**
+ * For a test file's top level, after its database is opened: returns a function that starts the
+ * built worker on `databaseUrl`; whatever it started is killed after the file's tests, before the
+ * database closes (vitest runs afterAll hooks last registered first).
+ */
+export function useWorkerProcess(databaseUrl: string): () => WorkerProcess {
+  const started: WorkerProcess[] = [];
+  afterAll(async () => {
+    for (const worker of started) await worker.kill();
+  });
+  return () => {
+    const worker = spawnWorker(databaseUrl);
+    started.push(worker);
+    return worker;
   };
 }
 

@@ -115,13 +115,12 @@ describe("buildChunks", () => {
     expect(chunks.map((chunk) => chunk.content).join("")).toBe(sentences(50));
   });
 
-  it("chunks a 20 MB document in seconds", () => {
+  // Its speed is bench/index's business; the test's timeout only catches work growing faster than the text.
+  it("chunks a 20 MB document", () => {
     const paragraph = sentences(20);
     const document = { ...base, sections: Array.from({ length: 20_000_000 / paragraph.length / 3 }, () => text(paragraph)) };
     document.sections.push(text(sentences(200_000)));
-    const started = performance.now();
     const chunks = buildChunks(document);
-    expect(performance.now() - started).toBeLessThan(30_000);
     expect(chunks.length).toBeGreaterThan(1_000);
     expectWithinLimit(chunks.slice(0, 50));
     expectWithinLimit(chunks.slice(-50));
