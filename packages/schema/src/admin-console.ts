@@ -10,9 +10,11 @@ import { decodeDocumentCursor } from "./document-cursor";
 import { IndexingStatusSchema } from "./indexing-status";
 import { DocumentDetailSchema, MAX_DOCUMENT_PAGE_SIZE, DEFAULT_DOCUMENT_PAGE_SIZE } from "./ingested-document";
 import { UserFileSchema } from "./file-upload";
+import { INT4_MAX } from "./pydantic-fields";
 import { MAX_CHUNK_TOKEN_LIMIT, MIN_CHUNK_TOKEN_LIMIT } from "./search-index";
 
-const IdSchema = z.int().min(1);
+// Ids are PostgreSQL int4.
+const IdSchema = z.int().min(1).max(INT4_MAX);
 
 export const OkSchema = z.object({ ok: z.literal(true) });
 export type Ok = z.infer<typeof OkSchema>;

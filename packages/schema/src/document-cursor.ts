@@ -8,7 +8,10 @@ export function encodeDocumentCursor(lastId: string): string {
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-/** The id a cursor stands for; null for anything `encodeDocumentCursor` cannot have produced. */
+/**
+ * The id a cursor stands for; null for anything `encodeDocumentCursor` cannot have produced from a
+ * stored id (those never hold NUL, which PostgreSQL would refuse as a parameter).
+ */
 export function decodeDocumentCursor(cursor: string): string | null {
   if (!/^[A-Za-z0-9_-]*$/.test(cursor) || cursor.length % 4 === 1) return null;
   const binary = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
@@ -20,5 +23,5 @@ export function decodeDocumentCursor(cursor: string): string | null {
     return null;
   }
   // atob forgives stray low bits; only the one canonical spelling of an id is a cursor.
-  return encodeDocumentCursor(id) === cursor ? id : null;
+  return encodeDocumentCursor(id) === cursor && !id.includes("\u0000") ? id : null;
 }

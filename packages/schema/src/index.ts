@@ -11,6 +11,7 @@ export * from "./indexing-status";
 export * from "./ingested-document";
 export * from "./ingestion";
 export * from "./json-syntax";
+export * from "./json-value";
 export * from "./openapi";
 export * from "./parse-date-time";
 export * from "./pydantic-errors";

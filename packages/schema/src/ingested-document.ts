@@ -5,9 +5,17 @@ import { DocumentIndexingStatusSchema } from "./ingestion";
 import { pydanticErrors } from "./pydantic-errors";
 import { pyInt, pyModel, pyString, pydanticIssue } from "./pydantic-fields";
 
-/** Path parameters of `/svc-api/ingestion/{document_id}`: the id, URL-decoded, verbatim. */
+/**
+ * Path parameters of `/svc-api/ingestion/{document_id}`: the id, URL-decoded, verbatim. A `%00` is
+ * refused: stored ids never hold NUL (ingestion removes it), and PostgreSQL cannot take it as a
+ * parameter.
+ */
 export const DocumentIdPathSchema = pyModel("DocumentIdPath", {
-  document_id: pyString(),
+  document_id: pyString().transform((id, ctx) => {
+    if (!id.includes("\u0000")) return id;
+    ctx.addIssue(pydanticIssue(pydanticErrors.valueError("a document id never contains a NUL character"), id));
+    return z.NEVER;
+  }),
 });
 export type DocumentIdPath = z.infer<typeof DocumentIdPathSchema>;
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { BasicExpertInfoSchema } from "./basic-expert-info";
 import { DocumentSourceSchema } from "./document-source";
 import { ExternalAccessSchema } from "./external-access";
+import { findLoneSurrogate } from "./json-value";
 import { pydanticErrors } from "./pydantic-errors";
 import {
   pyBool,
@@ -9,6 +10,7 @@ import {
   pyDict,
   pyEnum,
   pyInt,
+  pyJson,
   pyList,
   pyModel,
   pyString,
@@ -20,33 +22,59 @@ import { SectionSchema } from "./section";
 export const MAX_DOCUMENT_ID_LENGTH = 512;
 
 /**
- * A metadata value: `str | list[str]`. Failures are reported as pydantic reports this union, one
- * item per member under the member's name: `[…, key, "str"]` and `[…, key, "list[str]", i]`.
+ * Python's `str()` of a JSON number: integers in full, other numbers as their shortest round-trip
+ * digits, in exponent form (`1e-05`) below 1e-4 as Python writes them. (A JSON `1.0` reaches here as
+ * the integer 1, so it reads "1" where Python would say "1.0".)
+ */
+function pythonNumberText(value: number): string {
+  if (Number.isInteger(value)) return Math.abs(value) < 1e21 ? String(value) : BigInt(value).toString();
+  const [mantissa = "", exponentText = "0"] = value.toExponential().split("e");
+  const exponent = Number(exponentText);
+  if (exponent >= -4) return String(value);
+  return `${mantissa}e-${String(-exponent).padStart(2, "0")}`;
+}
+
+/** A metadata value or list item as a string: decisions.md, "metadata values". */
+function metadataText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return pythonNumberText(value);
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (value === null) return "None";
+  // An object or a nested list: its compact JSON text (bodies are depth-limited, so this is bounded).
+  return JSON.stringify(value);
+}
+
+/**
+ * A metadata value: `str | list[str]`, as the original's newest release reads it: numbers, booleans
+ * and null (alone or as list items) become Python's `str()` of them, objects and nested lists their
+ * compact JSON text. Only a lone surrogate anywhere in it is refused (`string_unicode` at its path).
  */
 export const MetadataValueSchema = z.preprocess(
   (value: unknown, ctx) => {
-    if (typeof value === "string") return value;
-    if (Array.isArray(value) && value.every((item) => typeof item === "string")) return value;
-    ctx.addIssue(pydanticIssue(pydanticErrors.stringType(), value, ["str"]));
-    if (Array.isArray(value)) {
-      value.forEach((item: unknown, index) => {
-        if (typeof item !== "string") {
-          ctx.addIssue(pydanticIssue(pydanticErrors.stringType(), item, ["list[str]", index]));
-        }
-      });
-    } else {
-      ctx.addIssue(pydanticIssue(pydanticErrors.listType(), value, ["list[str]"]));
+    const found = findLoneSurrogate(value);
+    if (found) {
+      ctx.addIssue(pydanticIssue(pydanticErrors.stringUnicode(), found.text, found.inKey ? [...found.path, "[key]"] : found.path));
+      return z.NEVER;
     }
-    return z.NEVER;
+    return Array.isArray(value) ? value.map(metadataText) : metadataText(value);
   },
   z.union([z.string(), z.array(z.string())]),
 );
 export type MetadataValue = z.infer<typeof MetadataValueSchema>;
 
+/** Ids that a URL path cannot carry: `/ingestion/.` and `/ingestion/..` are resolved away by clients. */
+const UNADDRESSABLE_IDS = new Set([".", ".."]);
+
 export const DocumentBaseSchema = pyModel("DocumentBase", {
   // An empty id counts as omitted: it comes out as undefined and the service infers the id.
   id: pyString({ maxLength: MAX_DOCUMENT_ID_LENGTH })
-    .transform((id) => (id === "" ? undefined : id))
+    .transform((id, ctx) => {
+      if (UNADDRESSABLE_IDS.has(id)) {
+        ctx.addIssue(pydanticIssue(pydanticErrors.valueError(`the document id '${id}' cannot be addressed in a URL path`), id));
+        return z.NEVER;
+      }
+      return id === "" ? undefined : id;
+    })
     .nullable()
     .optional(),
   sections: pyList(SectionSchema),
@@ -59,9 +87,9 @@ export const DocumentBaseSchema = pyModel("DocumentBase", {
   secondary_owners: pyList(BasicExpertInfoSchema).nullable().optional(),
   title: pyString().nullable().optional(),
   from_ingestion_api: pyBool().default(false),
-  additional_info: z.unknown().optional(),
+  additional_info: pyJson().optional(),
   external_access: ExternalAccessSchema.nullable().optional(),
-  doc_metadata: pyDict(z.unknown()).nullable().optional(),
+  doc_metadata: pyDict(pyJson()).nullable().optional(),
 });
 export type DocumentBase = z.infer<typeof DocumentBaseSchema>;
 

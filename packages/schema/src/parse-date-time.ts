@@ -22,6 +22,24 @@ export function parseDateTime(input: string | number): DateTimeParseResult {
   return parseIsoDateTime(input);
 }
 
+/**
+ * Why pydantic's date parser refuses `text`: lax pydantic retries a date-time it cannot parse as a
+ * date, and a 422 for a string names the date's reason (`datetime_from_date_parsing`). Only the first
+ * ten characters can make a date; anything after a valid date is "extra characters". Numeric strings
+ * are timestamps, whose own reason stands.
+ */
+export function dateParsingReason(text: string): string {
+  if (NUMERIC_TIMESTAMP.test(text)) {
+    const parsed = fromTimestamp(Number(text));
+    return parsed.ok ? "" : parsed.error;
+  }
+  const date = parseIsoDateTime(text.slice(0, 10));
+  // Observed on the original (validation-examples.md): a text that does not start with a year, such
+  // as "not a date", is reported as too short, not as a bad year.
+  if (!date.ok) return date.error === "invalid character in year" ? "input is too short" : date.error;
+  return text.length > 10 ? "unexpected extra characters at the end of the input" : "";
+}
+
 function fromTimestamp(value: number): DateTimeParseResult {
   if (!Number.isFinite(value)) return { ok: false, error: "invalid timestamp" };
   const milliseconds = Math.abs(value) > MILLISECOND_THRESHOLD ? value : value * 1000;

@@ -25,6 +25,10 @@ function plural(count: number, word: string): string {
 export const pydanticErrors = {
   missing: (): PydanticError => ({ type: "missing", msg: "Field required" }),
   stringType: (): PydanticError => ({ type: "string_type", msg: "Input should be a valid string" }),
+  stringUnicode: (): PydanticError => ({
+    type: "string_unicode",
+    msg: "Input should be a valid string, unable to parse raw data as a unicode string",
+  }),
   stringTooLong: (maxLength: number): PydanticError => ({
     type: "string_too_long",
     msg: `String should have at most ${plural(maxLength, "character")}`,
@@ -82,11 +86,10 @@ export const pydanticErrors = {
     ctx: { field_type: "List", max_length: maxLength, actual_length: actualLength },
   }),
   dictType: (): PydanticError => ({ type: "dict_type", msg: "Input should be a valid dictionary" }),
-  // The original (FastAPI validates bodies with `from_attributes`) answers a non-object where a model
-  // belongs with this sentence under the type `model_attributes_type`; decisions.md names the type
-  // `model_type`, so that name goes with the original's sentence.
+  // FastAPI validates bodies with `from_attributes=True`, so a non-object where a model belongs is
+  // `model_attributes_type`, not plain pydantic's `model_type`.
   modelType: (): PydanticError => ({
-    type: "model_type",
+    type: "model_attributes_type",
     msg: "Input should be a valid dictionary or object to extract fields from",
   }),
   enum: (values: readonly unknown[]): PydanticError => {
@@ -97,6 +100,12 @@ export const pydanticErrors = {
   datetimeParsing: (error: string): PydanticError => ({
     type: "datetime_parsing",
     msg: `Input should be a valid datetime, ${error}`,
+    ctx: { error },
+  }),
+  // Lax pydantic retries a failed date-time as a date and reports the date parser's reason.
+  datetimeFromDateParsing: (error: string): PydanticError => ({
+    type: "datetime_from_date_parsing",
+    msg: `Input should be a valid datetime or date, ${error}`,
     ctx: { error },
   }),
   jsonInvalid: (error: string): PydanticError => ({ type: "json_invalid", msg: "JSON decode error", ctx: { error } }),

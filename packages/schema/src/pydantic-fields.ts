@@ -9,13 +9,25 @@
  * wrap a builder in `.optional()`/`.nullable()`/`.default()` for fields that may be left out or null.
  */
 import { z } from "zod";
-import { parseDateTime } from "./parse-date-time";
+import { dateParsingReason, parseDateTime } from "./parse-date-time";
+import { findLoneSurrogate, hasLoneSurrogate } from "./json-value";
 import { PYDANTIC_PARAM, pydanticErrors, type PydanticError } from "./pydantic-errors";
 
-type Coercion = { ok: true; value: unknown } | { ok: false; error: PydanticError };
+/** PostgreSQL int4, the type of every integer column and parameter the service stores or compares. */
+export const INT4_MIN = -2_147_483_648;
+export const INT4_MAX = 2_147_483_647;
+
+/** A refusal is reported at the field itself, or at `path` inside it (a dict key) with that `input`. */
+type Coercion =
+  | { ok: true; value: unknown }
+  | { ok: false; error: PydanticError; inside?: { path: PropertyKey[]; input: unknown } };
 
 const accept = (value: unknown): Coercion => ({ ok: true, value });
-const reject = (error: PydanticError): Coercion => ({ ok: false, error });
+const reject = (error: PydanticError, inside?: { path: PropertyKey[]; input: unknown }): Coercion => ({
+  ok: false,
+  error,
+  inside,
+});
 
 /** A zod custom issue standing for one pydantic error; `input` travels in `params` so the 422 body
  * has it even when the parse did not ask zod to report inputs. */
@@ -46,14 +58,19 @@ function pydanticField<Inner extends z.ZodType>(coerce: (value: unknown) => Coer
     }
     const coerced = coerce(value);
     if (!coerced.ok) {
-      ctx.addIssue(pydanticIssue(coerced.error, value));
+      const { inside } = coerced;
+      ctx.addIssue(inside ? pydanticIssue(coerced.error, inside.input, inside.path) : pydanticIssue(coerced.error, value));
       return z.NEVER;
     }
     return coerced.value;
   }, inner);
 }
 
-/** `str`: only strings (pydantic does not turn numbers into strings); lengths in code points. */
+/**
+ * `str`: only strings (pydantic does not turn numbers into strings); lengths in code points. A lone
+ * UTF-16 surrogate (JSON `"\ud800"`) is pydantic's `string_unicode`: Python cannot encode it, and
+ * PostgreSQL cannot store it.
+ */
 export function pyString(options: { minLength?: number; maxLength?: number } = {}) {
   const { minLength, maxLength } = options;
   let inner = z.string();
@@ -61,6 +78,7 @@ export function pyString(options: { minLength?: number; maxLength?: number } = {
   if (maxLength !== undefined) inner = inner.max(maxLength);
   return pydanticField((value) => {
     if (typeof value !== "string") return reject(pydanticErrors.stringType());
+    if (hasLoneSurrogate(value)) return reject(pydanticErrors.stringUnicode());
     if (maxLength !== undefined && codePointLength(value) > maxLength) {
       return reject(pydanticErrors.stringTooLong(maxLength));
     }
@@ -74,12 +92,15 @@ export function pyString(options: { minLength?: number; maxLength?: number } = {
 // Python int() syntax (underscores between digits), plus a zero fraction as pydantic allows.
 const INTEGER_STRING = /^\s*([+-]?\d+(?:_\d+)*)(?:\.0+)?\s*$/;
 
-/** `int`, lax: integers, floats without fraction, booleans, and numeric strings such as "5" or "5.0". */
+/**
+ * `int`, lax: integers, floats without fraction, booleans, and numeric strings such as "5" or "5.0".
+ * Bounded by PostgreSQL int4 unless tighter bounds are given (every integer here is stored or compared
+ * there); the bounds are in the JSON Schema, so the OpenAPI document shows them.
+ */
 export function pyInt(options: { ge?: number; le?: number } = {}) {
-  const { ge, le } = options;
-  let inner = z.int();
-  if (ge !== undefined) inner = inner.min(ge);
-  if (le !== undefined) inner = inner.max(le);
+  const ge = Math.max(options.ge ?? INT4_MIN, INT4_MIN);
+  const le = Math.min(options.le ?? INT4_MAX, INT4_MAX);
+  const inner = z.int().min(ge).max(le);
   return pydanticField((value) => {
     let number: number;
     if (typeof value === "number") {
@@ -94,8 +115,8 @@ export function pyInt(options: { ge?: number; le?: number } = {}) {
     } else {
       return reject(pydanticErrors.intType());
     }
-    if (ge !== undefined && number < ge) return reject(pydanticErrors.greaterThanEqual(ge));
-    if (le !== undefined && number > le) return reject(pydanticErrors.lessThanEqual(le));
+    if (number < ge) return reject(pydanticErrors.greaterThanEqual(ge));
+    if (number > le) return reject(pydanticErrors.lessThanEqual(le));
     return accept(number);
   }, inner);
 }
@@ -131,7 +152,9 @@ export function pyDateTime() {
     (value) => {
       if (typeof value !== "string" && typeof value !== "number") return reject(pydanticErrors.datetimeType());
       const parsed = parseDateTime(value);
-      return parsed.ok ? accept(parsed.date.toISOString()) : reject(pydanticErrors.datetimeParsing(parsed.error));
+      if (parsed.ok) return accept(parsed.date.toISOString());
+      if (typeof value === "number") return reject(pydanticErrors.datetimeParsing(parsed.error));
+      return reject(pydanticErrors.datetimeFromDateParsing(dateParsingReason(value) || parsed.error));
     },
     z
       .string()
@@ -150,24 +173,20 @@ export function pyEnum<Schema extends z.ZodEnum>(schema: Schema) {
 }
 
 /**
- * `list[T]`. With `uniqueItems` (the original's `set[str]`, which the contract publishes as an
- * array of unique items) a repeated item is a `value_error` at the repeat's index: the original
- * silently dropped repeats; here the client learns which one.
+ * `list[T]`. With `asSet` (the original's `set[str]`, which the contract publishes as an array of
+ * unique items) repeats are merged, keeping the first, as a Python set would: never a 422.
  */
-export function pyList<Item extends z.ZodType>(item: Item, options: { uniqueItems?: boolean } = {}) {
-  const inner = options.uniqueItems
+export function pyList<Item extends z.ZodType>(item: Item, options: { asSet?: boolean } = {}) {
+  const inner = options.asSet
     ? z
         .array(item)
-        .check((payload) => {
+        .transform((items) => {
           const seen = new Set<string>();
-          payload.value.forEach((element, index) => {
+          return items.filter((element) => {
             const key = JSON.stringify(element) ?? String(element);
-            if (seen.has(key)) {
-              payload.issues.push(
-                pydanticIssue(pydanticErrors.valueError("items must be unique; this one is repeated"), element, [index]),
-              );
-            }
+            if (seen.has(key)) return false;
             seen.add(key);
+            return true;
           });
         })
         .meta({ uniqueItems: true })
@@ -175,12 +194,31 @@ export function pyList<Item extends z.ZodType>(item: Item, options: { uniqueItem
   return pydanticField((value) => (Array.isArray(value) ? accept(value) : reject(pydanticErrors.listType())), inner);
 }
 
-/** `dict[str, V]`: any JSON object; its values validated by `value`. */
+/** `dict[str, V]`: any JSON object; its values validated by `value`. A key holding a lone surrogate is
+ * `string_unicode` at `[…, key, "[key]"]`, where pydantic reports a key. */
 export function pyDict<Value extends z.ZodType>(value: Value) {
-  return pydanticField(
-    (input) => (isPlainObject(input) ? accept(input) : reject(pydanticErrors.dictType())),
-    z.record(z.string(), value),
-  );
+  return pydanticField((input) => {
+    if (!isPlainObject(input)) return reject(pydanticErrors.dictType());
+    const badKey = Object.keys(input).find(hasLoneSurrogate);
+    if (badKey === undefined) return accept(input);
+    return reject(pydanticErrors.stringUnicode(), { path: [badKey, "[key]"], input: badKey });
+  }, z.record(z.string(), value));
+}
+
+/**
+ * `Any` that ends up in a jsonb column: any JSON value, as long as no string or key in it holds a
+ * lone surrogate (`string_unicode` at that string's path, or at `[…, key, "[key]"]` for a key).
+ */
+export function pyJson() {
+  return z.preprocess((input: unknown, ctx) => {
+    const found = findLoneSurrogate(input);
+    if (found) {
+      const path = found.inKey ? [...found.path, "[key]"] : found.path;
+      ctx.addIssue(pydanticIssue(pydanticErrors.stringUnicode(), found.text, path));
+      return z.NEVER;
+    }
+    return input;
+  }, z.unknown());
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { locateJsonSyntaxError } from "./json-syntax";
 import { pydanticErrors } from "./pydantic-errors";
-import { isPlainObject } from "./pydantic-fields";
+import { exceedsJsonDepth, mapJsonStrings } from "./json-value";
 import { toValidationErrorBody, type Loc, type ValidationErrorBody } from "./validation-error";
 
 export type ParseJsonBodyResult = { ok: true; value: unknown } | { ok: false; body: ValidationErrorBody };
@@ -13,16 +13,27 @@ function missingBody(locPrefix: Loc): ValidationErrorBody {
   return { detail: [{ type: missing.type, loc: locPrefix, msg: missing.msg, input: null }] };
 }
 
+/** The answer to a body nested deeper than MAX_JSON_DEPTH (the body is not echoed back). */
+function tooDeepBody(): ValidationErrorBody {
+  const error = pydanticErrors.valueError("JSON nested too deeply");
+  return {
+    detail: [{ type: error.type, loc: ["body"], msg: error.msg, input: null }],
+  };
+}
+
 /**
  * Parses a request body as FastAPI does: an empty body is `missing` at `["body"]`; text that is not
  * JSON is one `json_invalid` item at `["body", <character offset>]` with Python's reason in
  * `ctx.error` (e.g. "Expecting value"). The offset is where Python's parser stops; when that cannot
- * be told, V8's "at position N", else the end of the text.
+ * be told, V8's "at position N", else the end of the text. JSON nested deeper than MAX_JSON_DEPTH
+ * is a `value_error` at `["body"]`: V8 parses any depth, but validating, storing or echoing such a
+ * value would recurse that deep.
  */
 export function parseJsonBody(text: string): ParseJsonBodyResult {
   if (text === "") return { ok: false, body: missingBody(["body"]) };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     const located = locateJsonSyntaxError(text);
     const reason = error instanceof Error ? error.message : String(error);
@@ -33,6 +44,8 @@ export function parseJsonBody(text: string): ParseJsonBodyResult {
       body: { detail: [{ type: invalid.type, loc: ["body", position], msg: invalid.msg, input: {}, ctx: invalid.ctx }] },
     };
   }
+  if (exceedsJsonDepth(value)) return { ok: false, body: tooDeepBody() };
+  return { ok: true, value };
 }
 
 function v8Position(message: string): number | null {
@@ -58,23 +71,8 @@ export function validateBody<Schema extends z.ZodType>(
 
 /**
  * Removes every NUL character from the strings and object keys of a parsed JSON value (Postgres
- * text cannot hold them). Returns a new value; the input is not changed.
+ * text cannot hold them). Returns a new value; the input is not changed. Iterative: any depth.
  */
 export function stripNulCharacters(value: unknown): unknown {
-  if (typeof value === "string") return value.includes("\u0000") ? value.replaceAll("\u0000", "") : value;
-  if (Array.isArray(value)) return value.map(stripNulCharacters);
-  if (isPlainObject(value)) {
-    const stripped: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(value)) {
-      // defineProperty, not assignment: a "__proto__" key from JSON.parse must stay a plain key.
-      Object.defineProperty(stripped, stripNulCharacters(key) as string, {
-        value: stripNulCharacters(child),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    return stripped;
-  }
-  return value;
+  return mapJsonStrings(value, (text) => (text.includes("\u0000") ? text.replaceAll("\u0000", "") : text));
 }

@@ -23,30 +23,53 @@ function readsAsImageSection(section: Record<string, unknown>): boolean {
   return !hasText && typeof imageFileId === "string";
 }
 
+const SECTION_MEMBERS = [
+  ["TextSection", TextSectionSchema],
+  ["ImageSection", ImageSectionSchema],
+] as const;
+
+/**
+ * A member's issues as pydantic reports a failed union member: under the member's class name
+ * (`[…, 0, "TextSection", "text"]`). A `missing` keeps the section as its input, which the 422
+ * body could no longer find by following the path.
+ */
+function underMember(name: string, issues: readonly z.core.$ZodIssue[], section: unknown): z.core.$ZodRawIssue[] {
+  return issues.map((issue) => {
+    const params: Record<string, unknown> = issue.code === "custom" ? { ...issue.params, parent: section } : {};
+    return { ...issue, path: [name, ...issue.path], ...(issue.code === "custom" ? { params } : {}) } as z.core.$ZodRawIssue;
+  });
+}
+
 /**
  * `TextSection | ImageSection`, decided the way pydantic's smart union decides in practice:
  * a section whose `text` is a non-empty string is a text section (even with an `image_file_id`,
  * as in the original's published example); otherwise one with a string `image_file_id` is an image
  * section (an empty caption is dropped, so downstream `typeof text === "string"` means "text
- * section"); anything else is a text section.
+ * section"); anything else is a text section. When the preferred member fails, the other is tried.
  *
- * Errors: pydantic would report the failures of both members, each under the member's class name
- * (`[…, 0, "TextSection", "text"]` and `[…, 0, "ImageSection", "image_file_id"]`). decisions.md
- * fixes the shape `["body","document","sections",0,"text"]`, so only the member the section reads as
- * is reported, without the class name: `{}` gives one `missing` at `…,0,"text"`, `{"text": 5}` one
- * `string_type` there, a non-object one `model_type` at `…,0`.
+ * A section that fits neither is reported as pydantic reports a union: each member's errors under
+ * its class name, members in the union's order — `{}` gives `missing` at `[…, 0, "TextSection",
+ * "text"]` and at `[…, 0, "ImageSection", "image_file_id"]`; a non-object, `model_attributes_type`
+ * at `[…, 0, "TextSection"]` and `[…, 0, "ImageSection"]`.
  */
 export const SectionSchema = z.preprocess(
   (value: unknown, ctx) => {
     if (!isPlainObject(value)) {
-      ctx.addIssue(pydanticIssue(pydanticErrors.modelType(), value));
+      for (const [name] of SECTION_MEMBERS) ctx.addIssue(pydanticIssue(pydanticErrors.modelType(), value, [name]));
       return z.NEVER;
     }
     const asImage = readsAsImageSection(value);
-    const candidate = asImage && value.text === "" ? { ...value, text: null } : value;
-    const result = (asImage ? ImageSectionSchema : TextSectionSchema).safeParse(candidate, { reportInput: true });
-    if (result.success) return result.data;
-    for (const issue of result.error.issues) ctx.issues.push(issue as z.core.$ZodRawIssue);
+    const imageCandidate = value.text === "" && typeof value.image_file_id === "string" ? { ...value, text: null } : value;
+    const attempts = {
+      TextSection: () => TextSectionSchema.safeParse(value, { reportInput: true }),
+      ImageSection: () => ImageSectionSchema.safeParse(imageCandidate, { reportInput: true }),
+    };
+    const preferred = attempts[asImage ? "ImageSection" : "TextSection"]();
+    if (preferred.success) return preferred.data;
+    const other = attempts[asImage ? "TextSection" : "ImageSection"]();
+    if (other.success) return other.data;
+    const results = asImage ? { TextSection: other, ImageSection: preferred } : { TextSection: preferred, ImageSection: other };
+    for (const [name] of SECTION_MEMBERS) ctx.issues.push(...underMember(name, results[name].error.issues, value));
     return z.NEVER;
   },
   z.union([TextSectionSchema, ImageSectionSchema]),

@@ -61,7 +61,10 @@ function translateIssue(issue: z.core.$ZodIssue, basePath: PropertyKey[], locPre
       const params: Record<string, unknown> = issue.params ?? {};
       const carried = params[PYDANTIC_PARAM];
       if (isPydanticError(carried)) {
-        if (carried.type === "missing") return [missing()];
+        if (carried.type === "missing") {
+          // A union member's missing field names its parent itself (see section.ts).
+          return "parent" in params ? [item(carried, params.parent)] : [missing()];
+        }
         return [item(carried, "input" in params ? params.input : inputOf())];
       }
       return [item(pydanticErrors.valueError(issue.message), inputOf())];

@@ -1,0 +1,97 @@
+/**
+ * Walks over parsed client JSON. All of them are iterative (an explicit stack, never recursion), so
+ * a body nested 20,000 levels deep cannot overflow the call stack whatever reaches them first.
+ */
+
+/** Deepest nesting of arrays/objects a request body may have (decisions.md, "Every error is JSON"). */
+export const MAX_JSON_DEPTH = 256;
+
+// In a `u` regex a surrogate pair is one code point, so this matches only an unpaired half.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** True when `text` holds an unpaired UTF-16 surrogate, which PostgreSQL text and jsonb cannot hold. */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  return typeof value === "object" && value !== null;
+}
+
+/** True when arrays and objects are nested more than `maxDepth` levels (`[]` is one level). */
+export function exceedsJsonDepth(value: unknown, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    if (!isContainer(entry.value)) continue;
+    const depth = entry.depth + 1;
+    if (depth > maxDepth) return true;
+    for (const child of Object.values(entry.value)) {
+      if (isContainer(child)) stack.push({ value: child, depth });
+    }
+  }
+  return false;
+}
+
+/** Where an unpaired surrogate sits: the path to the string, and whether it is an object key there. */
+export interface LoneSurrogateAt {
+  path: PropertyKey[];
+  text: string;
+  inKey: boolean;
+}
+
+/** The first string or object key (depth first, in document order) holding an unpaired surrogate. */
+export function findLoneSurrogate(value: unknown): LoneSurrogateAt | null {
+  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value, path: [] }];
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const { value: current, path } = entry;
+    if (typeof current === "string") {
+      if (hasLoneSurrogate(current)) return { path, text: current, inKey: false };
+      continue;
+    }
+    if (!isContainer(current)) continue;
+    const children: Array<{ value: unknown; path: PropertyKey[] }> = [];
+    if (Array.isArray(current)) {
+      current.forEach((child, index) => children.push({ value: child, path: [...path, index] }));
+    } else {
+      for (const [key, child] of Object.entries(current)) {
+        if (hasLoneSurrogate(key)) return { path: [...path, key], text: key, inKey: true };
+        children.push({ value: child, path: [...path, key] });
+      }
+    }
+    // Reversed onto the stack so that the first child is looked at first.
+    for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index] as (typeof children)[number]);
+  }
+  return null;
+}
+
+/**
+ * A copy of a parsed JSON value with every string and object key passed through `mapString`.
+ * Objects are rebuilt with defineProperty, so a `"__proto__"` key from JSON.parse stays a plain key.
+ */
+export function mapJsonStrings(value: unknown, mapString: (text: string) => string): unknown {
+  const convert = (input: unknown): unknown => {
+    if (typeof input === "string") return mapString(input);
+    if (Array.isArray(input)) return new Array<unknown>(input.length);
+    if (isContainer(input)) return {};
+    return input;
+  };
+  const root = convert(value);
+  const pending: Array<{ source: unknown; target: unknown }> = [{ source: value, target: root }];
+  for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
+    const { source, target } = entry;
+    if (Array.isArray(source) && Array.isArray(target)) {
+      source.forEach((child: unknown, index) => {
+        const copy = convert(child);
+        target[index] = copy;
+        if (isContainer(child)) pending.push({ source: child, target: copy });
+      });
+    } else if (isContainer(source) && isContainer(target)) {
+      for (const [key, child] of Object.entries(source)) {
+        const copy = convert(child);
+        Object.defineProperty(target, mapString(key), { value: copy, enumerable: true, writable: true, configurable: true });
+        if (isContainer(child)) pending.push({ source: child, target: copy });
+      }
+    }
+  }
+  return root;
+}
