@@ -1,5 +1,5 @@
 import { AppError, uploadFiles, type IncomingFile } from "@svc/core";
-import type { FileUploadResponse } from "@svc/schema";
+import { cleanFileName, type FileUploadResponse } from "@svc/schema";
 import { webEnv } from "./env";
 import { readBodyBytes, type RestContext } from "./rest";
 
@@ -21,7 +21,7 @@ export async function handleUpload({ request, services }: Pick<RestContext<unkno
   const files: IncomingFile[] = [];
   for (const part of form.getAll("files")) {
     if (typeof part === "string") continue;
-    files.push({ name: part.name, bytes: new Uint8Array(await part.arrayBuffer()) });
+    files.push({ name: cleanFileName(part.name), bytes: new Uint8Array(await part.arrayBuffer()) });
   }
   if (files.length === 0) {
     throw new AppError("VALIDATION_FAILED", "No files", {

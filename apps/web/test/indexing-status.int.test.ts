@@ -97,7 +97,7 @@ describe("authentication and validation", () => {
     ["a negative page", { source_to_page: { web: -2 } }, ["body", "source_to_page", "web"], "greater_than_equal"],
     ["an unknown page source", { source_to_page: { nowhere: 1 } }, ["body", "source_to_page", "nowhere", "[key]"], "enum"],
     ["get_all_connectors", { get_all_connectors: "sometimes" }, ["body", "get_all_connectors"], "bool_parsing"],
-    ["a body that is not an object", [], ["body"], "model_type"],
+    ["a body that is not an object", [], ["body"], "model_attributes_type"],
   ])("answers 422 to a bad %s, at its loc", async (_name, body, loc, type) => {
     const response = await app.request("POST", PATH, { body });
     expect(response.status).toBe(422);

@@ -234,7 +234,7 @@ describe("POST /api/svc-api/search: errors", () => {
     ["limit 101", { query: "x", limit: 101 }, ["body", "limit"], "less_than_equal"],
     ["an unknown source", { query: "x", filters: { sources: ["nope"] } }, ["body", "filters", "sources", 0], "enum"],
     ["a tag without value", { query: "x", filters: { tags: [{ key: "k" }] } }, ["body", "filters", "tags", 0, "value"], "missing"],
-    ["a bad date", { query: "x", filters: { doc_updated_after: "soon" } }, ["body", "filters", "doc_updated_after"], "datetime_parsing"],
+    ["a bad date", { query: "x", filters: { doc_updated_after: "soon" } }, ["body", "filters", "doc_updated_after"], "datetime_from_date_parsing"],
     ["group ids that are not a list", { query: "x", principal: { group_ids: "eng" } }, ["body", "principal", "group_ids"], "list_type"],
   ])("422 for %s", async (_name, body, loc, type) => {
     const response = await app.request("POST", SEARCH, { body });

@@ -6,6 +6,17 @@ export const FileUploadRequestSchema = z.object({
 });
 export type FileUploadRequest = z.infer<typeof FileUploadRequestSchema>;
 
+// C0 and C1 control characters (NUL among them, which PostgreSQL text refuses) and unpaired surrogates.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f]|[\uD800-\uDFFF]/gu;
+
+/**
+ * An uploaded file's name as stored and shown: the client's name without control characters or
+ * unpaired surrogates (a name is a label, never a path here, so nothing else needs changing).
+ */
+export function cleanFileName(name: string): string {
+  return name.replace(UNPRINTABLE, "");
+}
+
 /** A stored upload; `file_id` is what goes into a section's `image_file_id`. */
 export const UserFileSchema = z.object({
   id: z.int(),

@@ -32,20 +32,30 @@ export function exceedsJsonDepth(value: unknown, maxDepth: number = MAX_JSON_DEP
   return false;
 }
 
-/** Where an unpaired surrogate sits: the path to the string, and whether it is an object key there. */
-export interface LoneSurrogateAt {
+/** Where a string sits: the path to it, and whether it is an object key there. */
+export interface JsonStringAt {
   path: PropertyKey[];
   text: string;
   inKey: boolean;
 }
 
 /** The first string or object key (depth first, in document order) holding an unpaired surrogate. */
-export function findLoneSurrogate(value: unknown): LoneSurrogateAt | null {
+export function findLoneSurrogate(value: unknown): JsonStringAt | null {
+  return findJsonString(value, hasLoneSurrogate);
+}
+
+/** True when `text` holds something PostgreSQL text cannot: a NUL character or an unpaired surrogate. */
+export function isUnstorableText(text: string): boolean {
+  return text.includes("\u0000") || hasLoneSurrogate(text);
+}
+
+/** The first string or object key (depth first, in document order) that `test` picks. */
+export function findJsonString(value: unknown, test: (text: string) => boolean): JsonStringAt | null {
   const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value, path: [] }];
   for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
     const { value: current, path } = entry;
     if (typeof current === "string") {
-      if (hasLoneSurrogate(current)) return { path, text: current, inKey: false };
+      if (test(current)) return { path, text: current, inKey: false };
       continue;
     }
     if (!isContainer(current)) continue;
@@ -54,7 +64,7 @@ export function findLoneSurrogate(value: unknown): LoneSurrogateAt | null {
       current.forEach((child, index) => children.push({ value: child, path: [...path, index] }));
     } else {
       for (const [key, child] of Object.entries(current)) {
-        if (hasLoneSurrogate(key)) return { path: [...path, key], text: key, inKey: true };
+        if (test(key)) return { path: [...path, key], text: key, inKey: true };
         children.push({ value: child, path: [...path, key] });
       }
     }

@@ -8,6 +8,7 @@ import {
   type PgBoss,
 } from "@svc/core";
 import type { Db } from "@svc/db";
+import { findJsonString, isUnstorableText } from "@svc/schema";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import superjson from "superjson";
@@ -71,6 +72,12 @@ export async function createContext({ req, resHeaders }: FetchCreateContextFnOpt
 const t = initTRPC.context<TrpcContext>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
+    // An unexpected failure's message is internal text (a driver's error, a path): the console gets
+    // a fixed sentence and no stack; the log has the rest (see the route's onError).
+    if (error.code === "INTERNAL_SERVER_ERROR") {
+      const { stack: _stack, ...data } = shape.data;
+      return { ...shape, message: "Internal server error", data: { ...data, zodError: null } };
+    }
     // Input faults carry zod's flattened issues so a form can show them next to its fields.
     const zodError = error.code === "BAD_REQUEST" && error.cause instanceof z.ZodError ? z.flattenError(error.cause) : null;
     return { ...shape, data: { ...shape.data, zodError } };
@@ -93,7 +100,24 @@ const mapAppErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(mapAppErrors);
+/**
+ * Text that PostgreSQL cannot hold (NUL, an unpaired UTF-16 surrogate) anywhere in a procedure's
+ * input is refused before any procedure sees it, with the path to it (the walk is iterative, so
+ * any nesting depth is safe).
+ */
+const refuseUnstorableText = t.middleware(async ({ getRawInput, next }) => {
+  const found = findJsonString(await getRawInput(), isUnstorableText);
+  if (found) {
+    const where = found.path.length > 0 ? ` (at ${found.path.map(String).join(".")})` : "";
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message: `Text may not contain NUL characters or unpaired UTF-16 surrogates${where}.`,
+    });
+  }
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(mapAppErrors).use(refuseUnstorableText);
 
 /** Any signed-in console user (an admin or curator key's session); acts with the key's role and scope. */
 export const sessionProcedure = publicProcedure.use(async ({ ctx, next }) => {
