@@ -91,9 +91,14 @@ describe("connector-credential pairs", () => {
   });
 
   it("answers 400 for a cc_pair_id beyond any pair id, and for a pair being deleted", async () => {
-    const huge = await app.ingest(ingestionBody({ id: "pair-huge" }, { cc_pair_id: 2 ** 40 }));
+    const huge = await app.ingest(ingestionBody({ id: "pair-huge" }, { cc_pair_id: 2147483647 }));
     expect(huge.status).toBe(400);
     expect(await huge.json()).toEqual({ detail: "Connector-Credential Pair specified does not exist" });
+    // Beyond PostgreSQL int4 the schema says the bound (decisions.md, "Every error is JSON").
+    const beyond = await app.ingest(ingestionBody({ id: "pair-huge" }, { cc_pair_id: 2 ** 40 }));
+    expect(beyond.status).toBe(422);
+    expect(await beyond.json()).toEqual({ detail: [expect.objectContaining({ type: "less_than_equal", loc: ["body", "cc_pair_id"] })] });
+    expect(await storedDocument("pair-huge")).toBeNull();
     const pair = await createCcPair({ db: app.db, name: "Going away", source: "web", accessType: "public" });
     await app.db.connectorCredentialPair.update({ where: { id: pair.ccPairId }, data: { status: "DELETING" } });
     expect((await app.ingest(ingestionBody({ id: "pair-deleting" }, { cc_pair_id: pair.ccPairId }))).status).toBe(400);
@@ -142,11 +147,13 @@ describe("stored fields", () => {
     expect(defaulted).toBeLessThanOrEqual(Date.now() + 1000);
   });
 
-  it("keeps metadata of strings and string arrays as the document's tags, and refuses other values", async () => {
+  it("keeps metadata of strings and string arrays as the document's tags, coerces other JSON values, refuses unstorable text", async () => {
     const metadata = { team: "platform", tags: ["howto", "onboarding"] };
     await app.ingest(ingestionBody({ id: "meta-ok", metadata }));
     expect((await storedDocument("meta-ok"))?.metadata).toEqual(metadata);
-    const refused = await app.ingest(ingestionBody({ id: "meta-bad", metadata: { count: 3 } }));
+    await app.ingest(ingestionBody({ id: "meta-coerced", metadata: { count: 3, tags: [1, true] } }));
+    expect((await storedDocument("meta-coerced"))?.metadata).toEqual({ count: "3", tags: ["1", "True"] });
+    const refused = await app.ingest(ingestionBody({ id: "meta-bad", metadata: { count: "\ud800" } }));
     expect(refused.status).toBe(422);
     const body = (await refused.json()) as { detail: { loc: unknown[] }[] };
     expect(body.detail[0]?.loc.slice(0, 4)).toEqual(["body", "document", "metadata", "count"]);
