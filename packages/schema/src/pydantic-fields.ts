@@ -246,7 +246,7 @@ export function pyEnumKeyDict<Key extends z.ZodEnum, Value extends z.ZodType>(ke
 }
 
 /**
- * A pydantic model: a JSON object (anything else is `model_type`); unknown keys are dropped. The
+ * A pydantic model: a JSON object (anything else is `model_attributes_type`, as FastAPI answers); unknown keys are dropped. The
  * class name becomes the JSON Schema title, as in FastAPI's OpenAPI document.
  */
 export function pyModel<Shape extends z.ZodRawShape>(className: string, shape: Shape) {
