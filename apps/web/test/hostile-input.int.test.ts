@@ -250,6 +250,27 @@ describe("tRPC: a clear BAD_REQUEST, never internal text", () => {
     expect(signIn.status).toBe(400);
   });
 
+  it("answers inputs nested 20,000 levels deep with a 4xx", async () => {
+    const deep = "[".repeat(20_000) + "]".repeat(20_000);
+    const bodies = [
+      `{"json": {"apiKey": ${deep}}}`,
+      // superjson's own annotations, nested as deep.
+      `{"json": {"apiKey": "x"}, "meta": {"values": {"apiKey": ${deep}}}}`,
+    ];
+    for (const body of bodies) {
+      const response = await trpcHandler(
+        new Request("http://localhost/api/trpc/session.signIn", {
+          method: "POST",
+          headers: { origin: "http://localhost", "content-type": "application/json", cookie },
+          body,
+        }),
+      );
+      expect(response.status).toBe(400);
+      const text = await response.text();
+      expect(text).not.toMatch(/call stack|"stack"|node_modules/);
+    }
+  });
+
   it("answers an internal failure with a generic message, not the driver's text", async () => {
     await app.db.$executeRawUnsafe(`ALTER TABLE document RENAME TO document_gone`);
     try {

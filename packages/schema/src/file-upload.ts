@@ -6,15 +6,21 @@ export const FileUploadRequestSchema = z.object({
 });
 export type FileUploadRequest = z.infer<typeof FileUploadRequestSchema>;
 
-// C0 and C1 control characters (NUL among them, which PostgreSQL text refuses) and unpaired surrogates.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f]|[\uD800-\uDFFF]/gu;
-
 /**
- * An uploaded file's name as stored and shown: the client's name without control characters or
- * unpaired surrogates (a name is a label, never a path here, so nothing else needs changing).
+ * An uploaded file's name as stored and shown: the client's name without C0/C1 control characters
+ * (NUL among them, which PostgreSQL text refuses) or unpaired surrogates. A name is a label here,
+ * never a path, so nothing else needs changing.
  */
 export function cleanFileName(name: string): string {
-  return name.replace(UNPRINTABLE, "");
+  let cleaned = "";
+  // for…of yields code points: a paired surrogate comes as one, an unpaired one alone.
+  for (const char of name) {
+    const code = char.codePointAt(0) ?? 0;
+    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
+    const unpaired = code >= 0xd800 && code <= 0xdfff;
+    if (!control && !unpaired) cleaned += char;
+  }
+  return cleaned;
 }
 
 /** A stored upload; `file_id` is what goes into a section's `image_file_id`. */

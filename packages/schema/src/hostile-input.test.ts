@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { ConnectorDocumentsInputSchema } from "./admin-console";
 import { IdPathSchema } from "./cc-pair";
 import { decodeDocumentCursor, encodeDocumentCursor } from "./document-cursor";
+import { cleanFileName } from "./file-upload";
 import { CcPairIdPathSchema, DocumentIdPathSchema, DocumentPageQuerySchema } from "./ingested-document";
 import { IndexingStatusRequestSchema } from "./indexing-status";
 import { IngestionDocumentSchema } from "./ingestion";
@@ -194,5 +195,12 @@ describe("cursors", () => {
     for (const cursor of ["a\u0000", "%00", "\u0001abc", "////"]) {
       expect(faults(DocumentPageQuerySchema, { cursor }, ["query"])).toEqual([[["query", "cursor"], "value_error"]]);
     }
+  });
+});
+
+describe("upload file names", () => {
+  it("lose control characters and unpaired surrogates, and keep the rest", () => {
+    expect(cleanFileName("dia\u0000gram\u0007\u009f.png")).toBe("diagram.png");
+    expect(cleanFileName(`a${LONE}b 😀 ü.png`)).toBe("ab 😀 ü.png");
   });
 });

@@ -49,27 +49,40 @@ export function isUnstorableText(text: string): boolean {
   return text.includes("\u0000") || hasLoneSurrogate(text);
 }
 
+/** A step of a walk: the value, and how it was reached (a parent link, so a step costs O(1) at any depth). */
+interface Step {
+  value: unknown;
+  key: PropertyKey | null;
+  parent: Step | null;
+}
+
+function pathOf(step: Step): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let at: Step | null = step; at?.key != null; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
 /** The first string or object key (depth first, in document order) that `test` picks. */
 export function findJsonString(value: unknown, test: (text: string) => boolean): JsonStringAt | null {
-  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value, path: [] }];
-  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
-    const { value: current, path } = entry;
+  const stack: Step[] = [{ value, key: null, parent: null }];
+  for (let step = stack.pop(); step !== undefined; step = stack.pop()) {
+    const current = step.value;
     if (typeof current === "string") {
-      if (test(current)) return { path, text: current, inKey: false };
+      if (test(current)) return { path: pathOf(step), text: current, inKey: false };
       continue;
     }
     if (!isContainer(current)) continue;
-    const children: Array<{ value: unknown; path: PropertyKey[] }> = [];
+    const children: Step[] = [];
     if (Array.isArray(current)) {
-      current.forEach((child, index) => children.push({ value: child, path: [...path, index] }));
+      current.forEach((child, index) => children.push({ value: child, key: index, parent: step }));
     } else {
       for (const [key, child] of Object.entries(current)) {
-        if (test(key)) return { path: [...path, key], text: key, inKey: true };
-        children.push({ value: child, path: [...path, key] });
+        if (test(key)) return { path: [...pathOf(step), key], text: key, inKey: true };
+        children.push({ value: child, key, parent: step });
       }
     }
     // Reversed onto the stack so that the first child is looked at first.
-    for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index] as (typeof children)[number]);
+    for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index] as Step);
   }
   return null;
 }

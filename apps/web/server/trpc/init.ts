@@ -72,15 +72,19 @@ export async function createContext({ req, resHeaders }: FetchCreateContextFnOpt
 const t = initTRPC.context<TrpcContext>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
-    // An unexpected failure's message is internal text (a driver's error, a path): the console gets
-    // a fixed sentence and no stack; the log has the rest (see the route's onError).
-    if (error.code === "INTERNAL_SERVER_ERROR") {
-      const { stack: _stack, ...data } = shape.data;
-      return { ...shape, message: "Internal server error", data: { ...data, zodError: null } };
+    // No stack, ever. A message is ours (a TRPCError thrown here, an AppError, zod's issues) or else
+    // internal text (a driver's error, a parser's RangeError, a path): that one becomes a fixed
+    // sentence; the log has the rest (see the route's onError).
+    const { stack: _stack, ...data } = shape.data;
+    const cause: unknown = error.cause;
+    const ownMessage = cause === undefined || cause instanceof z.ZodError || isAppError(cause);
+    if (error.code === "INTERNAL_SERVER_ERROR" || !ownMessage) {
+      const message = error.code === "INTERNAL_SERVER_ERROR" ? "Internal server error" : "Malformed request input";
+      return { ...shape, message, data: { ...data, zodError: null } };
     }
     // Input faults carry zod's flattened issues so a form can show them next to its fields.
-    const zodError = error.code === "BAD_REQUEST" && error.cause instanceof z.ZodError ? z.flattenError(error.cause) : null;
-    return { ...shape, data: { ...shape.data, zodError } };
+    const zodError = error.code === "BAD_REQUEST" && cause instanceof z.ZodError ? z.flattenError(cause) : null;
+    return { ...shape, data: { ...data, zodError } };
   },
 });
 
