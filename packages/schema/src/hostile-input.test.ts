@@ -204,3 +204,18 @@ describe("upload file names", () => {
     expect(cleanFileName(`a${LONE}b 😀 ü.png`)).toBe("ab 😀 ü.png");
   });
 });
+
+describe("int4 bounds in the OpenAPI document", () => {
+  it("shows them on body fields and on integer path parameters", () => {
+    const document = buildOpenApiDocument() as unknown as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string; schema: unknown }> }>>;
+    };
+    const int4 = { type: "integer", minimum: -2147483648, maximum: 2147483647 };
+    expect(document.components.schemas.IngestionDocument?.properties.cc_pair_id).toEqual({ anyOf: [int4, { type: "null" }] });
+    const pathParameter = (path: string, name: string) =>
+      document.paths[path]?.get?.parameters?.find((parameter) => parameter.name === name)?.schema;
+    expect(pathParameter("/manage/admin/cc-pair/{id}", "id")).toEqual(int4);
+    expect(pathParameter("/svc-api/connector-docs/{cc_pair_id}", "cc_pair_id")).toEqual(int4);
+  });
+});

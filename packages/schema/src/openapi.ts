@@ -58,6 +58,7 @@ import {
   IndexRebuildRequestSchema,
   IndexRebuildStatusSchema,
 } from "./search-index";
+import { INT4_MAX, INT4_MIN } from "./pydantic-fields";
 import { ImageSectionSchema, TextSectionSchema } from "./section";
 import { HTTPValidationErrorSchema, ValidationErrorSchema } from "./validation-error";
 
@@ -209,7 +210,7 @@ const ADMIN_ONLY = errorResponse("The API key is not an admin key, or the pair i
 
 /** An admin operation on one resource named by the integer path parameter `id`. */
 function idParameter(description: string): JsonObject {
-  return { name: "id", in: "path", required: true, description, schema: { type: "integer" } };
+  return { name: "id", in: "path", required: true, description, schema: { type: "integer", minimum: INT4_MIN, maximum: INT4_MAX } };
 }
 
 /** `limit` and `cursor` of the document listings. */
@@ -334,7 +335,7 @@ export function buildOpenApiDocument(options: BuildOpenApiDocumentOptions = {}):
           tags: ["ingestion"],
           security: BEARER,
           parameters: [
-            { name: "cc_pair_id", in: "path", required: true, description: "The pair's id", schema: { type: "integer" } },
+            { name: "cc_pair_id", in: "path", required: true, description: "The pair's id", schema: { type: "integer", minimum: INT4_MIN, maximum: INT4_MAX } },
             ...DOCUMENT_PAGE_PARAMETERS,
           ],
           responses: {
