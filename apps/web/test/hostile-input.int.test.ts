@@ -142,6 +142,29 @@ describe("REST: refused, with the contract's 422", () => {
     expect(body.user_files.map((file) => file.name)).toEqual(["diagram.png"]);
     await app.db.uploadedFile.deleteMany({});
   });
+
+  it("never fails on raw bytes in a multipart file name (NUL, %00, invalid UTF-8)", async () => {
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
+    const encoder = new TextEncoder();
+    for (const name of [Uint8Array.from([0x61, 0x00, 0x62]), encoder.encode("a%00b"), Uint8Array.from([0x61, 0xff, 0xed, 0xa0, 0x80])]) {
+      const body = Buffer.concat([
+        encoder.encode('--b\r\nContent-Disposition: form-data; name="files"; filename="'),
+        name,
+        encoder.encode('.png"\r\nContent-Type: image/png\r\n\r\n'),
+        png,
+        encoder.encode("\r\n--b--\r\n"),
+      ]);
+      const response = await app.request("POST", "/api/user/file/upload", {
+        body: new Uint8Array(body),
+        headers: { "content-type": "multipart/form-data; boundary=b" },
+      });
+      expect(response.status).toBe(200);
+    }
+    // NUL dropped; a literal "%00" is only text in a label; bytes that are not UTF-8 read as U+FFFD.
+    const names = await app.db.uploadedFile.findMany({ select: { name: true }, orderBy: { id: "asc" } });
+    expect(names.map(({ name }) => name)).toEqual(["ab.png", "a%00b.png", "a\ufffd\ufffd\ufffd\ufffd.png"]);
+    await app.db.uploadedFile.deleteMany({});
+  });
 });
 
 describe("REST: validation parity with the original", () => {
