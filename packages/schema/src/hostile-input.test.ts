@@ -156,6 +156,11 @@ describe("JSON nested too deeply", () => {
     expect(parsed.ok ? null : parsed.body.detail.map((item) => [item.loc, item.type])).toEqual([[["body"], "value_error"]]);
   });
 
+  it("answers malformed deep JSON as malformed (json_invalid), without overflowing", () => {
+    const parsed = parseJsonBody("[".repeat(20_000));
+    expect(parsed.ok ? null : parsed.body.detail.map((item) => [item.loc, item.type])).toEqual([[["body", 20_000], "json_invalid"]]);
+  });
+
   it("walks any depth iteratively", () => {
     const deep = JSON.parse(`${"[".repeat(20_000)}"a\\u0000b"${"]".repeat(20_000)}`) as unknown;
     expect(exceedsJsonDepth(deep)).toBe(true);
