@@ -22,16 +22,16 @@ import { SectionSchema } from "./section";
 export const MAX_DOCUMENT_ID_LENGTH = 512;
 
 /**
- * Python's `str()` of a JSON number: integers in full, other numbers as their shortest round-trip
- * digits, in exponent form (`1e-05`) below 1e-4 as Python writes them. (A JSON `1.0` reaches here as
- * the integer 1, so it reads "1" where Python would say "1.0".)
+ * Python's `str()` of a JSON number: the shortest round-trip digits, in exponent form (`1e-05`,
+ * `1.5e+300`) below 1e-4 and from 1e16 up, as Python writes floats. JSON integers that large have lost
+ * their exact digits in JavaScript anyway; and a JSON `1.0` reaches here as 1, so it reads "1" where
+ * Python would say "1.0".
  */
 function pythonNumberText(value: number): string {
-  if (Number.isInteger(value)) return Math.abs(value) < 1e21 ? String(value) : BigInt(value).toString();
   const [mantissa = "", exponentText = "0"] = value.toExponential().split("e");
   const exponent = Number(exponentText);
-  if (exponent >= -4) return String(value);
-  return `${mantissa}e-${String(-exponent).padStart(2, "0")}`;
+  if (exponent >= -4 && exponent < 16) return String(value);
+  return `${mantissa}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
 }
 
 /** A metadata value or list item as a string: decisions.md, "metadata values". */
