@@ -116,7 +116,7 @@ describe("GET /api/svc-api/ingestion/{document_id}", () => {
       doc_updated_at: "2024-05-01T10:00:00.000Z",
       sections: [
         { text: "First part.", link: "https://example.com/1", image_file_id: null },
-        // A text section's image_file_id is kept only when it names an uploaded file (decisions.md).
+        // A text section's image_file_id is kept only when it names an uploaded file (docs/decisions.md).
         { text: "Placeholder image", link: null, image_file_id: null },
         { text: "A caption", link: null, image_file_id: file.fileId },
       ],

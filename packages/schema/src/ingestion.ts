@@ -16,7 +16,7 @@ import {
 } from "./pydantic-fields";
 import { SectionSchema } from "./section";
 
-/** Longest document id accepted (decisions.md). */
+/** Longest document id accepted (docs/decisions.md). */
 export const MAX_DOCUMENT_ID_LENGTH = 512;
 
 /**

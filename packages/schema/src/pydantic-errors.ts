@@ -83,7 +83,7 @@ export const pydanticErrors = {
   }),
   dictType: (): PydanticError => ({ type: "dict_type", msg: "Input should be a valid dictionary" }),
   // The original (FastAPI validates bodies with `from_attributes`) answers a non-object where a model
-  // belongs with this sentence under the type `model_attributes_type`; decisions.md names the type
+  // belongs with this sentence under the type `model_attributes_type`; docs/decisions.md names the type
   // `model_type`, so that name goes with the original's sentence.
   modelType: (): PydanticError => ({
     type: "model_type",

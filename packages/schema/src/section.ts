@@ -31,7 +31,7 @@ function readsAsImageSection(section: Record<string, unknown>): boolean {
  * section"); anything else is a text section.
  *
  * Errors: pydantic would report the failures of both members, each under the member's class name
- * (`[…, 0, "TextSection", "text"]` and `[…, 0, "ImageSection", "image_file_id"]`). decisions.md
+ * (`[…, 0, "TextSection", "text"]` and `[…, 0, "ImageSection", "image_file_id"]`). docs/decisions.md
  * fixes the shape `["body","document","sections",0,"text"]`, so only the member the section reads as
  * is reported, without the class name: `{}` gives one `missing` at `…,0,"text"`, `{"text": 5}` one
  * `string_type` there, a non-object one `model_type` at `…,0`.
