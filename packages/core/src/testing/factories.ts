@@ -54,6 +54,12 @@ export async function indexTestDocuments(db: Db, ids: string[]): Promise<void> {
   await indexDocuments({ db, jobs: await currentIndexJobs(db, ids) });
 }
 
+/** Ingests the documents one by one, then indexes them in one batch, as the worker would. */
+export async function ingestAndIndexTestDocuments(services: { db: Db; boss: PgBoss }, documents: TestDocument[]): Promise<void> {
+  for (const document of documents) await ingestTestDocument(services, document);
+  await indexTestDocuments(services.db, documents.map((document) => document.id));
+}
+
 /** Waits (with a deadline) until a running worker has indexed every one of the documents. */
 export async function waitForIndexed(db: Db, ids: string[], timeoutMs = 30_000): Promise<void> {
   await waitFor(

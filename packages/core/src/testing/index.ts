@@ -7,6 +7,7 @@ export {
   createTestPair,
   currentIndexJobs,
   indexTestDocuments,
+  ingestAndIndexTestDocuments,
   ingestTestDocument,
   testIngestionBody,
   waitForIndexed,
