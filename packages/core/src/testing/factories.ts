@@ -14,6 +14,8 @@ export interface TestDocument {
   text?: string;
   /** Its semantic identifier (the chunks' title); `Doc <id>` by default. */
   title?: string;
+  /** The section's link; none by default. */
+  link?: string;
   /** The pair to ingest into; the default pair when omitted. */
   ccPairId?: number;
   /** More `document` fields, as on the wire (`sections`, `metadata`, `external_access`…); they win. */
@@ -21,9 +23,10 @@ export interface TestDocument {
 }
 
 /** The wire body of POST /svc-api/ingestion for a test document. */
-export function testIngestionBody({ id, text = `text of ${id}`, title = `Doc ${id}`, ccPairId, fields = {} }: TestDocument) {
+export function testIngestionBody({ id, text = `text of ${id}`, title = `Doc ${id}`, link, ccPairId, fields = {} }: TestDocument) {
+  const section = link === undefined ? { text } : { text, link };
   return {
-    document: { id, semantic_identifier: title, sections: [{ text }], metadata: {}, ...fields },
+    document: { id, semantic_identifier: title, sections: [section], metadata: {}, ...fields },
     ...(ccPairId === undefined ? {} : { cc_pair_id: ccPairId }),
   };
 }
