@@ -2,7 +2,7 @@
 // rows through the same core functions production uses, so a test never seeds a state the service
 // could not reach (tests that need a crafted history insert it themselves, and say so).
 import type { AccessType, ApiKeyRole, Db, DocumentSource } from "@svc/db";
-import { waitFor } from "@svc/db/testing";
+import { waitFor, type WaitForOptions } from "@svc/db/testing";
 import { IngestionDocumentSchema } from "@svc/schema";
 import { createApiKey, createCcPair, indexDocuments, ingestDocument, OPERATOR_PRINCIPAL } from "../index";
 import type { IndexDocumentPayload, PgBoss, Principal } from "../index";
@@ -63,12 +63,12 @@ export async function ingestAndIndexTestDocuments(services: { db: Db; boss: PgBo
   await indexTestDocuments(services.db, documents.map((document) => document.id));
 }
 
-/** Waits (with a deadline) until a running worker has indexed every one of the documents. */
-export async function waitForIndexed(db: Db, ids: string[], timeoutMs = 30_000): Promise<void> {
+/** Waits (30 s unless told otherwise) until a running worker has indexed every one of the documents. */
+export async function waitForIndexed(db: Db, ids: string[], options: WaitForOptions = {}): Promise<void> {
   await waitFor(
     `${ids.length} document(s) indexed`,
     async () => ((await db.document.count({ where: { id: { in: ids }, indexingStatus: "indexed" } })) === ids.length ? true : undefined),
-    { timeoutMs },
+    options,
   );
 }
 
