@@ -8,8 +8,9 @@ import {
   type FederatedConnectorStatus,
 } from "@svc/schema";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
+import { ERROR_DETAIL, useTestApp } from "./app";
 import { clearConnectors, forgetIndexingHistory, indexQueuedDocuments, insertIndexAttempts, setPairStatus } from "./connectors";
+import { ingestOverApi } from "./factories";
 
 const app = useTestApp();
 const PATH = "/api/manage/admin/connector/indexing-status";
@@ -48,8 +49,7 @@ async function seedPairs(count: number, source: "file" | "web" | "slack", prefix
 /** Ingests `count` documents into the pair and indexes `indexed` of them. */
 async function seedDocuments(ccPairId: number, count: number, indexed = count): Promise<void> {
   for (let index = 0; index < count; index += 1) {
-    const response = await app.ingest(ingestionBody({ id: `pair-${ccPairId}-doc-${index}` }, { cc_pair_id: ccPairId }));
-    expect(response.status).toBe(200);
+    await ingestOverApi(app, { id: `pair-${ccPairId}-doc-${index}`, ccPairId });
     if (index + 1 === indexed) await indexQueuedDocuments(app.db);
   }
 }
@@ -108,7 +108,7 @@ describe("authentication and validation", () => {
 
 describe("rows", () => {
   it("lists nothing when only the default pair exists, even when it holds documents", async () => {
-    expect((await app.ingest(ingestionBody({ id: "default-pair-doc" }))).status).toBe(200);
+    await ingestOverApi(app, { id: "default-pair-doc" });
     await indexQueuedDocuments(app.db);
     expect(await list({})).toEqual([]);
     expect(await list({ get_all_connectors: true, source: "ingestion_api" })).toEqual([]);
@@ -189,7 +189,7 @@ describe("rows", () => {
     const first = await createTestPair(app.db, { name: "First" });
     const second = await createTestPair(app.db, { name: "Second" });
     await seedDocuments(first, 3, 2);
-    expect((await app.ingest(ingestionBody({ id: `pair-${first}-doc-0` }, { cc_pair_id: second }))).status).toBe(200);
+    await ingestOverApi(app, { id: `pair-${first}-doc-0`, ccPairId: second });
     await indexQueuedDocuments(app.db);
     const web = group(await list({}), "web");
     expect(pairRows(web).map((row) => [row.cc_pair_id, row.docs_indexed])).toEqual([
@@ -201,7 +201,7 @@ describe("rows", () => {
 
   it("counts only documents whose indexing has completed", async () => {
     const id = await createTestPair(app.db, { name: "Pending" });
-    expect((await app.ingest(ingestionBody({ id: "not-yet-indexed" }, { cc_pair_id: id }))).status).toBe(200);
+    await ingestOverApi(app, { id: "not-yet-indexed", ccPairId: id });
     expect(pairRows(group(await list({}), "web"))[0]?.docs_indexed).toBe(0);
     await indexQueuedDocuments(app.db);
     expect(pairRows(group(await list({}), "web"))[0]?.docs_indexed).toBe(1);
