@@ -3,7 +3,7 @@ import { createTestPair } from "@svc/core/testing";
 import { DocMinimalInfoPageSchema, DocumentDetailSchema, encodeDocumentCursor, type DocMinimalInfoPage } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { ERROR_DETAIL, useTestApp } from "./app";
-import { indexNow, ingestOverApi } from "./factories";
+import { indexNow, ingestOverApi, uploadTestImage } from "./factories";
 
 const app = useTestApp();
 const INGESTION = "/api/svc-api/ingestion";
@@ -71,7 +71,7 @@ async function createConnectorDocument(id: string, ccPairId: number): Promise<vo
 
 describe("GET /api/svc-api/ingestion/{document_id}", () => {
   it("returns the document as sent, then its indexing status once indexed", async () => {
-    const file = await app.db.uploadedFile.create({ data: { name: "a.png", fileType: "image/png", sizeBytes: 1, data: new Uint8Array([1]) } });
+    const file = await uploadTestImage(app, "a.png");
     const pair = await createTestPair(app.db, { name: "Detail pair" });
     const owner = { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" };
     await ingestOverApi(app, {

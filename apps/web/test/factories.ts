@@ -2,7 +2,7 @@
 // on top of the core factories of @svc/core/testing (indexing runs in this process, as the worker would).
 import { indexTestDocuments, testIngestionBody, type TestDocument } from "@svc/core/testing";
 import type { AccessType, DocumentSource } from "@svc/db";
-import { CreatedCcPairSchema } from "@svc/schema";
+import { CreatedCcPairSchema, FileUploadResponseSchema } from "@svc/schema";
 import { expect } from "vitest";
 import type { TestApp } from "./app";
 
@@ -50,4 +50,13 @@ export function uploadForm(...files: [name: string, bytes: Uint8Array][]): FormD
 /** POST /api/user/file/upload (with the admin key unless one is given, none for null). */
 export async function uploadFiles(app: TestApp, data: FormData, key?: string | null): Promise<Response> {
   return app.request("POST", "/api/user/file/upload", { body: data, key });
+}
+
+/** Uploads one PNG over the API (admin key) and returns its `file_id`, for image sections. */
+export async function uploadTestImage(app: TestApp, name = "image.png"): Promise<{ fileId: string }> {
+  const response = await uploadFiles(app, uploadForm([name, PNG]));
+  expect(response.status).toBe(200);
+  const [uploaded] = FileUploadResponseSchema.parse(await response.json()).user_files;
+  if (!uploaded) throw new Error(`${name} was rejected`);
+  return { fileId: uploaded.file_id };
 }

@@ -1,6 +1,7 @@
 import { createTestPair } from "@svc/core/testing";
 import { describe, expect, it } from "vitest";
 import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
+import { uploadTestImage } from "./factories";
 
 const app = useTestApp({ SVC_MAX_BODY_BYTES: String(256 * 1024) });
 
@@ -228,9 +229,7 @@ describe("stored fields", () => {
 
 describe("sections that reference images", () => {
   it("keeps a text section's image_file_id only when it names an uploaded file", async () => {
-    const file = await app.db.uploadedFile.create({
-      data: { name: "a.png", fileType: "image/png", sizeBytes: 1, data: new Uint8Array([1]) },
-    });
+    const file = await uploadTestImage(app, "a.png");
     const response = await app.ingest(
       ingestionBody({
         id: "text-with-images",
