@@ -2,8 +2,7 @@
 // indexing worker on the same database, so what the pages show comes from real ingestion and
 // indexing. One browser session walks through the console in order; a screenshot of every page is
 // saved under apps/web/test-artifacts/screenshots.
-import { createApiKey } from "@svc/core";
-import { createTestPair } from "@svc/core/testing";
+import { createTestKey, createTestPair } from "@svc/core/testing";
 import { createTestDatabase, waitFor, type TestDatabase } from "@svc/db/testing";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,7 +26,7 @@ let adminKey = "";
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  adminKey = (await createApiKey({ db: database.db, name: "Ops admin", role: "admin" })).key;
+  adminKey = await createTestKey(database.db, "admin", [], "Ops admin");
   for (let index = 1; index <= WEB_PAIRS; index += 1) {
     await createTestPair(database.db, { name: `Web crawl ${String(index).padStart(2, "0")}`, source: "web", access: index % 3 === 0 ? "private" : "public" });
   }

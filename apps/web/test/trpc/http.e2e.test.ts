@@ -1,6 +1,6 @@
 // The console's endpoints over real HTTP, through the production server (dist/server.js, which hands
 // /api/trpc and /api/admin/upload to Next): the session cookie and the cross-site refusal.
-import { createApiKey } from "@svc/core";
+import { createTestKey } from "@svc/core/testing";
 import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PNG, uploadForm } from "../factories";
@@ -13,7 +13,7 @@ let adminKey = "";
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  adminKey = (await createApiKey({ db: database.db, name: "console admin", role: "admin" })).key;
+  adminKey = await createTestKey(database.db, "admin", [], "console admin");
   server = await startProductionServer({ databaseUrl: database.databaseUrl });
   base = server.base;
 });

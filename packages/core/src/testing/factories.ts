@@ -84,6 +84,6 @@ export async function createTestPair(
 }
 
 /** Creates an API key of the role, scoped to the pairs when any are given, and returns the plain key. */
-export async function createTestKey(db: Db, role: ApiKeyRole, ccPairIds: number[] = []): Promise<string> {
-  return (await createApiKey({ db, name: `test ${role}`, role, ccPairIds })).key;
+export async function createTestKey(db: Db, role: ApiKeyRole, ccPairIds: number[] = [], name = `test ${role}`): Promise<string> {
+  return (await createApiKey({ db, name, role, ccPairIds })).key;
 }
