@@ -1,4 +1,4 @@
-import { createApiKey } from "@svc/core";
+import { createTestKey } from "@svc/core/testing";
 import type { ApiKeyRole, Db } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll, expect } from "vitest";
@@ -31,8 +31,7 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
     const database = await createTestDatabase();
     drop = () => database.drop();
     Object.assign(process.env, { DATABASE_URL: database.databaseUrl, ...env });
-    const createKey = async (role: ApiKeyRole, ccPairIds: number[] = []) =>
-      (await createApiKey({ db: database.db, name: `test ${role}`, role, ccPairIds })).key;
+    const createKey = (role: ApiKeyRole, ccPairIds: number[] = []) => createTestKey(database.db, role, ccPairIds);
     const request: TestApp["request"] = async (method, path, init = {}) => {
       // The same route table the production server dispatches through (lib/rest-routes.ts).
       const route = matchRestRoute(path.split("?")[0] ?? path);

@@ -2,6 +2,7 @@ import { purgeCcPair } from "@svc/core";
 import { CcPairSchema, CreatedCcPairSchema, type CcPair } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
+import { createPairOverApi, ingestOverApi } from "./factories";
 import { indexQueuedDocuments, insertIndexAttempts } from "./connectors";
 
 const app = useTestApp();
@@ -9,12 +10,6 @@ const PAIRS = "/api/manage/admin/cc-pair";
 const FEDERATED = "/api/manage/admin/federated-connector";
 /** Asymmetric matchers are typed `any`; typed once here. */
 const UTC_TIMESTAMP: unknown = expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
-
-async function createPair(name: string, source = "web", accessType = "public"): Promise<number> {
-  const response = await app.request("POST", PAIRS, { body: { name, source, access_type: accessType } });
-  expect(response.status).toBe(200);
-  return CreatedCcPairSchema.parse(await response.json()).cc_pair_id;
-}
 
 async function getPair(id: number): Promise<CcPair> {
   const response = await app.request("GET", `${PAIRS}/${id}`);
@@ -24,11 +19,6 @@ async function getPair(id: number): Promise<CcPair> {
 
 async function patchPair(id: number | string, body: unknown, key?: string): Promise<Response> {
   return app.request("PATCH", `${PAIRS}/${id}`, { body, key });
-}
-
-async function ingestInto(ccPairId: number, documentId: string): Promise<void> {
-  const response = await app.ingest(ingestionBody({ id: documentId, sections: [{ text: `text of ${documentId}` }] }, { cc_pair_id: ccPairId }));
-  expect(response.status).toBe(200);
 }
 
 async function linksOf(ccPairId: number) {
@@ -106,9 +96,9 @@ describe("GET /api/manage/admin/cc-pair/{id}", () => {
   });
 
   it("shows a scoped key its pairs and public ones, and no other", async () => {
-    const mine = await createPair("Mine", "web", "private");
-    const publicPair = await createPair("Public", "web", "public");
-    const theirs = await createPair("Theirs", "web", "private");
+    const mine = await createPairOverApi(app, { name: "Mine", access: "private" });
+    const publicPair = await createPairOverApi(app, { name: "Public" });
+    const theirs = await createPairOverApi(app, { name: "Theirs", access: "private" });
     const key = await app.createKey("admin", [mine]);
     expect((await app.request("GET", `${PAIRS}/${mine}`, { key })).status).toBe(200);
     expect((await app.request("GET", `${PAIRS}/${publicPair}`, { key })).status).toBe(200);
@@ -118,7 +108,7 @@ describe("GET /api/manage/admin/cc-pair/{id}", () => {
 
 describe("PATCH /api/manage/admin/cc-pair/{id}", () => {
   it("renames, pauses and resumes", async () => {
-    const id = await createPair("Old name");
+    const id = await createPairOverApi(app, { name: "Old name" });
     expect(CcPairSchema.parse(await detail(await patchPair(id, { name: "New name" }), 200))).toMatchObject({
       name: "New name",
       status: "SCHEDULED",
@@ -135,14 +125,14 @@ describe("PATCH /api/manage/admin/cc-pair/{id}", () => {
   });
 
   it("keeps a paused pair accepting documents", async () => {
-    const id = await createPair("Paused");
+    const id = await createPairOverApi(app, { name: "Paused" });
     await patchPair(id, { status: "PAUSED" });
-    await ingestInto(id, "paused-doc");
+    await ingestOverApi(app, { id: "paused-doc", ccPairId: id });
     expect(await linksOf(id)).toEqual([{ documentId: "paused-doc", hasBeenIndexed: false }]);
   });
 
   it("refuses statuses other than ACTIVE and PAUSED, and bad names, with 422", async () => {
-    const id = await createPair("Strict");
+    const id = await createPairOverApi(app, { name: "Strict" });
     for (const [body, loc, type] of [
       [{ status: "DELETING" }, ["body", "status"], "enum"],
       [{ status: "SCHEDULED" }, ["body", "status"], "enum"],
@@ -160,9 +150,9 @@ describe("PATCH /api/manage/admin/cc-pair/{id}", () => {
     expect(await detail(await patchPair(424242, { name: "x" }), 404)).toEqual(ERROR_DETAIL);
     expect(await detail(await patchPair(1, { status: "PAUSED" }), 400)).toEqual(ERROR_DETAIL);
     expect((await getPair(1)).status).toBe("ACTIVE");
-    const publicPair = await createPair("Public");
-    const privatePair = await createPair("Private", "web", "private");
-    const key = await app.createKey("admin", [await createPair("Scope")]);
+    const publicPair = await createPairOverApi(app, { name: "Public" });
+    const privatePair = await createPairOverApi(app, { name: "Private", access: "private" });
+    const key = await app.createKey("admin", [await createPairOverApi(app, { name: "Scope" })]);
     expect((await patchPair(publicPair, { name: "x" }, key)).status).toBe(403);
     expect((await patchPair(privatePair, { name: "x" }, key)).status).toBe(404);
   });
@@ -170,15 +160,15 @@ describe("PATCH /api/manage/admin/cc-pair/{id}", () => {
 
 describe("DELETE /api/manage/admin/cc-pair/{id}", () => {
   it("marks the pair DELETING and queues the job; the job removes the pair and its own documents only", async () => {
-    const doomed = await createPair("Doomed", "file");
-    const survivor = await createPair("Survivor", "file");
-    await ingestInto(doomed, "only-doomed");
-    await ingestInto(doomed, "shared");
-    await ingestInto(survivor, "shared");
-    await ingestInto(survivor, "only-survivor");
-    await ingestInto(doomed, "doomed-indexed");
+    const doomed = await createPairOverApi(app, { name: "Doomed", source: "file" });
+    const survivor = await createPairOverApi(app, { name: "Survivor", source: "file" });
+    await ingestOverApi(app, { id: "only-doomed", ccPairId: doomed });
+    await ingestOverApi(app, { id: "shared", ccPairId: doomed });
+    await ingestOverApi(app, { id: "shared", ccPairId: survivor });
+    await ingestOverApi(app, { id: "only-survivor", ccPairId: survivor });
+    await ingestOverApi(app, { id: "doomed-indexed", ccPairId: doomed });
     await indexQueuedDocuments(app.db);
-    await ingestInto(doomed, "doomed-queued");
+    await ingestOverApi(app, { id: "doomed-queued", ccPairId: doomed });
     await insertIndexAttempts(app.db, doomed, [{ status: "success", docsIndexed: 3 }]);
     const scopedToDoomed = await app.createKey("curator", [doomed]);
     const scopedToBoth = await app.createKey("curator", [doomed, survivor]);
@@ -220,7 +210,7 @@ describe("DELETE /api/manage/admin/cc-pair/{id}", () => {
   });
 
   it("is idempotent while the pair waits, and refuses the default pair", async () => {
-    const id = await createPair("Twice");
+    const id = await createPairOverApi(app, { name: "Twice" });
     expect((await app.request("DELETE", `${PAIRS}/${id}`)).status).toBe(202);
     expect((await app.request("DELETE", `${PAIRS}/${id}`)).status).toBe(202);
     await purgeCcPair({ db: app.db, ccPairId: id });
@@ -230,8 +220,8 @@ describe("DELETE /api/manage/admin/cc-pair/{id}", () => {
   });
 
   it("the job does nothing to a pair that is not marked DELETING", async () => {
-    const id = await createPair("Alive");
-    await ingestInto(id, "alive-doc");
+    const id = await createPairOverApi(app, { name: "Alive" });
+    await ingestOverApi(app, { id: "alive-doc", ccPairId: id });
     expect(await purgeCcPair({ db: app.db, ccPairId: id })).toMatchObject({ purged: false });
     expect((await getPair(id)).status).toBe("SCHEDULED");
     expect(await linksOf(id)).toHaveLength(1);

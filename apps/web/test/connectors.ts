@@ -1,15 +1,9 @@
-// Test-only seeding for the connector tests: pairs come from the core functions; index attempts are
+// Test-only seeding for the connector tests: pairs come from createTestPair (@svc/core/testing); index attempts are
 // inserted directly, so that a test can craft any history (indexing writes real ones: see
 // forgetIndexingHistory).
-import { createCcPair, DEFAULT_CC_PAIR_ID, indexDocuments } from "@svc/core";
-import type { AccessType, ConnectorCredentialPairStatus, Db, DocumentSource, IndexingStatus } from "@svc/db";
-
-export async function seedPair(
-  db: Db,
-  { name, source = "web", access = "public" }: { name: string; source?: DocumentSource; access?: AccessType },
-): Promise<number> {
-  return (await createCcPair({ db, name, source, accessType: access })).ccPairId;
-}
+import { DEFAULT_CC_PAIR_ID } from "@svc/core";
+import { indexTestDocuments } from "@svc/core/testing";
+import type { ConnectorCredentialPairStatus, Db, IndexingStatus } from "@svc/db";
 
 /** Puts a pair in a status the service reaches through indexing (ACTIVE, INITIAL_INDEXING, …). */
 export async function setPairStatus(db: Db, ccPairId: number, status: ConnectorCredentialPairStatus): Promise<void> {
@@ -61,8 +55,8 @@ export async function forgetIndexingHistory(db: Db): Promise<void> {
 
 /** Runs the indexing of every document that is waiting, as the worker would. */
 export async function indexQueuedDocuments(db: Db): Promise<void> {
-  const queued = await db.document.findMany({ where: { indexingStatus: "queued" }, select: { id: true, version: true } });
-  await indexDocuments({ db, jobs: queued.map((document) => ({ documentId: document.id, version: document.version })) });
+  const queued = await db.document.findMany({ where: { indexingStatus: "queued" }, select: { id: true } });
+  await indexTestDocuments(db, queued.map((document) => document.id));
 }
 
 /** Removes every pair but the default one, every document and every federated connector. */

@@ -1,8 +1,9 @@
 import { indexDocuments } from "@svc/core";
+import { createTestPair } from "@svc/core/testing";
 import { DocMinimalInfoPageSchema, DocumentDetailSchema, encodeDocumentCursor, type DocMinimalInfoPage } from "@svc/schema";
 import { describe, expect, it } from "vitest";
-import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
-import { seedPair } from "./connectors";
+import { ERROR_DETAIL, useTestApp } from "./app";
+import { indexNow, ingestOverApi, uploadTestImage } from "./factories";
 
 const app = useTestApp();
 const INGESTION = "/api/svc-api/ingestion";
@@ -10,20 +11,7 @@ const CONNECTOR_DOCS = "/api/svc-api/connector-docs";
 
 const documentPath = (id: string) => `${INGESTION}/${encodeURIComponent(id)}`;
 
-async function ingest(id: string, { ccPairId, ...document }: Record<string, unknown> & { ccPairId?: number } = {}): Promise<void> {
-  const body = ingestionBody(
-    { id, semantic_identifier: `Title of ${id}`, sections: [{ text: `text of ${id}`, link: `https://example.com/${id}` }], ...document },
-    ccPairId === undefined ? {} : { cc_pair_id: ccPairId },
-  );
-  const response = await app.ingest(body);
-  expect(response.status).toBe(200);
-}
-
 /** Runs the indexing job of the document's current version, as the worker would. */
-async function indexNow(id: string): Promise<void> {
-  const { version } = await app.db.document.findUniqueOrThrow({ where: { id }, select: { version: true } });
-  await indexDocuments({ db: app.db, jobs: [{ documentId: id, version }] });
-}
 
 async function json(response: Response, status: number): Promise<unknown> {
   expect(response.status).toBe(status);
@@ -83,27 +71,30 @@ async function createConnectorDocument(id: string, ccPairId: number): Promise<vo
 
 describe("GET /api/svc-api/ingestion/{document_id}", () => {
   it("returns the document as sent, then its indexing status once indexed", async () => {
-    const file = await app.db.uploadedFile.create({ data: { name: "a.png", fileType: "image/png", sizeBytes: 1, data: new Uint8Array([1]) } });
-    const pair = await seedPair(app.db, { name: "Detail pair" });
+    const file = await uploadTestImage(app, "a.png");
+    const pair = await createTestPair(app.db, { name: "Detail pair" });
     const owner = { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" };
-    await ingest("detail-1", {
+    await ingestOverApi(app, {
+      id: "detail-1",
       ccPairId: pair,
-      title: "The title",
-      source: "web",
-      semantic_identifier: "Detail one",
-      metadata: { team: "docs", tags: ["a", "b"] },
-      doc_updated_at: "2024-05-01T12:00:00+02:00",
-      sections: [
-        { text: "First part.", link: "https://example.com/1" },
-        { text: "Placeholder image", image_file_id: "not-uploaded" },
-        { image_file_id: file.fileId, text: "A caption" },
-      ],
-      primary_owners: [owner],
-      secondary_owners: null,
-      external_access: { external_user_emails: ["ada@example.com"], external_user_group_ids: ["g1"], is_public: false },
-      additional_info: { any: ["thing", 1] },
-      doc_metadata: { hierarchy: { path: ["x"] } },
-      from_ingestion_api: false,
+      fields: {
+        title: "The title",
+        source: "web",
+        semantic_identifier: "Detail one",
+        metadata: { team: "docs", tags: ["a", "b"] },
+        doc_updated_at: "2024-05-01T12:00:00+02:00",
+        sections: [
+          { text: "First part.", link: "https://example.com/1" },
+          { text: "Placeholder image", image_file_id: "not-uploaded" },
+          { image_file_id: file.fileId, text: "A caption" },
+        ],
+        primary_owners: [owner],
+        secondary_owners: null,
+        external_access: { external_user_emails: ["ada@example.com"], external_user_group_ids: ["g1"], is_public: false },
+        additional_info: { any: ["thing", 1] },
+        doc_metadata: { hierarchy: { path: ["x"] } },
+        from_ingestion_api: false,
+      },
     });
 
     const queued = DocumentDetailSchema.strict().parse(await json(await app.request("GET", documentPath("detail-1")), 200));
@@ -116,7 +107,7 @@ describe("GET /api/svc-api/ingestion/{document_id}", () => {
       doc_updated_at: "2024-05-01T10:00:00.000Z",
       sections: [
         { text: "First part.", link: "https://example.com/1", image_file_id: null },
-        // A text section's image_file_id is kept only when it names an uploaded file (decisions.md).
+        // A text section's image_file_id is kept only when it names an uploaded file (docs/decisions.md).
         { text: "Placeholder image", link: null, image_file_id: null },
         { text: "A caption", link: null, image_file_id: file.fileId },
       ],
@@ -136,8 +127,8 @@ describe("GET /api/svc-api/ingestion/{document_id}", () => {
       cc_pair_ids: [pair],
     });
 
-    await indexNow("detail-1");
-    await ingest("detail-1"); // the same document, now also in the default pair: version 2, queued again
+    await indexNow(app, "detail-1");
+    await ingestOverApi(app, { id: "detail-1", title: "Title of detail-1" }); // the same document, now also in the default pair: version 2, queued again
     const chunks = await app.db.documentChunk.count({ where: { documentId: "detail-1" } });
     expect(await json(await app.request("GET", documentPath("detail-1")), 200)).toMatchObject({
       semantic_identifier: "Title of detail-1",
@@ -152,7 +143,7 @@ describe("GET /api/svc-api/ingestion/{document_id}", () => {
       indexed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) as unknown,
       cc_pair_ids: [1, pair],
     });
-    await indexNow("detail-1");
+    await indexNow(app, "detail-1");
     expect(await json(await app.request("GET", documentPath("detail-1")), 200)).toMatchObject({
       indexing_status: "indexed",
       current_version: 2,
@@ -163,7 +154,7 @@ describe("GET /api/svc-api/ingestion/{document_id}", () => {
 
   it("finds ids with slashes, spaces, percent signs and unicode, sent URL-encoded", async () => {
     const ids = ["a/b/c", "with space", "100%", "%2F literally", "ü 日本 😀", "q?x=1&y=2#frag", "+plus+", "trailing/"];
-    for (const id of ids) await ingest(id);
+    for (const id of ids) await ingestOverApi(app, { id, title: `Title of ${id}` });
     for (const id of ids) {
       expect(await json(await app.request("GET", documentPath(id)), 200)).toMatchObject({ id, semantic_identifier: `Title of ${id}` });
     }
@@ -179,14 +170,14 @@ describe("GET /api/svc-api/ingestion/{document_id}", () => {
 
 describe("DELETE /api/svc-api/ingestion/{document_id}", () => {
   it("removes the document, its sections, chunks and links, and the indexed links from docs_indexed", async () => {
-    const first = await seedPair(app.db, { name: "Delete A" });
-    const second = await seedPair(app.db, { name: "Delete B" });
-    await ingest("doomed/1", { ccPairId: first });
-    await ingest("doomed/1", { ccPairId: second });
-    await ingest("kept", { ccPairId: first });
-    await indexNow("doomed/1");
-    await indexNow("kept");
-    await ingest("doomed/1", { ccPairId: first }); // version 2, queued: its links stay indexed
+    const first = await createTestPair(app.db, { name: "Delete A" });
+    const second = await createTestPair(app.db, { name: "Delete B" });
+    await ingestOverApi(app, { id: "doomed/1", ccPairId: first });
+    await ingestOverApi(app, { id: "doomed/1", ccPairId: second });
+    await ingestOverApi(app, { id: "kept", ccPairId: first });
+    await indexNow(app, "doomed/1");
+    await indexNow(app, "kept");
+    await ingestOverApi(app, { id: "doomed/1", ccPairId: first }); // version 2, queued: its links stay indexed
     expect([await docsIndexed(first), await docsIndexed(second)]).toEqual([2, 1]);
     expect((await remnants("doomed/1")).chunks).toBeGreaterThan(0);
 
@@ -205,23 +196,23 @@ describe("DELETE /api/svc-api/ingestion/{document_id}", () => {
   });
 
   it("leaves docs_indexed alone for links not indexed yet, and lets the id be ingested again", async () => {
-    const pair = await seedPair(app.db, { name: "Delete queued" });
-    await ingest("queued-doc", { ccPairId: pair });
+    const pair = await createTestPair(app.db, { name: "Delete queued" });
+    await ingestOverApi(app, { id: "queued-doc", ccPairId: pair });
     expect(await json(await app.request("DELETE", documentPath("queued-doc")), 200)).toEqual({ document_id: "queued-doc" });
     expect(await docsIndexed(pair)).toBe(0);
-    await ingest("queued-doc", { ccPairId: pair });
-    await indexNow("queued-doc");
+    await ingestOverApi(app, { id: "queued-doc", ccPairId: pair });
+    await indexNow(app, "queued-doc");
     expect(await json(await app.request("GET", documentPath("queued-doc")), 200)).toMatchObject({ current_version: 1, indexing_status: "indexed" });
     expect(await docsIndexed(pair)).toBe(1);
   });
 
   it("keeps counts exact when deletion and indexing race", async () => {
-    const pair = await seedPair(app.db, { name: "Race" });
+    const pair = await createTestPair(app.db, { name: "Race" });
     for (let round = 0; round < 10; round += 1) {
       const id = `race-${round}`;
-      await ingest(id, { ccPairId: pair });
+      await ingestOverApi(app, { id, ccPairId: pair });
       const deletion = app.request("DELETE", documentPath(id));
-      await Promise.all([indexNow(id).catch(() => undefined), deletion]);
+      await Promise.all([indexNow(app, id).catch(() => undefined), deletion]);
       expect((await deletion).status).toBe(200);
       expect(await remnants(id)).toEqual({ documents: 0, sections: 0, chunks: 0, links: 0 });
     }
@@ -230,7 +221,7 @@ describe("DELETE /api/svc-api/ingestion/{document_id}", () => {
   });
 
   it("refuses with 400 a document not created through the ingestion API", async () => {
-    const pair = await seedPair(app.db, { name: "Connector pair" });
+    const pair = await createTestPair(app.db, { name: "Connector pair" });
     await createConnectorDocument("from-connector", pair);
     expect(await json(await app.request("DELETE", documentPath("from-connector")), 400)).toEqual(ERROR_DETAIL);
     expect(await remnants("from-connector")).toEqual({ documents: 1, sections: 1, chunks: 0, links: 1 });
@@ -240,10 +231,10 @@ describe("DELETE /api/svc-api/ingestion/{document_id}", () => {
 
 describe("document listings", () => {
   it("walk every document exactly once, in id order, whatever the page size", async () => {
-    const pair = await seedPair(app.db, { name: "Paging" });
+    const pair = await createTestPair(app.db, { name: "Paging" });
     const ids = Array.from({ length: 23 }, (_, index) => `page/${String(index).padStart(2, "0")}`);
     ids.push("page/ü", "page/ space", "page/%", "page/😀");
-    for (const id of ids) await ingest(id, { ccPairId: pair });
+    for (const id of ids) await ingestOverApi(app, { id, title: `Title of ${id}`, ccPairId: pair });
     await createConnectorDocument("page/connector", pair);
     const pairIds = (
       await app.db.$queryRaw<{ id: string }[]>`
@@ -278,8 +269,8 @@ describe("document listings", () => {
   });
 
   it("start after the cursor's id, and end with a null cursor", async () => {
-    const pair = await seedPair(app.db, { name: "Cursor" });
-    for (const id of ["c/1", "c/2", "c/3"]) await ingest(id, { ccPairId: pair });
+    const pair = await createTestPair(app.db, { name: "Cursor" });
+    for (const id of ["c/1", "c/2", "c/3"]) await ingestOverApi(app, { id, ccPairId: pair });
     const page = await json(await app.request("GET", `${CONNECTOR_DOCS}/${pair}?limit=2`), 200);
     expect(page).toEqual({
       documents: [expect.objectContaining({ document_id: "c/1" }), expect.objectContaining({ document_id: "c/2" })],
@@ -328,7 +319,7 @@ describe("document listings", () => {
 
 describe("authentication and scope", () => {
   it("needs a key (401) with the admin or curator role (403)", async () => {
-    await ingest("auth-doc");
+    await ingestOverApi(app, { id: "auth-doc" });
     const basic = await app.createKey("basic");
     for (const [method, path] of [
       ["GET", documentPath("auth-doc")],
@@ -348,14 +339,14 @@ describe("authentication and scope", () => {
   });
 
   it("shows a scoped key the documents of its pairs and public ones; it deletes only those all of whose pairs it may edit", async () => {
-    const mine = await seedPair(app.db, { name: "Scoped mine", access: "private" });
-    const publicPair = await seedPair(app.db, { name: "Scoped public", access: "public" });
-    const theirs = await seedPair(app.db, { name: "Scoped theirs", access: "private" });
-    await ingest("scope/mine", { ccPairId: mine });
-    await ingest("scope/public", { ccPairId: publicPair });
-    await ingest("scope/theirs", { ccPairId: theirs });
-    await ingest("scope/shared", { ccPairId: mine });
-    await ingest("scope/shared", { ccPairId: theirs });
+    const mine = await createTestPair(app.db, { name: "Scoped mine", access: "private" });
+    const publicPair = await createTestPair(app.db, { name: "Scoped public", access: "public" });
+    const theirs = await createTestPair(app.db, { name: "Scoped theirs", access: "private" });
+    await ingestOverApi(app, { id: "scope/mine", ccPairId: mine });
+    await ingestOverApi(app, { id: "scope/public", ccPairId: publicPair });
+    await ingestOverApi(app, { id: "scope/theirs", ccPairId: theirs });
+    await ingestOverApi(app, { id: "scope/shared", ccPairId: mine });
+    await ingestOverApi(app, { id: "scope/shared", ccPairId: theirs });
     const key = await app.createKey("curator", [mine]);
 
     for (const id of ["scope/mine", "scope/public", "scope/shared"]) {

@@ -1,4 +1,5 @@
 import { createFederatedConnector } from "@svc/core";
+import { createTestPair } from "@svc/core/testing";
 import {
   ConnectorIndexingStatusResponseSchema,
   type ConnectorIndexingStatusGroup,
@@ -7,8 +8,9 @@ import {
   type FederatedConnectorStatus,
 } from "@svc/schema";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
-import { clearConnectors, forgetIndexingHistory, indexQueuedDocuments, insertIndexAttempts, seedPair, setPairStatus } from "./connectors";
+import { ERROR_DETAIL, useTestApp } from "./app";
+import { clearConnectors, forgetIndexingHistory, indexQueuedDocuments, insertIndexAttempts, setPairStatus } from "./connectors";
+import { ingestOverApi } from "./factories";
 
 const app = useTestApp();
 const PATH = "/api/manage/admin/connector/indexing-status";
@@ -40,15 +42,14 @@ function ids(entry: ConnectorIndexingStatusGroup): Array<number | string> {
 
 async function seedPairs(count: number, source: "file" | "web" | "slack", prefix = source): Promise<number[]> {
   const created: number[] = [];
-  for (let index = 0; index < count; index += 1) created.push(await seedPair(app.db, { name: `${prefix} ${index}`, source }));
+  for (let index = 0; index < count; index += 1) created.push(await createTestPair(app.db, { name: `${prefix} ${index}`, source }));
   return created;
 }
 
 /** Ingests `count` documents into the pair and indexes `indexed` of them. */
 async function seedDocuments(ccPairId: number, count: number, indexed = count): Promise<void> {
   for (let index = 0; index < count; index += 1) {
-    const response = await app.ingest(ingestionBody({ id: `pair-${ccPairId}-doc-${index}` }, { cc_pair_id: ccPairId }));
-    expect(response.status).toBe(200);
+    await ingestOverApi(app, { id: `pair-${ccPairId}-doc-${index}`, ccPairId });
     if (index + 1 === indexed) await indexQueuedDocuments(app.db);
   }
 }
@@ -107,14 +108,14 @@ describe("authentication and validation", () => {
 
 describe("rows", () => {
   it("lists nothing when only the default pair exists, even when it holds documents", async () => {
-    expect((await app.ingest(ingestionBody({ id: "default-pair-doc" }))).status).toBe(200);
+    await ingestOverApi(app, { id: "default-pair-doc" });
     await indexQueuedDocuments(app.db);
     expect(await list({})).toEqual([]);
     expect(await list({ get_all_connectors: true, source: "ingestion_api" })).toEqual([]);
   });
 
   it("gives a pair without attempts every key, with nulls and falses for the attempt fields", async () => {
-    const id = await seedPair(app.db, { name: "Handbook", source: "file", access: "private" });
+    const id = await createTestPair(app.db, { name: "Handbook", source: "file", access: "private" });
     expect(await list({})).toEqual([
       {
         source: "file",
@@ -143,7 +144,7 @@ describe("rows", () => {
   });
 
   it("derives the statuses, last success and latest count from the attempts, latest first", async () => {
-    const id = await seedPair(app.db, { name: "Wiki" });
+    const id = await createTestPair(app.db, { name: "Wiki" });
     const successAt = new Date("2024-03-01T10:20:30.456+02:00");
     await insertIndexAttempts(app.db, id, [
       { status: "success", docsIndexed: 4, finishedAt: new Date("2024-01-01T00:00:00Z") },
@@ -165,7 +166,7 @@ describe("rows", () => {
   });
 
   it("reports not_started as the last status without being in progress", async () => {
-    const id = await seedPair(app.db, { name: "Queued" });
+    const id = await createTestPair(app.db, { name: "Queued" });
     await insertIndexAttempts(app.db, id, [{ status: "canceled" }, { status: "not_started" }]);
     const [row] = pairRows(group(await list({}), "web"));
     expect(row).toMatchObject({ in_progress: false, last_status: "not_started", last_finished_status: "canceled", last_success: null });
@@ -179,16 +180,16 @@ describe("rows", () => {
     ["five failures, then one in progress", ["failed", "failed", "failed", "failed", "failed", "in_progress"], false],
     ["a canceled attempt among the last five", ["failed", "failed", "canceled", "failed", "failed"], false],
   ] as const)("sets in_repeated_error_state after %s: %s", async (_name, statuses, expected) => {
-    const id = await seedPair(app.db, { name: "Flaky" });
+    const id = await createTestPair(app.db, { name: "Flaky" });
     await insertIndexAttempts(app.db, id, statuses.map((status) => ({ status })));
     expect(pairRows(group(await list({}), "web"))[0]?.in_repeated_error_state).toBe(expected);
   });
 
   it("counts a pair's indexed documents from the stored count, a shared document in both pairs", async () => {
-    const first = await seedPair(app.db, { name: "First" });
-    const second = await seedPair(app.db, { name: "Second" });
+    const first = await createTestPair(app.db, { name: "First" });
+    const second = await createTestPair(app.db, { name: "Second" });
     await seedDocuments(first, 3, 2);
-    expect((await app.ingest(ingestionBody({ id: `pair-${first}-doc-0` }, { cc_pair_id: second }))).status).toBe(200);
+    await ingestOverApi(app, { id: `pair-${first}-doc-0`, ccPairId: second });
     await indexQueuedDocuments(app.db);
     const web = group(await list({}), "web");
     expect(pairRows(web).map((row) => [row.cc_pair_id, row.docs_indexed])).toEqual([
@@ -199,16 +200,16 @@ describe("rows", () => {
   });
 
   it("counts only documents whose indexing has completed", async () => {
-    const id = await seedPair(app.db, { name: "Pending" });
-    expect((await app.ingest(ingestionBody({ id: "not-yet-indexed" }, { cc_pair_id: id }))).status).toBe(200);
+    const id = await createTestPair(app.db, { name: "Pending" });
+    await ingestOverApi(app, { id: "not-yet-indexed", ccPairId: id });
     expect(pairRows(group(await list({}), "web"))[0]?.docs_indexed).toBe(0);
     await indexQueuedDocuments(app.db);
     expect(pairRows(group(await list({}), "web"))[0]?.docs_indexed).toBe(1);
   });
 
   it("never shows a pair being deleted", async () => {
-    const kept = await seedPair(app.db, { name: "Kept" });
-    const deleted = await seedPair(app.db, { name: "Deleted" });
+    const kept = await createTestPair(app.db, { name: "Kept" });
+    const deleted = await createTestPair(app.db, { name: "Deleted" });
     const response = await app.request("DELETE", `/api/manage/admin/cc-pair/${deleted}`);
     expect(response.status).toBe(202);
     expect(ids(group(await list({ get_all_connectors: true }), "web"))).toEqual([kept]);
@@ -221,13 +222,13 @@ describe("filters", () => {
 
   beforeEach(async () => {
     file = {
-      publicPair: await seedPair(app.db, { name: "Team Handbook", source: "file", access: "public" }),
-      privatePair: await seedPair(app.db, { name: "HR handbook", source: "file", access: "private" }),
-      syncPair: await seedPair(app.db, { name: "Contracts", source: "file", access: "sync" }),
+      publicPair: await createTestPair(app.db, { name: "Team Handbook", source: "file", access: "public" }),
+      privatePair: await createTestPair(app.db, { name: "HR handbook", source: "file", access: "private" }),
+      syncPair: await createTestPair(app.db, { name: "Contracts", source: "file", access: "sync" }),
     };
     web = {
-      big: await seedPair(app.db, { name: "Company wiki", source: "web", access: "public" }),
-      small: await seedPair(app.db, { name: "Blog", source: "web", access: "private" }),
+      big: await createTestPair(app.db, { name: "Company wiki", source: "web", access: "public" }),
+      small: await createTestPair(app.db, { name: "Blog", source: "web", access: "private" }),
     };
     await seedDocuments(web.big, 3);
     await seedDocuments(web.small, 1);
@@ -360,7 +361,7 @@ describe("paging", () => {
     expect(group(await list({}), "file")).toMatchObject({ total_pages: 1 });
     expect(await list({ source_to_page: { file: 2 } })).toEqual([]);
 
-    const eleventh = await seedPair(app.db, { name: "file 10", source: "file" });
+    const eleventh = await createTestPair(app.db, { name: "file 10", source: "file" });
     expect(group(await list({}), "file")).toMatchObject({ total_pages: 2 });
     expect(ids(group(await list({ source_to_page: { file: 2 } }), "file"))).toEqual([files[0]]);
     expect(ids(group(await list({}), "file"))[0]).toBe(eleventh);
@@ -395,9 +396,9 @@ describe("ordering", () => {
     // The enum declares google_drive before gmail: the order must come from the strings.
     const created: Record<string, number> = {};
     for (const source of ["web", "google_drive", "slack", "gmail", "file"] as const) {
-      created[source] = await seedPair(app.db, { name: source, source });
+      created[source] = await createTestPair(app.db, { name: source, source });
     }
-    const laterSlack = await seedPair(app.db, { name: "slack 2", source: "slack" });
+    const laterSlack = await createTestPair(app.db, { name: "slack 2", source: "slack" });
     const federated = await createFederatedConnector({ db: app.db, source: "federated_slack" });
     const listing = await list({});
     expect(listing.map((entry) => entry.source)).toEqual(["file", "gmail", "google_drive", "slack", "web"]);
@@ -454,11 +455,11 @@ describe("federated connectors", () => {
 
 describe("scoped keys", () => {
   it("see their pairs as editable, public pairs as read-only, and no other pair", async () => {
-    const mine = await seedPair(app.db, { name: "Mine", source: "file", access: "private" });
-    const publicPair = await seedPair(app.db, { name: "Everyone's", source: "file", access: "public" });
-    const othersPrivate = await seedPair(app.db, { name: "Theirs", source: "file", access: "private" });
-    const othersSync = await seedPair(app.db, { name: "Synced", source: "web", access: "sync" });
-    const mineToo = await seedPair(app.db, { name: "Mine too", source: "web", access: "sync" });
+    const mine = await createTestPair(app.db, { name: "Mine", source: "file", access: "private" });
+    const publicPair = await createTestPair(app.db, { name: "Everyone's", source: "file", access: "public" });
+    const othersPrivate = await createTestPair(app.db, { name: "Theirs", source: "file", access: "private" });
+    const othersSync = await createTestPair(app.db, { name: "Synced", source: "web", access: "sync" });
+    const mineToo = await createTestPair(app.db, { name: "Mine too", source: "web", access: "sync" });
     await seedDocuments(othersPrivate, 2);
 
     const key = await app.createKey("curator", [mine, mineToo]);
@@ -478,7 +479,7 @@ describe("scoped keys", () => {
   });
 
   it("an unscoped curator may edit every pair", async () => {
-    await seedPair(app.db, { name: "Any", access: "private" });
+    await createTestPair(app.db, { name: "Any", access: "private" });
     const rows = pairRows(group(await list({}, await app.createKey("curator")), "web"));
     expect(rows.map((row) => row.is_editable)).toEqual([true]);
   });
@@ -486,7 +487,7 @@ describe("scoped keys", () => {
 
 describe("secondary_index", () => {
   it("reads no attempts while no rebuild runs: attempt fields null/false, status filters keep no pair", async () => {
-    const id = await seedPair(app.db, { name: "Indexed" });
+    const id = await createTestPair(app.db, { name: "Indexed" });
     await seedDocuments(id, 2);
     await insertIndexAttempts(app.db, id, [
       { status: "failed" },

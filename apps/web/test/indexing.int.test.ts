@@ -2,14 +2,14 @@ import { holdPairLocks } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
 import {
   ConnectorIndexingStatusResponseSchema,
-  CreatedCcPairSchema,
   DocumentDetailSchema,
   SearchResponseSchema,
   type ConnectorIndexingStatusLite,
   type DocumentDetail,
 } from "@svc/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
+import { ERROR_DETAIL, useTestApp } from "./app";
+import { createPairOverApi, ingestOverApi } from "./factories";
 import { startTestWorker, type TestWorker } from "./worker";
 
 // Everything here is indexed by a real pg-boss worker running on the test database, as in production:
@@ -26,19 +26,8 @@ afterAll(async () => {
   await worker.stop();
 });
 
-async function createPair(name: string): Promise<number> {
-  const response = await app.request("POST", PAIRS, { body: { name, source: "web", access_type: "public" } });
-  expect(response.status).toBe(200);
-  return CreatedCcPairSchema.parse(await response.json()).cc_pair_id;
-}
-
 async function setPairStatus(ccPairId: number, status: "PAUSED" | "ACTIVE"): Promise<void> {
   expect((await app.request("PATCH", `${PAIRS}/${ccPairId}`, { body: { status } })).status).toBe(200);
-}
-
-async function ingest(id: string, text: string, ccPairId?: number): Promise<void> {
-  const body = ingestionBody({ id, semantic_identifier: `Title of ${id}`, sections: [{ text }] }, ccPairId ? { cc_pair_id: ccPairId } : {});
-  expect((await app.ingest(body)).status).toBe(200);
 }
 
 async function getDocument(id: string): Promise<DocumentDetail> {
@@ -88,10 +77,10 @@ const longText = (marker: string) => `${marker} opens the page. ${"Filler words 
 
 describe("a document indexed by the running worker, followed over HTTP", () => {
   it("is accepted, shown `indexing` while the worker writes it, then `indexed` and found by search", async () => {
-    const ccPairId = await createPair("Lifecycle");
+    const ccPairId = await createPairOverApi(app, { name: "Lifecycle" });
     const lock = await holdPairLocks(app.db, [ccPairId]);
     try {
-      await ingest("life-1", "The periwinkle procedure is reviewed yearly.", ccPairId);
+      await ingestOverApi(app, { id: "life-1", text: "The periwinkle procedure is reviewed yearly.", ccPairId });
       const accepted = await getDocument("life-1");
       expect(accepted).toMatchObject({ current_version: 1, indexed_version: null, chunk_count: null, indexed_at: null });
       expect(["queued", "indexing"]).toContain(accepted.indexing_status);
@@ -107,9 +96,9 @@ describe("a document indexed by the running worker, followed over HTTP", () => {
   });
 
   it("ends a burst of 20 updates indexed at the last version, its chunk rows equal to chunk_count, only its text searchable", async () => {
-    const ccPairId = await createPair("Burst");
-    await ingest("burst-1", longText("burstmark0"), ccPairId);
-    for (let update = 1; update <= 20; update += 1) await ingest("burst-1", longText(`burstmark${update}`), ccPairId);
+    const ccPairId = await createPairOverApi(app, { name: "Burst" });
+    await ingestOverApi(app, { id: "burst-1", text: longText("burstmark0"), ccPairId });
+    for (let update = 1; update <= 20; update += 1) await ingestOverApi(app, { id: "burst-1", text: longText(`burstmark${update}`), ccPairId });
 
     const indexed = await waitUntilIndexed("burst-1");
     expect(indexed).toMatchObject({ current_version: 21, indexed_version: 21 });
@@ -124,7 +113,7 @@ describe("a document indexed by the running worker, followed over HTTP", () => {
 
   it("ends 20 concurrent updates of one document indexed at the version stored, with that version's text", async () => {
     const markers = Array.from({ length: 20 }, (_, update) => `racemark${update}`);
-    await Promise.all(markers.map((marker) => ingest("race-1", longText(marker))));
+    await Promise.all(markers.map((marker) => ingestOverApi(app, { id: "race-1", text: longText(marker) })));
 
     const indexed = await waitUntilIndexed("race-1");
     expect(indexed.current_version).toBe(20);
@@ -138,10 +127,10 @@ describe("a document indexed by the running worker, followed over HTTP", () => {
 
 describe("pairs, attempts and deletion with the running worker", () => {
   it("holds a paused pair's documents queued and unsearchable until it is resumed", async () => {
-    const ccPairId = await createPair("Paused then resumed");
+    const ccPairId = await createPairOverApi(app, { name: "Paused then resumed" });
     await setPairStatus(ccPairId, "PAUSED");
     const ids = ["paused-1", "paused-2", "paused-3"];
-    for (const id of ids) await ingest(id, `The marigoldish clause of ${id}.`, ccPairId);
+    for (const id of ids) await ingestOverApi(app, { id, text: `The marigoldish clause of ${id}.`, ccPairId });
     // The worker has taken their jobs and left the documents waiting.
     await waitFor("the paused documents' jobs done", async () => {
       const [row] = await app.db.$queryRaw<{ done: number }[]>`
@@ -165,10 +154,10 @@ describe("pairs, attempts and deletion with the running worker", () => {
   });
 
   it("moves a new pair from SCHEDULED to ACTIVE with successful attempts; a deletion leaves search and counts right", async () => {
-    const ccPairId = await createPair("Scheduled pair");
+    const ccPairId = await createPairOverApi(app, { name: "Scheduled pair" });
     expect(await listPair("Scheduled pair")).toMatchObject({ cc_pair_status: "SCHEDULED", last_status: null, docs_indexed: 0 });
     const ids = Array.from({ length: 5 }, (_, index) => `scheduled-${index}`);
-    for (const id of ids) await ingest(id, `The quokkalike memo ${id}.`, ccPairId);
+    for (const id of ids) await ingestOverApi(app, { id, text: `The quokkalike memo ${id}.`, ccPairId });
     for (const id of ids) await waitUntilIndexed(id);
     await waitFor("the pair's attempt closed", async () => {
       const row = await listPair("Scheduled pair");

@@ -1,6 +1,7 @@
-import { createCcPair } from "@svc/core";
+import { createTestPair } from "@svc/core/testing";
 import { describe, expect, it } from "vitest";
 import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
+import { uploadTestImage } from "./factories";
 
 const app = useTestApp({ SVC_MAX_BODY_BYTES: String(256 * 1024) });
 
@@ -94,32 +95,32 @@ describe("connector-credential pairs", () => {
     const huge = await app.ingest(ingestionBody({ id: "pair-huge" }, { cc_pair_id: 2147483647 }));
     expect(huge.status).toBe(400);
     expect(await huge.json()).toEqual({ detail: "Connector-Credential Pair specified does not exist" });
-    // Beyond PostgreSQL int4 the schema says the bound (decisions.md, "Every error is JSON").
+    // Beyond PostgreSQL int4 the schema says the bound (docs/decisions.md, "Every error is JSON").
     const beyond = await app.ingest(ingestionBody({ id: "pair-huge" }, { cc_pair_id: 2 ** 40 }));
     expect(beyond.status).toBe(422);
     expect(await beyond.json()).toEqual({ detail: [expect.objectContaining({ type: "less_than_equal", loc: ["body", "cc_pair_id"] })] });
     expect(await storedDocument("pair-huge")).toBeNull();
-    const pair = await createCcPair({ db: app.db, name: "Going away", source: "web", accessType: "public" });
-    await app.db.connectorCredentialPair.update({ where: { id: pair.ccPairId }, data: { status: "DELETING" } });
-    expect((await app.ingest(ingestionBody({ id: "pair-deleting" }, { cc_pair_id: pair.ccPairId }))).status).toBe(400);
+    const pair = await createTestPair(app.db, { name: "Going away" });
+    await app.db.connectorCredentialPair.update({ where: { id: pair }, data: { status: "DELETING" } });
+    expect((await app.ingest(ingestionBody({ id: "pair-deleting" }, { cc_pair_id: pair }))).status).toBe(400);
     expect(await storedDocument("pair-deleting")).toBeNull();
   });
 
   it("links a document ingested into a second pair to both pairs", async () => {
-    const first = await createCcPair({ db: app.db, name: "Wiki", source: "web", accessType: "public" });
-    const second = await createCcPair({ db: app.db, name: "Drive", source: "google_drive", accessType: "private" });
-    await app.ingest(ingestionBody({ id: "two-pairs" }, { cc_pair_id: first.ccPairId }));
-    const response = await app.ingest(ingestionBody({ id: "two-pairs" }, { cc_pair_id: String(second.ccPairId) }));
+    const first = await createTestPair(app.db, { name: "Wiki" });
+    const second = await createTestPair(app.db, { name: "Drive", source: "google_drive", access: "private" });
+    await app.ingest(ingestionBody({ id: "two-pairs" }, { cc_pair_id: first }));
+    const response = await app.ingest(ingestionBody({ id: "two-pairs" }, { cc_pair_id: String(second) }));
     expect(await response.json()).toEqual({ document_id: "two-pairs", already_existed: true });
-    expect((await storedDocument("two-pairs"))?.pairs.map((link) => link.ccPairId)).toEqual([first.ccPairId, second.ccPairId]);
+    expect((await storedDocument("two-pairs"))?.pairs.map((link) => link.ccPairId)).toEqual([first, second]);
   });
 
   it("lets a scoped key ingest only into its pairs", async () => {
-    const allowed = await createCcPair({ db: app.db, name: "Scoped", source: "file", accessType: "private" });
-    const other = await createCcPair({ db: app.db, name: "Other", source: "file", accessType: "private" });
-    const key = await app.createKey("curator", [allowed.ccPairId]);
-    expect((await app.ingest(ingestionBody({ id: "scoped-ok" }, { cc_pair_id: allowed.ccPairId }), key)).status).toBe(200);
-    const refused = await app.ingest(ingestionBody({ id: "scoped-no" }, { cc_pair_id: other.ccPairId }), key);
+    const allowed = await createTestPair(app.db, { name: "Scoped", source: "file", access: "private" });
+    const other = await createTestPair(app.db, { name: "Other", source: "file", access: "private" });
+    const key = await app.createKey("curator", [allowed]);
+    expect((await app.ingest(ingestionBody({ id: "scoped-ok" }, { cc_pair_id: allowed }), key)).status).toBe(200);
+    const refused = await app.ingest(ingestionBody({ id: "scoped-no" }, { cc_pair_id: other }), key);
     expect(refused.status).toBe(403);
     expect(await refused.json()).toEqual(ERROR_DETAIL);
     expect((await app.ingest(ingestionBody({ id: "scoped-default" }), key)).status).toBe(403);
@@ -235,9 +236,7 @@ describe("stored fields", () => {
 
 describe("sections that reference images", () => {
   it("keeps a text section's image_file_id only when it names an uploaded file", async () => {
-    const file = await app.db.uploadedFile.create({
-      data: { name: "a.png", fileType: "image/png", sizeBytes: 1, data: new Uint8Array([1]) },
-    });
+    const file = await uploadTestImage(app, "a.png");
     const response = await app.ingest(
       ingestionBody({
         id: "text-with-images",

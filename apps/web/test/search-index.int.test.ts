@@ -1,9 +1,10 @@
-import { indexDocuments, purgeIndexGeneration, runIndexRebuild } from "@svc/core";
+import { purgeIndexGeneration, runIndexRebuild } from "@svc/core";
+import { createTestPair } from "@svc/core/testing";
 import { DocumentDetailSchema, IndexRebuildStatusSchema, SearchResponseSchema, type IndexRebuildStatus } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { getServices } from "../lib/services";
-import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
-import { seedPair } from "./connectors";
+import { ERROR_DETAIL, useTestApp } from "./app";
+import { ingestAndIndexOverApi } from "./factories";
 
 const app = useTestApp();
 const REBUILD = "/api/manage/admin/search-index/rebuild";
@@ -14,12 +15,6 @@ async function status(response: Response, expected: number): Promise<IndexRebuil
 }
 
 /** Ingests over HTTP and runs the document's indexing job, as the worker would. */
-async function ingestAndIndex(id: string, text: string, ccPairId: number): Promise<void> {
-  const response = await app.ingest(ingestionBody({ id, sections: [{ text }] }, { cc_pair_id: ccPairId }));
-  expect(response.status).toBe(200);
-  const { version } = await app.db.document.findUniqueOrThrow({ where: { id }, select: { version: true } });
-  await indexDocuments({ db: app.db, jobs: [{ documentId: id, version }] });
-}
 
 async function searchIds(query: string): Promise<string[]> {
   const response = await app.request("POST", "/api/svc-api/search", { body: { query } });
@@ -61,10 +56,10 @@ describe("/api/manage/admin/search-index/rebuild", () => {
   });
 
   it("rebuilds with a new chunk size and text-search configuration that search and documents then reflect", async () => {
-    const ccPairId = await seedPair(app.db, { name: "Rebuilt wiki" });
+    const ccPairId = await createTestPair(app.db, { name: "Rebuilt wiki" });
     const long = Array.from({ length: 60 }, (_, index) => `Paragraph ${index} about tides and the harbour master's log.`).join(" ");
-    await ingestAndIndex("rest-long", long, ccPairId);
-    await ingestAndIndex("rest-short", "The runners crossed the bridge.", ccPairId);
+    await ingestAndIndexOverApi(app, { id: "rest-long", text: long, ccPairId });
+    await ingestAndIndexOverApi(app, { id: "rest-short", text: "The runners crossed the bridge.", ccPairId });
     const chunkCount = async () =>
       DocumentDetailSchema.parse(await (await app.request("GET", "/api/svc-api/ingestion/rest-long")).json()).chunk_count;
     const before = await chunkCount();
@@ -109,7 +104,7 @@ describe("/api/manage/admin/search-index/rebuild", () => {
     const curator = await app.createKey("curator");
     expect((await app.request("GET", REBUILD, { key: curator })).status).toBe(403);
     expect((await app.request("POST", REBUILD, { key: curator })).status).toBe(403);
-    const scopedAdmin = await app.createKey("admin", [await seedPair(app.db, { name: "Scoped" })]);
+    const scopedAdmin = await app.createKey("admin", [await createTestPair(app.db, { name: "Scoped" })]);
     expect((await app.request("GET", REBUILD, { key: scopedAdmin })).status).toBe(200);
     expect((await app.request("POST", REBUILD, { key: scopedAdmin })).status).toBe(403);
     expect((await app.request("DELETE", REBUILD, { key: scopedAdmin })).status).toBe(403);

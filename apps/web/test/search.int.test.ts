@@ -1,33 +1,13 @@
-import { indexDocuments } from "@svc/core";
+import { createTestPair } from "@svc/core/testing";
 import { SearchResponseSchema, type SearchResponse } from "@svc/schema";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
-import { seedPair } from "./connectors";
+import { ERROR_DETAIL, useTestApp } from "./app";
+import { indexNow, ingestAndIndexOverApi, ingestOverApi } from "./factories";
 
 const app = useTestApp();
 const SEARCH = "/api/svc-api/search";
 
-type IngestOptions = Record<string, unknown> & { ccPairId?: number; text?: string };
-
-/** Ingests a document through the API; its body is `text` (one section) unless sections are given. */
-async function ingest(id: string, { ccPairId, text = `text of ${id}`, ...document }: IngestOptions = {}): Promise<void> {
-  const body = ingestionBody(
-    { id, semantic_identifier: `Document ${id}`, sections: [{ text, link: `https://example.com/${id}` }], ...document },
-    ccPairId === undefined ? {} : { cc_pair_id: ccPairId },
-  );
-  expect((await app.ingest(body)).status).toBe(200);
-}
-
 /** Runs the indexing job of the document's current version, as the worker would. */
-async function indexNow(id: string): Promise<void> {
-  const { version } = await app.db.document.findUniqueOrThrow({ where: { id }, select: { version: true } });
-  await indexDocuments({ db: app.db, jobs: [{ documentId: id, version }] });
-}
-
-async function ingestAndIndex(id: string, options: IngestOptions = {}): Promise<void> {
-  await ingest(id, options);
-  await indexNow(id);
-}
 
 async function search(body: Record<string, unknown>, key?: string): Promise<SearchResponse> {
   const response = await app.request("POST", SEARCH, { body, key });
@@ -41,10 +21,10 @@ async function searchIds(body: Record<string, unknown>, key?: string): Promise<s
 
 describe("POST /api/svc-api/search: matching and ranking", () => {
   beforeAll(async () => {
-    await ingestAndIndex("rank-body", { semantic_identifier: "Travel policy", text: "The quillfeather form is filed yearly." });
-    await ingestAndIndex("rank-title", { semantic_identifier: "Quillfeather handbook", text: "How expenses are approved." });
-    await ingestAndIndex("tagged", { text: "Rota for the week.", metadata: { team: "glimmerwing", owners: ["ann", "bob"] } });
-    await ingestAndIndex("escaped", { text: "The zanthor protocol treats <script>alert(1)</script> & friends as text." });
+    await ingestAndIndexOverApi(app, { id: "rank-body", title: "Travel policy", text: "The quillfeather form is filed yearly." });
+    await ingestAndIndexOverApi(app, { id: "rank-title", title: "Quillfeather handbook", text: "How expenses are approved." });
+    await ingestAndIndexOverApi(app, { id: "tagged", text: "Rota for the week.", fields: { metadata: { team: "glimmerwing", owners: ["ann", "bob"] } } });
+    await ingestAndIndexOverApi(app, { id: "escaped", text: "The zanthor protocol treats <script>alert(1)</script> & friends as text." });
   });
 
   it("finds a document by its body text and by its title, the title match ranked first", async () => {
@@ -84,15 +64,11 @@ describe("POST /api/svc-api/search: filters", () => {
   let pairA = 0;
   let pairB = 0;
   beforeAll(async () => {
-    pairA = await seedPair(app.db, { name: "filters A" });
-    pairB = await seedPair(app.db, { name: "filters B" });
-    await ingestAndIndex("f-web", {
-      ccPairId: pairA, source: "web", text: "filtrum", metadata: { color: "red" }, doc_updated_at: "2024-01-01T00:00:00Z",
-    });
-    await ingestAndIndex("f-slack", {
-      ccPairId: pairB, source: "slack", text: "filtrum", metadata: { color: ["blue", "green"] }, doc_updated_at: "2024-06-01T00:00:00Z",
-    });
-    await ingestAndIndex("f-api", { ccPairId: pairA, text: "filtrum", doc_updated_at: "2025-01-01T00:00:00Z" });
+    pairA = await createTestPair(app.db, { name: "filters A" });
+    pairB = await createTestPair(app.db, { name: "filters B" });
+    await ingestAndIndexOverApi(app, { id: "f-web", ccPairId: pairA, text: "filtrum", fields: { source: "web", metadata: { color: "red" }, doc_updated_at: "2024-01-01T00:00:00Z" } });
+    await ingestAndIndexOverApi(app, { id: "f-slack", ccPairId: pairB, text: "filtrum", fields: { source: "slack", metadata: { color: ["blue", "green"] }, doc_updated_at: "2024-06-01T00:00:00Z" } });
+    await ingestAndIndexOverApi(app, { id: "f-api", ccPairId: pairA, text: "filtrum", fields: { doc_updated_at: "2025-01-01T00:00:00Z" } });
   });
 
   const filtered = async (filters: Record<string, unknown>) => (await searchIds({ query: "filtrum", filters })).sort();
@@ -131,9 +107,9 @@ describe("POST /api/svc-api/search: filters", () => {
 
 describe("POST /api/svc-api/search: limit and chunks", () => {
   beforeAll(async () => {
-    for (let index = 0; index < 5; index += 1) await ingestAndIndex(`limit-${index}`, { text: `limitword ${"limitword ".repeat(index)}` });
+    for (let index = 0; index < 5; index += 1) await ingestAndIndexOverApi(app, { id: `limit-${index}`, text: `limitword ${"limitword ".repeat(index)}` });
     const section = (n: number) => ({ text: `manychunks section ${n} ${"filler words here ".repeat(110)}`, link: `https://example.com/s${n}` });
-    await ingestAndIndex("many-chunks", { sections: [0, 1, 2, 3, 4, 5].map(section) });
+    await ingestAndIndexOverApi(app, { id: "many-chunks", fields: { sections: [0, 1, 2, 3, 4, 5].map(section) } });
   });
 
   it("returns at most `limit` documents, 10 by default, best first", async () => {
@@ -156,13 +132,13 @@ describe("POST /api/svc-api/search: limit and chunks", () => {
 
 describe("POST /api/svc-api/search: index freshness", () => {
   it("finds only indexed text: a new version replaces the old one once indexed", async () => {
-    await ingest("fresh", { text: "oldphrasing of the rule" });
+    await ingestOverApi(app, { id: "fresh", text: "oldphrasing of the rule" });
     expect(await searchIds({ query: "oldphrasing" })).toEqual([]);
-    await indexNow("fresh");
+    await indexNow(app, "fresh");
     expect(await searchIds({ query: "oldphrasing" })).toEqual(["fresh"]);
 
-    await ingest("fresh", { text: "newphrasing of the rule" });
-    await indexNow("fresh");
+    await ingestOverApi(app, { id: "fresh", text: "newphrasing of the rule" });
+    await indexNow(app, "fresh");
     expect(await searchIds({ query: "oldphrasing" })).toEqual([]);
     expect(await searchIds({ query: "newphrasing" })).toEqual(["fresh"]);
   });
@@ -174,17 +150,17 @@ describe("POST /api/svc-api/search: who sees what", () => {
   let privatePair = 0;
   const keys: Record<string, string> = {};
   beforeAll(async () => {
-    publicPair = await seedPair(app.db, { name: "access public", access: "public" });
-    privatePair = await seedPair(app.db, { name: "access private", access: "private" });
+    publicPair = await createTestPair(app.db, { name: "access public", access: "public" });
+    privatePair = await createTestPair(app.db, { name: "access private", access: "private" });
     const access = (isPublic: boolean, emails: string[] = [], groups: string[] = []) => ({
       external_access: { is_public: isPublic, external_user_emails: emails, external_user_group_ids: groups },
     });
-    await ingestAndIndex("public-pair", { ccPairId: publicPair, text: "vizier" });
-    await ingestAndIndex("private-pair", { ccPairId: privatePair, text: "vizier" });
-    await ingestAndIndex("is-public", { ccPairId: privatePair, text: "vizier", ...access(true) });
-    await ingestAndIndex("not-public", { ccPairId: publicPair, text: "vizier", ...access(false) });
-    await ingestAndIndex("email", { ccPairId: privatePair, text: "vizier", ...access(false, ["ann@example.com"]) });
-    await ingestAndIndex("group", { ccPairId: privatePair, text: "vizier", ...access(false, [], ["eng"]) });
+    await ingestAndIndexOverApi(app, { id: "public-pair", ccPairId: publicPair, text: "vizier" });
+    await ingestAndIndexOverApi(app, { id: "private-pair", ccPairId: privatePair, text: "vizier" });
+    await ingestAndIndexOverApi(app, { id: "is-public", ccPairId: privatePair, text: "vizier", fields: access(true) });
+    await ingestAndIndexOverApi(app, { id: "not-public", ccPairId: publicPair, text: "vizier", fields: access(false) });
+    await ingestAndIndexOverApi(app, { id: "email", ccPairId: privatePair, text: "vizier", fields: access(false, ["ann@example.com"]) });
+    await ingestAndIndexOverApi(app, { id: "group", ccPairId: privatePair, text: "vizier", fields: access(false, [], ["eng"]) });
     keys.curator = await app.createKey("curator");
     keys.curatorOfPrivate = await app.createKey("curator", [privatePair]);
     keys.curatorOfPublic = await app.createKey("curator", [publicPair]);

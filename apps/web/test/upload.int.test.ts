@@ -1,30 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { ingestionBody, useTestApp } from "./app";
+import { JPEG, PNG, uploadFiles, uploadForm } from "./factories";
 
 const app = useTestApp({ SVC_MAX_UPLOAD_FILE_BYTES: "4096" });
-
-const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
-const JPEG = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 74, 70, 73, 70]);
-
-function form(...files: [name: string, bytes: Uint8Array][]): FormData {
-  const data = new FormData();
-  for (const [name, bytes] of files) data.append("files", new Blob([bytes as Uint8Array<ArrayBuffer>]), name);
-  return data;
-}
 
 interface UploadResponse {
   user_files: { id: number; name: string; file_id: string; file_type: string; size_bytes: number; created_at: string }[];
   rejected_files: { file_name: string; reason: string }[];
 }
 
-async function upload(data: FormData, key?: string | null) {
-  return app.request("POST", "/api/user/file/upload", { body: data, key });
-}
-
 describe("POST /api/user/file/upload", () => {
   it("stores images, recognised by content whatever their name, and rejects the rest per file", async () => {
-    const response = await upload(
-      form(["diagram.png", PNG], ["photo.txt", JPEG], ["notes.png", new TextEncoder().encode("just text")], ["huge.png", new Uint8Array(5000).fill(0x89)]),
+    const response = await uploadFiles(
+      app,
+      uploadForm(["diagram.png", PNG], ["photo.txt", JPEG], ["notes.png", new TextEncoder().encode("just text")], ["huge.png", new Uint8Array(5000).fill(0x89)]),
     );
     expect(response.status).toBe(200);
     const body = (await response.json()) as UploadResponse;
@@ -49,8 +38,8 @@ describe("POST /api/user/file/upload", () => {
   });
 
   it("needs a key like the other endpoints", async () => {
-    expect((await upload(form(["a.png", PNG]), null)).status).toBe(401);
-    expect((await upload(form(["a.png", PNG]), await app.createKey("basic"))).status).toBe(403);
+    expect((await uploadFiles(app, uploadForm(["a.png", PNG]), null)).status).toBe(401);
+    expect((await uploadFiles(app, uploadForm(["a.png", PNG]), await app.createKey("basic"))).status).toBe(403);
   });
 
   it("answers 422 when there is no files part", async () => {
@@ -60,7 +49,7 @@ describe("POST /api/user/file/upload", () => {
   });
 
   it("lets image sections reference uploaded files and refuses unknown ids at the section's loc", async () => {
-    const uploaded = (await (await upload(form(["chart.png", PNG]))).json()) as UploadResponse;
+    const uploaded = (await (await uploadFiles(app, uploadForm(["chart.png", PNG]))).json()) as UploadResponse;
     const fileId = uploaded.user_files[0]?.file_id;
     const ok = await app.ingest(
       ingestionBody({ id: "with-image", sections: [{ text: "intro" }, { image_file_id: fileId, link: "https://img" }] }),

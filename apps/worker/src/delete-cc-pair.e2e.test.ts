@@ -1,7 +1,6 @@
-import { createCcPair, deleteCcPair, ingestDocument, OPERATOR_PRINCIPAL } from "@svc/core";
-import { useTestJobQueue } from "@svc/core/testing";
+import { deleteCcPair, OPERATOR_PRINCIPAL } from "@svc/core";
+import { createTestPair, ingestTestDocument, useTestJobQueue } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
-import { IngestionDocumentSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { useWorkerProcess } from "./testing/worker-process";
 
@@ -9,22 +8,13 @@ const queue = await useTestJobQueue();
 const { db, boss } = queue;
 const startWorker = useWorkerProcess(queue.databaseUrl);
 
-async function ingest(id: string, ccPairId: number): Promise<void> {
-  await ingestDocument({
-    db,
-    boss,
-    principal: OPERATOR_PRINCIPAL,
-    input: IngestionDocumentSchema.parse({ document: { id, semantic_identifier: id, sections: [{ text: id }], metadata: {} }, cc_pair_id: ccPairId }),
-  });
-}
-
 describe("the worker process", () => {
   it("runs delete-cc-pair jobs: the pair and the documents only it held disappear", async () => {
-    const doomed = (await createCcPair({ db, name: "Doomed", source: "web", accessType: "public" })).ccPairId;
-    const kept = (await createCcPair({ db, name: "Kept", source: "web", accessType: "public" })).ccPairId;
-    await ingest("worker-only-doomed", doomed);
-    await ingest("worker-shared", doomed);
-    await ingest("worker-shared", kept);
+    const doomed = await createTestPair(db, { name: "Doomed" });
+    const kept = await createTestPair(db, { name: "Kept" });
+    await ingestTestDocument(queue, { id: "worker-only-doomed", ccPairId: doomed });
+    await ingestTestDocument(queue, { id: "worker-shared", ccPairId: doomed });
+    await ingestTestDocument(queue, { id: "worker-shared", ccPairId: kept });
 
     const worker = startWorker();
     await waitFor("documents indexed", async () => {

@@ -1,7 +1,6 @@
-import { getIndexRebuildStatus, ingestDocument, OPERATOR_PRINCIPAL, startIndexRebuild } from "@svc/core";
-import { useTestJobQueue } from "@svc/core/testing";
+import { getIndexRebuildStatus, OPERATOR_PRINCIPAL, startIndexRebuild } from "@svc/core";
+import { ingestTestDocument, useTestJobQueue, waitForIndexed } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
-import { IngestionDocumentSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { useWorkerProcess } from "./testing/worker-process";
 
@@ -11,36 +10,17 @@ const startWorker = useWorkerProcess(queue.databaseUrl);
 
 const LONG_TEXT = Array.from({ length: 40 }, (_, index) => `Line ${index} of the shipping manifest lists crates and barrels.`).join(" ");
 
-async function ingest(ids: string[]): Promise<void> {
-  for (const id of ids) {
-    await ingestDocument({
-      db,
-      boss,
-      principal: OPERATOR_PRINCIPAL,
-      input: IngestionDocumentSchema.parse({ document: { id, semantic_identifier: id, sections: [{ text: `${id}: ${LONG_TEXT}` }], metadata: {} } }),
-    });
-  }
-}
-
-async function waitForIndexed(ids: string[]): Promise<void> {
-  await waitFor(
-    "every document indexed",
-    async () => ((await db.document.count({ where: { id: { in: ids }, indexingStatus: "indexed" } })) === ids.length ? true : undefined),
-    { timeoutMs: 30_000 },
-  );
-}
-
 describe("an index rebuild in the worker", () => {
   it("builds the new generation, swaps it in and purges the old one while documents keep coming", async () => {
     const worker = startWorker();
     const before = Array.from({ length: 30 }, (_, index) => `before-${index}`);
-    await ingest(before);
-    await waitForIndexed(before);
+    for (const id of before) await ingestTestDocument(queue, { id, text: `${id}: ${LONG_TEXT}` });
+    await waitForIndexed(db, before);
 
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 128 });
     const during = Array.from({ length: 10 }, (_, index) => `during-${index}`);
-    await ingest(during);
-    await waitForIndexed(during);
+    for (const id of during) await ingestTestDocument(queue, { id, text: `${id}: ${LONG_TEXT}` });
+    await waitForIndexed(db, during);
 
     const oldGeneration = started.current.generation_id;
     const newGeneration = started.rebuild?.generation_id ?? 0;

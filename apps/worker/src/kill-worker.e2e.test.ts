@@ -1,5 +1,5 @@
-import { createCcPair, type PgBoss } from "@svc/core";
-import { createTestJobQueue, holdPairLocks, type TestJobQueue } from "@svc/core/testing";
+import type { PgBoss } from "@svc/core";
+import { createTestJobQueue, createTestPair, holdPairLocks, type TestJobQueue } from "@svc/core/testing";
 import type { Db } from "@svc/db";
 import { waitFor } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,7 +33,7 @@ describe("a worker killed with SIGKILL in the middle of indexing", () => {
   it("loses and duplicates nothing: a new worker indexes every accepted document at its latest version", async () => {
     const pairs: number[] = [];
     for (const name of ["Kill A", "Kill B", "Kill C"]) {
-      pairs.push((await createCcPair({ db, name, source: "web", accessType: "public" })).ccPairId);
+      pairs.push(await createTestPair(db, { name }));
     }
     const ids = Array.from({ length: DOCUMENTS }, (_, index) => `kill-${String(index).padStart(5, "0")}`);
     await ingestMany(

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createCcPair, prepareDatabase, startJobQueue, type PgBoss } from "@svc/core";
+import { prepareDatabase, startJobQueue, type PgBoss } from "@svc/core";
+import { createTestPair } from "@svc/core/testing";
 import { createDb, type Db } from "@svc/db";
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "@svc/db/embedded";
 import { waitFor } from "@svc/db/testing";
@@ -48,7 +49,7 @@ describe("the worker across a PostgreSQL restart", () => {
     const { databaseUrl, port } = server;
     const pairs: number[] = [];
     for (const name of ["Restart A", "Restart B"]) {
-      pairs.push((await createCcPair({ db, name, source: "web", accessType: "public" })).ccPairId);
+      pairs.push(await createTestPair(db, { name }));
     }
     const ids = Array.from({ length: DOCUMENTS }, (_, index) => `restart-${String(index).padStart(5, "0")}`);
     await ingestMany({ db, boss }, ids.map((id, index) => ({ id, text: `first text of ${id}`, ccPairId: pairs[index % pairs.length] })));

@@ -29,7 +29,7 @@ export type IndexingStatus = z.infer<typeof IndexingStatusSchema>;
 export const DocsCountOperatorSchema = z.enum([">", "<", "="]);
 export type DocsCountOperator = z.infer<typeof DocsCountOperatorSchema>;
 
-/** Rows per source and page in the status listing (decisions.md). */
+/** Rows per source and page in the status listing (docs/decisions.md). */
 export const INDEXING_STATUS_PAGE_SIZE = 10;
 
 /** Request body of POST /manage/admin/connector/indexing-status; `{}` asks for everything. */

@@ -18,7 +18,7 @@ import {
 } from "./pydantic-fields";
 import { SectionSchema } from "./section";
 
-/** Longest document id accepted (decisions.md). */
+/** Longest document id accepted (docs/decisions.md). */
 export const MAX_DOCUMENT_ID_LENGTH = 512;
 
 /**
@@ -34,7 +34,7 @@ function pythonNumberText(value: number): string {
   return `${mantissa}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
 }
 
-/** A metadata value or list item as a string: decisions.md, "metadata values". */
+/** A metadata value or list item as a string: docs/decisions.md, "metadata values". */
 function metadataText(value: unknown): string {
   if (typeof value === "string") return value;
   if (typeof value === "number") return pythonNumberText(value);

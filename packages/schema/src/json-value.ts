@@ -3,7 +3,7 @@
  * a body nested 20,000 levels deep cannot overflow the call stack whatever reaches them first.
  */
 
-/** Deepest nesting of arrays/objects a request body may have (decisions.md, "Every error is JSON"). */
+/** Deepest nesting of arrays/objects a request body may have (docs/decisions.md, "Every error is JSON"). */
 export const MAX_JSON_DEPTH = 256;
 
 // In a `u` regex a surrogate pair is one code point, so this matches only an unpaired half.

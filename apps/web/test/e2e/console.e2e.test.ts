@@ -2,11 +2,11 @@
 // indexing worker on the same database, so what the pages show comes from real ingestion and
 // indexing. One browser session walks through the console in order; a screenshot of every page is
 // saved under apps/web/test-artifacts/screenshots.
-import { createApiKey } from "@svc/core";
+import { createTestKey, createTestPair } from "@svc/core/testing";
 import { createTestDatabase, waitFor, type TestDatabase } from "@svc/db/testing";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertIndexAttempts, seedPair, setPairStatus } from "../connectors";
+import { insertIndexAttempts, setPairStatus } from "../connectors";
 import { startProductionServer, type ProductionServer } from "../production-server";
 import { startTestWorker, type TestWorker } from "../worker";
 import { launchBrowser, type TestBrowser } from "./browser";
@@ -26,20 +26,20 @@ let adminKey = "";
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  adminKey = (await createApiKey({ db: database.db, name: "Ops admin", role: "admin" })).key;
+  adminKey = await createTestKey(database.db, "admin", [], "Ops admin");
   for (let index = 1; index <= WEB_PAIRS; index += 1) {
-    await seedPair(database.db, { name: `Web crawl ${String(index).padStart(2, "0")}`, source: "web", access: index % 3 === 0 ? "private" : "public" });
+    await createTestPair(database.db, { name: `Web crawl ${String(index).padStart(2, "0")}`, source: "web", access: index % 3 === 0 ? "private" : "public" });
   }
   // A few other sources and states, so the listing shows what it has to tell apart.
-  const wiki = await seedPair(database.db, { name: "Engineering wiki", source: "confluence" });
+  const wiki = await createTestPair(database.db, { name: "Engineering wiki", source: "confluence" });
   await setPairStatus(database.db, wiki, "ACTIVE");
   await insertIndexAttempts(database.db, wiki, [{ status: "success", docsIndexed: 120 }, { status: "in_progress", docsIndexed: 14 }]);
   await database.db.connectorCredentialPair.update({ where: { id: wiki }, data: { docsIndexed: 134 } });
-  const tickets = await seedPair(database.db, { name: "Support tickets", source: "zendesk", access: "private" });
+  const tickets = await createTestPair(database.db, { name: "Support tickets", source: "zendesk", access: "private" });
   await setPairStatus(database.db, tickets, "ACTIVE");
   // Five failed attempts in a row: a repeated error state.
   await insertIndexAttempts(database.db, tickets, Array.from({ length: 5 }, () => ({ status: "failed" as const })));
-  await seedPair(database.db, { name: "Sales drive", source: "google_drive", access: "sync" });
+  await createTestPair(database.db, { name: "Sales drive", source: "google_drive", access: "sync" });
 
   server = await startProductionServer({ databaseUrl: database.databaseUrl });
   worker = await startTestWorker({ db: database.db, databaseUrl: database.databaseUrl });

@@ -1,20 +1,12 @@
-import { indexDocuments } from "@svc/core";
 import type { ConnectorIndexingStatusLite } from "@svc/schema";
 import { describe, expect, it } from "vitest";
-import { ingestionBody, useTestApp } from "../app";
+import { useTestApp } from "../app";
+import { ingestAndIndexOverApi } from "../factories";
 import { expectTrpcError, useConsoleFixture, type Caller } from "./console";
 
 const app = useTestApp();
 
 const fixture = useConsoleFixture(app);
-
-async function ingestInto(ccPairId: number, ids: string[]): Promise<void> {
-  for (const id of ids) {
-    expect((await app.ingest(ingestionBody({ id, semantic_identifier: `Doc ${id}` }, { cc_pair_id: ccPairId }))).status).toBe(200);
-  }
-  const versions = await app.db.document.findMany({ where: { id: { in: ids } }, select: { id: true, version: true } });
-  await indexDocuments({ db: app.db, jobs: versions.map((document) => ({ documentId: document.id, version: document.version })) });
-}
 
 function rows(groups: Awaited<ReturnType<Caller["connectors"]["indexingStatus"]>>): ConnectorIndexingStatusLite[] {
   return groups.flatMap((group) => group.indexing_statuses).filter((row): row is ConnectorIndexingStatusLite => "cc_pair_id" in row);
@@ -44,7 +36,8 @@ describe("connectors.indexingStatus", () => {
 
 describe("connectors.get, attempts and documents", () => {
   it("show a pair, its attempts newest first and its documents page by page", async () => {
-    await ingestInto(fixture.ownPair, ["a-1", "a-2", "a-3"]);
+    const link = "https://wiki.example.com/onboarding";
+    await ingestAndIndexOverApi(app, ...["a-1", "a-2", "a-3"].map((id) => ({ id, ccPairId: fixture.ownPair, link })));
     expect(await fixture.admin.connectors.get({ ccPairId: fixture.ownPair })).toMatchObject({ id: fixture.ownPair, name: "Team A wiki", status: "ACTIVE", docs_indexed: 3 });
 
     const attempts = await fixture.scopedCurator.connectors.attempts({ ccPairId: fixture.ownPair });

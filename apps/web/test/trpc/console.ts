@@ -1,10 +1,10 @@
 // Test helpers for the admin console's tRPC procedures: callers built through createContextInner,
 // with the same services (database pool, pg-boss producer, key cache) the route handlers use.
+import { createTestPair } from "@svc/core/testing";
 import { TRPCError } from "@trpc/server";
 import { beforeAll, expect } from "vitest";
 import { getServices } from "../../lib/services";
 import type { TestApp } from "../app";
-import { seedPair } from "../connectors";
 import { readSessionToken } from "../../server/session-cookie";
 import { createContextInner } from "../../server/trpc/init";
 import { createCaller } from "../../server/trpc/router";
@@ -58,11 +58,11 @@ export interface ConsoleFixture {
 export function useConsoleFixture(app: TestApp): ConsoleFixture {
   const fixture = {} as ConsoleFixture;
   beforeAll(async () => {
-    const ownPair = await seedPair(app.db, { name: "Team A wiki", access: "private" });
+    const ownPair = await createTestPair(app.db, { name: "Team A wiki", access: "private" });
     Object.assign(fixture, {
       ownPair,
-      otherPublicPair: await seedPair(app.db, { name: "Public handbook", access: "public" }),
-      otherPrivatePair: await seedPair(app.db, { name: "Team B secrets", access: "private" }),
+      otherPublicPair: await createTestPair(app.db, { name: "Public handbook", access: "public" }),
+      otherPrivatePair: await createTestPair(app.db, { name: "Team B secrets", access: "private" }),
       admin: (await signedIn(app.adminKey)).caller,
       scopedCurator: (await signedIn(await app.createKey("curator", [ownPair]))).caller,
     });

@@ -2,7 +2,8 @@ import { indexDocumentJob, indexDocuments } from "@svc/core";
 import { DocumentWithChunksSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { getServices } from "../../lib/services";
-import { ingestionBody, useTestApp } from "../app";
+import { useTestApp } from "../app";
+import { indexNow, ingestAndIndexOverApi, ingestOverApi } from "../factories";
 import { expectTrpcError, useConsoleFixture } from "./console";
 import { installPoisonTrigger, POISON, removePoisonTrigger } from "./poison";
 
@@ -10,18 +11,10 @@ const app = useTestApp();
 
 const fixture = useConsoleFixture(app);
 
-/** Ingests through REST and runs the indexing job as the worker would; indexing errors are left to the document's status. */
-async function ingestAndIndex(id: string, text: string, ccPairId: number): Promise<void> {
-  const body = ingestionBody({ id, semantic_identifier: `Doc ${id}`, sections: [{ text, link: `https://example.com/${id}` }] }, { cc_pair_id: ccPairId });
-  expect((await app.ingest(body)).status).toBe(200);
-  const { version } = await app.db.document.findUniqueOrThrow({ where: { id }, select: { version: true } });
-  await indexDocuments({ db: app.db, jobs: [{ documentId: id, version }] }).catch(() => undefined);
-}
-
 describe("documents.search and documents.get", () => {
   it("search as REST does, with <mark>ed snippets, within the key's scope", async () => {
-    await ingestAndIndex("holidays", "Holidays are booked in the HR portal.", fixture.ownPair);
-    await ingestAndIndex("secret-holidays", "Holidays of team B.", fixture.otherPrivatePair);
+    await ingestAndIndexOverApi(app, { id: "holidays", text: "Holidays are booked in the HR portal.", ccPairId: fixture.ownPair });
+    await ingestAndIndexOverApi(app, { id: "secret-holidays", text: "Holidays of team B.", ccPairId: fixture.otherPrivatePair });
     const asAdmin = await fixture.admin.documents.search({ query: "holidays" });
     expect(asAdmin.results.map((result) => result.document_id).sort()).toEqual(["holidays", "secret-holidays"]);
     const asCurator = await fixture.scopedCurator.documents.search({ query: "holidays", filters: { cc_pair_ids: [fixture.ownPair] } });
@@ -50,7 +43,7 @@ describe("documents.search and documents.get", () => {
 
 describe("documents.delete", () => {
   it("deletes within the key's scope only", async () => {
-    await ingestAndIndex("to-delete", "Short-lived.", fixture.ownPair);
+    await ingestAndIndexOverApi(app, { id: "to-delete", text: "Short-lived.", ccPairId: fixture.ownPair });
     await expectTrpcError(fixture.scopedCurator.documents.delete({ documentId: "secret-holidays" }), "NOT_FOUND");
     expect(await fixture.scopedCurator.documents.delete({ documentId: "to-delete" })).toEqual({ ok: true });
     expect(await app.db.document.count({ where: { id: "to-delete" } })).toBe(0);
@@ -62,7 +55,8 @@ describe("documents.retry", () => {
   it("re-queues a failed document with a job at its current version; the document ends indexed", async () => {
     await installPoisonTrigger(app.db);
     try {
-      await ingestAndIndex("fragile", `This one holds a ${POISON}.`, fixture.ownPair);
+      await ingestOverApi(app, { id: "fragile", text: `This one holds a ${POISON}.`, ccPairId: fixture.ownPair });
+      await indexNow(app, "fragile").catch(() => undefined); // it fails: the document says so
     } finally {
       await removePoisonTrigger(app.db);
     }
@@ -92,7 +86,7 @@ describe("documents.get during an index rebuild", () => {
   it("shows the chunks search serves, not the copy the rebuild is building", async () => {
     expect(await fixture.admin.health.startRebuild({ chunkTokenLimit: 256 })).toMatchObject({ status: "building" });
     // Indexing during a rebuild writes the document to both generations.
-    await ingestAndIndex("rebuilt", "Written to the serving index and to the one being built.", fixture.ownPair);
+    await ingestAndIndexOverApi(app, { id: "rebuilt", text: "Written to the serving index and to the one being built.", ccPairId: fixture.ownPair });
     expect(await app.db.documentChunk.count({ where: { documentId: "rebuilt" } })).toBe(2);
     const document = await fixture.admin.documents.get({ documentId: "rebuilt" });
     expect(document.chunks.map((chunk) => chunk.content)).toEqual(["Written to the serving index and to the one being built."]);

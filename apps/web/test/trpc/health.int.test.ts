@@ -1,7 +1,8 @@
 import { indexDocumentJob, indexDocuments } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { getServices } from "../../lib/services";
-import { ingestionBody, useTestApp } from "../app";
+import { useTestApp } from "../app";
+import { ingestOverApi } from "../factories";
 import { expectTrpcError, useConsoleFixture } from "./console";
 import { installPoisonTrigger, POISON } from "./poison";
 
@@ -9,17 +10,13 @@ const app = useTestApp();
 
 const fixture = useConsoleFixture(app);
 
-async function ingest(id: string, text: string, ccPairId: number): Promise<void> {
-  expect((await app.ingest(ingestionBody({ id, semantic_identifier: `Doc ${id}`, sections: [{ text }] }, { cc_pair_id: ccPairId }))).status).toBe(200);
-}
-
 describe("health.overview", () => {
   it("counts the queue, the documents indexed per minute over the last hour, and lists failed documents", async () => {
     await installPoisonTrigger(app.db);
-    for (const id of ["ok-1", "ok-2"]) await ingest(id, "Fine text.", fixture.ownPair);
-    await ingest("bad-a", `A ${POISON}.`, fixture.ownPair);
-    await ingest("bad-b", `B ${POISON}.`, fixture.otherPrivatePair);
-    await ingest("waiting", "Not indexed yet.", fixture.ownPair);
+    for (const id of ["ok-1", "ok-2"]) await ingestOverApi(app, { id, text: "Fine text.", ccPairId: fixture.ownPair });
+    await ingestOverApi(app, { id: "bad-a", text: `A ${POISON}.`, ccPairId: fixture.ownPair });
+    await ingestOverApi(app, { id: "bad-b", text: `B ${POISON}.`, ccPairId: fixture.otherPrivatePair });
+    await ingestOverApi(app, { id: "waiting", text: "Not indexed yet.", ccPairId: fixture.ownPair });
     const jobs = ["ok-1", "ok-2", "bad-a", "bad-b"].map((documentId) => ({ documentId, version: 1 }));
     await expect(indexDocuments({ db: app.db, jobs })).rejects.toThrow();
     // The worker holds one job: the queue shows it active, the four others waiting.

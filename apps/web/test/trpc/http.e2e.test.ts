@@ -1,11 +1,10 @@
 // The console's endpoints over real HTTP, through the production server (dist/server.js, which hands
 // /api/trpc and /api/admin/upload to Next): the session cookie and the cross-site refusal.
-import { createApiKey } from "@svc/core";
+import { createTestKey } from "@svc/core/testing";
 import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PNG, uploadForm } from "../factories";
 import { startProductionServer, type ProductionServer } from "../production-server";
-
-const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
 
 let database: TestDatabase;
 let server: ProductionServer | undefined;
@@ -14,7 +13,7 @@ let adminKey = "";
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  adminKey = (await createApiKey({ db: database.db, name: "console admin", role: "admin" })).key;
+  adminKey = await createTestKey(database.db, "admin", [], "console admin");
   server = await startProductionServer({ databaseUrl: database.databaseUrl });
   base = server.base;
 });
@@ -79,8 +78,7 @@ describe("/api/trpc over HTTP", () => {
     const overGet = await fetch(`${base}/api/trpc/session.signOut`, { headers: { cookie } });
     expect(overGet.status).toBe(405);
 
-    const upload = new FormData();
-    upload.append("files", new Blob([PNG]), "diagram.png");
+    const upload = uploadForm(["diagram.png", PNG]);
     const crossSiteUpload = await fetch(`${base}/api/admin/upload`, { method: "POST", headers: { cookie, origin: "https://evil.example" }, body: upload });
     expect(crossSiteUpload.status).toBe(403);
     const noSession = await fetch(`${base}/api/admin/upload`, { method: "POST", headers: { origin: base }, body: upload });

@@ -3,9 +3,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ingestDocument, OPERATOR_PRINCIPAL, type PgBoss } from "@svc/core";
+import type { PgBoss } from "@svc/core";
+import { ingestTestDocument } from "@svc/core/testing";
 import type { Db } from "@svc/db";
-import { IngestionDocumentSchema } from "@svc/schema";
 import { afterAll } from "vitest";
 
 const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");
@@ -73,17 +73,9 @@ export async function ingestMany(
 ): Promise<void> {
   for (let start = 0; start < documents.length; start += concurrency) {
     await Promise.all(
-      documents.slice(start, start + concurrency).map(({ id, text, ccPairId }) =>
-        ingestDocument({
-          db,
-          boss,
-          principal: OPERATOR_PRINCIPAL,
-          input: IngestionDocumentSchema.parse({
-            document: { id, semantic_identifier: `Title of ${id}`, sections: [{ text }], metadata: {} },
-            cc_pair_id: ccPairId,
-          }),
-        }),
-      ),
+      documents
+        .slice(start, start + concurrency)
+        .map(({ id, text, ccPairId }) => ingestTestDocument({ db, boss }, { id, text, title: `Title of ${id}`, ccPairId })),
     );
   }
 }

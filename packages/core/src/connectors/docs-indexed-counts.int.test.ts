@@ -3,16 +3,14 @@
 // model, and once rebuilds are done and cleaned up every indexed document has chunks in the current
 // index generation and in no other.
 
-import { IngestionDocumentSchema } from "@svc/schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { deleteDocument } from "../documents/delete-document";
-import { ingestDocument } from "../documents/ingest-document";
 import { isAppError } from "../errors/app-error";
 import { indexDocuments } from "../indexing/index-documents";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
-import { createCcPair } from "./create-cc-pair";
+import { createTestPair, ingestTestDocument } from "../testing/factories";
 import { deleteCcPair } from "./delete-cc-pair";
 import { purgeCcPair } from "./purge-cc-pair";
 import { cancelIndexRebuild } from "../search-index/cancel-index-rebuild";
@@ -21,7 +19,8 @@ import { purgeIndexGeneration } from "../search-index/purge-index-generation";
 import { runIndexRebuild } from "../search-index/run-index-rebuild";
 import { startIndexRebuild } from "../search-index/start-index-rebuild";
 
-const { db, boss } = await useTestJobQueue();
+const queue = await useTestJobQueue();
+const { db, boss } = queue;
 
 const PAIRS = 3;
 const DOCUMENTS = 6;
@@ -126,12 +125,9 @@ let runNumber = 0;
 async function execute(command: Command, pairIds: number[], docId: (slot: number) => string): Promise<void> {
   switch (command.kind) {
     case "ingest": {
-      const input = IngestionDocumentSchema.parse({
-        document: { id: docId(command.doc), semantic_identifier: docId(command.doc), sections: [{ text: "words" }], metadata: {} },
-        cc_pair_id: pairIds[command.pair],
-      });
+      const id = docId(command.doc);
       try {
-        await ingestDocument({ db, boss, principal: OPERATOR_PRINCIPAL, input });
+        await ingestTestDocument(queue, { id, text: "words", title: id, ccPairId: pairIds[command.pair] });
       } catch (error) {
         // Pairs that are DELETING or gone refuse documents.
         if (!isAppError(error) || error.code !== "BAD_REQUEST") throw error;
@@ -235,7 +231,7 @@ describe("docs_indexed", () => {
         const docId = (slot: number) => `${runPrefix}doc-${slot}`;
         const pairIds: number[] = [];
         for (let slot = 0; slot < PAIRS; slot += 1) {
-          pairIds.push((await createCcPair({ db, name: `run ${runNumber} pair ${slot}`, source: "file", accessType: "public" })).ccPairId);
+          pairIds.push(await createTestPair(db, { name: `run ${runNumber} pair ${slot}`, source: "file" }));
         }
         const model: Model = { links: new Map(), deleting: new Set(), gone: new Set() };
 

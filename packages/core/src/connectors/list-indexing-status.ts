@@ -66,7 +66,7 @@ interface ListingRow {
 }
 
 /**
- * POST /manage/admin/connector/indexing-status, exactly as decisions.md describes it: connector-
+ * POST /manage/admin/connector/indexing-status, exactly as docs/decisions.md describes it: connector-
  * credential pairs and federated connectors grouped by source, filtered, counted and paged.
  *
  * One SQL statement, after a look-up of the building generation (index-generations.ts). Counts

@@ -1,23 +1,13 @@
-import { IngestionDocumentSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
-import { ingestDocument } from "../documents/ingest-document";
 import { indexDocuments } from "../indexing/index-documents";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
-import { createCcPair } from "./create-cc-pair";
+import { createTestPair, currentIndexJobs, ingestTestDocument } from "../testing/factories";
 import { deleteCcPair } from "./delete-cc-pair";
 import { purgeCcPair } from "./purge-cc-pair";
 
-const { db, boss } = await useTestJobQueue();
-
-async function ingest(id: string, ccPairId: number): Promise<void> {
-  await ingestDocument({
-    db,
-    boss,
-    principal: OPERATOR_PRINCIPAL,
-    input: IngestionDocumentSchema.parse({ document: { id, semantic_identifier: id, sections: [{ text: id }], metadata: {} }, cc_pair_id: ccPairId }),
-  });
-}
+const queue = await useTestJobQueue();
+const { db, boss } = queue;
 
 async function docsIndexed(ccPairId: number): Promise<number> {
   return (await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).docsIndexed;
@@ -25,19 +15,18 @@ async function docsIndexed(ccPairId: number): Promise<number> {
 
 describe("purgeCcPair", () => {
   it("keeps counts exact when it runs twice at once, batch by batch, while documents are being indexed", async () => {
-    const doomed = (await createCcPair({ db, name: "Doomed", source: "file", accessType: "public" })).ccPairId;
-    const kept = (await createCcPair({ db, name: "Kept", source: "file", accessType: "public" })).ccPairId;
+    const doomed = await createTestPair(db, { name: "Doomed", source: "file" });
+    const kept = await createTestPair(db, { name: "Kept", source: "file" });
     const exclusive = Array.from({ length: 40 }, (_, index) => `exclusive-${index}`);
     const shared = Array.from({ length: 40 }, (_, index) => `shared-${index}`);
-    for (const id of exclusive) await ingest(id, doomed);
+    for (const id of exclusive) await ingestTestDocument(queue, { id, ccPairId: doomed });
     for (const id of shared) {
-      await ingest(id, doomed);
-      await ingest(id, kept);
+      await ingestTestDocument(queue, { id, ccPairId: doomed });
+      await ingestTestDocument(queue, { id, ccPairId: kept });
     }
     // Half of everything is indexed before the deletion, the rest while it runs.
     const all = [...exclusive, ...shared];
-    const versions = await db.document.findMany({ where: { id: { in: all } }, select: { id: true, version: true } });
-    const jobs = versions.map((document) => ({ documentId: document.id, version: document.version }));
+    const jobs = await currentIndexJobs(db, all);
     await indexDocuments({ db, jobs: jobs.filter((_, index) => index % 2 === 0) });
 
     await deleteCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId: doomed });

@@ -1,8 +1,8 @@
 import type { Db } from "@svc/db";
 import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCcPair } from "../connectors/create-cc-pair";
 import { startJobQueue, type PgBoss } from "../jobs/job-queue";
+import { createTestPair } from "../testing/factories";
 import { writeDocuments, type DocumentWrite } from "./write-documents";
 
 let database: TestDatabase;
@@ -54,9 +54,9 @@ describe("writeDocuments", () => {
   });
 
   it("refuses, writing nothing, a batch whose pair began deleting after the request was checked", async () => {
-    const pair = await createCcPair({ db, name: "Leaving", source: "web", accessType: "public" });
-    await db.connectorCredentialPair.update({ where: { id: pair.ccPairId }, data: { status: "DELETING" } });
-    await expect(writeDocuments({ db, boss, documents: [write("late-1", 1), write("late-2", pair.ccPairId)] })).rejects.toMatchObject({
+    const pair = await createTestPair(db, { name: "Leaving" });
+    await db.connectorCredentialPair.update({ where: { id: pair }, data: { status: "DELETING" } });
+    await expect(writeDocuments({ db, boss, documents: [write("late-1", 1), write("late-2", pair)] })).rejects.toMatchObject({
       code: "BAD_REQUEST",
     });
     expect(await db.document.count({ where: { id: { in: ["late-1", "late-2"] } } })).toBe(0);

@@ -1,17 +1,16 @@
-import { IngestionDocumentSchema } from "@svc/schema";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../auth/principal";
-import { createCcPair } from "../connectors/create-cc-pair";
 import { updateCcPair } from "../connectors/update-cc-pair";
-import { ingestDocument } from "../documents/ingest-document";
 import { indexDocumentJob, type IndexDocumentPayload } from "../jobs/catalog";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
+import { createTestPair, ingestTestDocument } from "../testing/factories";
 import { indexDocuments } from "./index-documents";
 
 const admin: Principal = { apiKeyId: 0, name: "test", role: "admin", scopeCcPairIds: null };
 /** Text that makes indexing fail for real: a trigger on the chunk table rejects it. */
 const POISON = "poisonpill";
-const { db, boss } = await useTestJobQueue();
+const queue = await useTestJobQueue();
+const { db, boss } = queue;
 
 beforeAll(async () => {
   await db.$executeRawUnsafe(`
@@ -25,26 +24,6 @@ beforeAll(async () => {
   );
 });
 
-let pairCount = 0;
-async function newPair() {
-  pairCount += 1;
-  return (await createCcPair({ db, name: `Pair ${pairCount}`, source: "web", accessType: "public" })).ccPairId;
-}
-
-async function ingest(id: string, text: string, ccPairId: number): Promise<IndexDocumentPayload> {
-  const written = await ingestDocument({
-    db,
-    boss,
-    principal: admin,
-    input: IngestionDocumentSchema.parse({
-      document: { id, semantic_identifier: `Doc ${id}`, sections: [{ text }], metadata: {} },
-      cc_pair_id: ccPairId,
-    }),
-  });
-  const { version } = await db.document.findUniqueOrThrow({ where: { id: written.document_id }, select: { version: true } });
-  return { documentId: written.document_id, version };
-}
-
 async function attempts(ccPairId: number) {
   return db.indexAttempt.findMany({ where: { ccPairId }, orderBy: { id: "asc" } });
 }
@@ -55,10 +34,10 @@ async function pair(ccPairId: number) {
 
 describe("index attempts", () => {
   it("opens an attempt on the first document, counts documents and closes as success when drained", async () => {
-    const ccPairId = await newPair();
+    const ccPairId = await createTestPair(db);
     expect((await pair(ccPairId)).status).toBe("SCHEDULED");
-    const first = await ingest("ok-1", "alpha text", ccPairId);
-    const second = await ingest("ok-2", "beta text", ccPairId);
+    const first = await ingestTestDocument(queue, { id: "ok-1", text: "alpha text", ccPairId });
+    const second = await ingestTestDocument(queue, { id: "ok-2", text: "beta text", ccPairId });
 
     await indexDocuments({ db, jobs: [first] });
     const [open] = await attempts(ccPairId);
@@ -73,7 +52,7 @@ describe("index attempts", () => {
     expect(all[0]?.finishedAt).toBeInstanceOf(Date);
 
     // The next document opens a new attempt.
-    await indexDocuments({ db, jobs: [await ingest("ok-3", "gamma text", ccPairId)] });
+    await indexDocuments({ db, jobs: [await ingestTestDocument(queue, { id: "ok-3", text: "gamma text", ccPairId })] });
     expect((await attempts(ccPairId)).map((attempt) => [attempt.status, attempt.docsIndexed])).toEqual([
       ["success", 2],
       ["success", 1],
@@ -81,9 +60,9 @@ describe("index attempts", () => {
   });
 
   it("marks a failing document failed, goes INITIAL_INDEXING then ACTIVE, and closes with errors", async () => {
-    const ccPairId = await newPair();
-    const bad = await ingest("mixed-bad", `${POISON} here`, ccPairId);
-    const good = await ingest("mixed-good", "fine text", ccPairId);
+    const ccPairId = await createTestPair(db);
+    const bad = await ingestTestDocument(queue, { id: "mixed-bad", text: `${POISON} here`, ccPairId });
+    const good = await ingestTestDocument(queue, { id: "mixed-good", text: "fine text", ccPairId });
 
     await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow(/chunk rejected/);
     expect(await db.document.findUniqueOrThrow({ where: { id: "mixed-bad" } })).toMatchObject({
@@ -100,8 +79,8 @@ describe("index attempts", () => {
   });
 
   it("closes as failed when every document failed; a failing retry does not count twice", async () => {
-    const ccPairId = await newPair();
-    const bad = await ingest("all-bad", POISON, ccPairId);
+    const ccPairId = await createTestPair(db);
+    const bad = await ingestTestDocument(queue, { id: "all-bad", text: POISON, ccPairId });
     await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow();
     await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow();
     expect(await attempts(ccPairId)).toMatchObject([{ status: "failed", docsIndexed: 0, docsFailed: 1 }]);
@@ -110,10 +89,10 @@ describe("index attempts", () => {
   });
 
   it("keeps the pair's last_attempt_status on its latest attempt through open and close", async () => {
-    const ccPairId = await newPair();
+    const ccPairId = await createTestPair(db);
     expect((await pair(ccPairId)).lastAttemptStatus).toBeNull();
-    const bad = await ingest("last-bad", POISON, ccPairId);
-    const good = await ingest("last-good", "fine text", ccPairId);
+    const bad = await ingestTestDocument(queue, { id: "last-bad", text: POISON, ccPairId });
+    const good = await ingestTestDocument(queue, { id: "last-good", text: "fine text", ccPairId });
 
     await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow();
     expect((await pair(ccPairId)).lastAttemptStatus).toBe("in_progress");
@@ -121,8 +100,8 @@ describe("index attempts", () => {
     expect((await pair(ccPairId)).lastAttemptStatus).toBe("completed_with_errors");
 
     // A new attempt opens (in_progress), then closes as success.
-    const next = await ingest("last-next", "more text", ccPairId);
-    const later = await ingest("last-later", "even more text", ccPairId);
+    const next = await ingestTestDocument(queue, { id: "last-next", text: "more text", ccPairId });
+    const later = await ingestTestDocument(queue, { id: "last-later", text: "even more text", ccPairId });
     await indexDocuments({ db, jobs: [next] });
     expect((await pair(ccPairId)).lastAttemptStatus).toBe("in_progress");
     await indexDocuments({ db, jobs: [later] });
@@ -132,10 +111,10 @@ describe("index attempts", () => {
   });
 
   it("indexes the other documents of a batch before throwing for the failed one", async () => {
-    const ccPairId = await newPair();
-    const first = await ingest("batch-a", "fine", ccPairId);
-    const bad = await ingest("batch-bad", POISON, ccPairId);
-    const good = await ingest("batch-good", "fine", ccPairId);
+    const ccPairId = await createTestPair(db);
+    const first = await ingestTestDocument(queue, { id: "batch-a", text: "fine", ccPairId });
+    const bad = await ingestTestDocument(queue, { id: "batch-bad", text: POISON, ccPairId });
+    const good = await ingestTestDocument(queue, { id: "batch-good", text: "fine", ccPairId });
     await expect(indexDocuments({ db, jobs: [first, bad, good] })).rejects.toThrow("chunk rejected");
     const documents = await db.document.findMany({
       where: { id: { in: ["batch-a", "batch-bad", "batch-good"] } },
@@ -153,13 +132,13 @@ describe("index attempts", () => {
   });
 
   it("counts a batch spread over several pairs once in each pair's attempt", async () => {
-    const [one, two] = [await newPair(), await newPair()];
+    const [one, two] = [await createTestPair(db), await createTestPair(db)];
     const jobs = [
-      await ingest("spread-1", "alpha", one),
-      await ingest("spread-2", "beta", two),
-      await ingest("spread-3", "gamma", one),
-      await ingest("spread-4", "delta", two),
-      await ingest("spread-5", "epsilon", one),
+      await ingestTestDocument(queue, { id: "spread-1", text: "alpha", ccPairId: one }),
+      await ingestTestDocument(queue, { id: "spread-2", text: "beta", ccPairId: two }),
+      await ingestTestDocument(queue, { id: "spread-3", text: "gamma", ccPairId: one }),
+      await ingestTestDocument(queue, { id: "spread-4", text: "delta", ccPairId: two }),
+      await ingestTestDocument(queue, { id: "spread-5", text: "epsilon", ccPairId: one }),
     ];
     await indexDocuments({ db, jobs });
     expect(await attempts(one)).toMatchObject([{ status: "success", docsIndexed: 3, docsFailed: 0 }]);
@@ -169,23 +148,23 @@ describe("index attempts", () => {
   });
 
   it("is in a repeated error state after five failed attempts, cleared by a success", async () => {
-    const ccPairId = await newPair();
+    const ccPairId = await createTestPair(db);
     for (let i = 0; i < 5; i += 1) {
       expect((await pair(ccPairId)).inRepeatedErrorState).toBe(false);
-      await expect(indexDocuments({ db, jobs: [await ingest(`rep-${i}`, POISON, ccPairId)] })).rejects.toThrow();
+      await expect(indexDocuments({ db, jobs: [await ingestTestDocument(queue, { id: `rep-${i}`, text: POISON, ccPairId })] })).rejects.toThrow();
     }
     expect((await attempts(ccPairId)).map((attempt) => attempt.status)).toEqual(Array(5).fill("failed"));
     expect((await pair(ccPairId)).inRepeatedErrorState).toBe(true);
 
-    await indexDocuments({ db, jobs: [await ingest("rep-ok", "healthy", ccPairId)] });
+    await indexDocuments({ db, jobs: [await ingestTestDocument(queue, { id: "rep-ok", text: "healthy", ccPairId })] });
     expect((await attempts(ccPairId)).at(-1)?.status).toBe("success");
     expect(await pair(ccPairId)).toMatchObject({ inRepeatedErrorState: false, status: "ACTIVE" });
   });
 
   it("leaves a paused pair's documents queued, and resuming sends them to be indexed", async () => {
-    const ccPairId = await newPair();
+    const ccPairId = await createTestPair(db);
     await updateCcPair({ db, boss, principal: admin, ccPairId, status: "PAUSED" });
-    const job = await ingest("paused-1", "waiting text", ccPairId);
+    const job = await ingestTestDocument(queue, { id: "paused-1", text: "waiting text", ccPairId });
     await indexDocuments({ db, jobs: [job] });
     expect((await db.document.findUniqueOrThrow({ where: { id: "paused-1" } })).indexingStatus).toBe("queued");
     expect(await attempts(ccPairId)).toEqual([]);
@@ -204,9 +183,9 @@ describe("index attempts", () => {
   });
 
   it("opens one attempt when two workers index documents of one pair at once", async () => {
-    const ccPairId = await newPair();
+    const ccPairId = await createTestPair(db);
     const jobs: IndexDocumentPayload[] = [];
-    for (let i = 0; i < 20; i += 1) jobs.push(await ingest(`conc-${i}`, `text number ${i}`, ccPairId));
+    for (let i = 0; i < 20; i += 1) jobs.push(await ingestTestDocument(queue, { id: `conc-${i}`, text: `text number ${i}`, ccPairId }));
     await Promise.all([
       indexDocuments({ db, jobs: jobs.filter((_, i) => i % 2 === 0) }),
       indexDocuments({ db, jobs: jobs.filter((_, i) => i % 2 === 1) }),

@@ -4,7 +4,7 @@ import { markPairActive, markPairIndexingStarted, updateRepeatedErrorState } fro
 import { executeSql, selectSql, type AnyTx } from "./run-sql";
 
 /**
- * Index attempts of ingested documents (decisions.md, "Index attempts for ingested documents"): a pair
+ * Index attempts of ingested documents (docs/decisions.md, "Index attempts for ingested documents"): a pair
  * has at most one open (`in_progress`) attempt. It opens when a document of the pair is indexed or fails
  * and none is open, counts each, and closes once no document of the pair is left `queued`/`indexing`.
  *

@@ -1,38 +1,15 @@
 import { waitFor } from "@svc/db/testing";
-import { IngestionDocumentSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
-import { createCcPair } from "../connectors/create-cc-pair";
 import { updateCcPair } from "../connectors/update-cc-pair";
-import { ingestDocument } from "../documents/ingest-document";
-import type { IndexDocumentPayload } from "../jobs/catalog";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
+import { createTestPair, ingestTestDocument } from "../testing/factories";
 import { holdPairLocks } from "../testing/hold-pair-locks";
 import { indexDocuments } from "./index-documents";
 import { markDocumentsIndexing } from "./mark-documents-indexing";
 
-const { db, boss } = await useTestJobQueue();
-
-let pairCount = 0;
-async function newPair(): Promise<number> {
-  pairCount += 1;
-  return (await createCcPair({ db, name: `Mark pair ${pairCount}`, source: "web", accessType: "public" })).ccPairId;
-}
-
-/** Ingests (or updates) a document and returns the job of its new version. */
-async function ingest(id: string, ccPairId?: number): Promise<IndexDocumentPayload> {
-  await ingestDocument({
-    db,
-    boss,
-    principal: OPERATOR_PRINCIPAL,
-    input: IngestionDocumentSchema.parse({
-      document: { id, semantic_identifier: id, sections: [{ text: `text of ${id}` }], metadata: {} },
-      cc_pair_id: ccPairId,
-    }),
-  });
-  const { version } = await db.document.findUniqueOrThrow({ where: { id }, select: { version: true } });
-  return { documentId: id, version };
-}
+const queue = await useTestJobQueue();
+const { db, boss } = queue;
 
 async function statusOf(id: string): Promise<string | undefined> {
   return (await db.document.findUnique({ where: { id }, select: { indexingStatus: true } }))?.indexingStatus;
@@ -44,20 +21,20 @@ async function attemptsOf(ccPairId: number) {
 
 describe("markDocumentsIndexing", () => {
   it("moves only documents still queued at the job's version", async () => {
-    const active = await newPair();
-    const paused = await newPair();
-    const queued = await ingest("mark-queued", active);
-    const superseded = await ingest("mark-superseded", active);
-    await ingest("mark-superseded", active); // version 2: the version 1 job is stale
-    const indexed = await ingest("mark-indexed", active);
+    const active = await createTestPair(db);
+    const paused = await createTestPair(db);
+    const queued = await ingestTestDocument(queue, { id: "mark-queued", ccPairId: active });
+    const superseded = await ingestTestDocument(queue, { id: "mark-superseded", ccPairId: active });
+    await ingestTestDocument(queue, { id: "mark-superseded", ccPairId: active }); // version 2: the version 1 job is stale
+    const indexed = await ingestTestDocument(queue, { id: "mark-indexed", ccPairId: active });
     await indexDocuments({ db, jobs: [indexed] });
-    const failed = await ingest("mark-failed", active);
+    const failed = await ingestTestDocument(queue, { id: "mark-failed", ccPairId: active });
     // As a failed try leaves it (index-documents.ts): a retry must find it still `failed`.
     await db.document.update({ where: { id: "mark-failed" }, data: { indexingStatus: "failed", lastError: "boom", indexAttempts: 1 } });
     await updateCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId: paused, status: "PAUSED" });
-    const onlyPaused = await ingest("mark-only-paused", paused);
-    const alsoActive = await ingest("mark-also-active", paused);
-    await ingest("mark-also-active", active);
+    const onlyPaused = await ingestTestDocument(queue, { id: "mark-only-paused", ccPairId: paused });
+    const alsoActive = await ingestTestDocument(queue, { id: "mark-also-active", ccPairId: paused });
+    await ingestTestDocument(queue, { id: "mark-also-active", ccPairId: active });
     const alsoActiveJob = { documentId: "mark-also-active", version: 2 };
 
     await markDocumentsIndexing({
@@ -85,9 +62,9 @@ describe("markDocumentsIndexing", () => {
   });
 
   it("skips a document whose row another transaction holds, without waiting for it", async () => {
-    const ccPairId = await newPair();
-    const held = await ingest("mark-held", ccPairId);
-    const free = await ingest("mark-free", ccPairId);
+    const ccPairId = await createTestPair(db);
+    const held = await ingestTestDocument(queue, { id: "mark-held", ccPairId });
+    const free = await ingestTestDocument(queue, { id: "mark-free", ccPairId });
     let release: () => void = () => {};
     const released = new Promise<void>((resolve) => (release = resolve));
     let locked: () => void = () => {};
@@ -108,8 +85,8 @@ describe("markDocumentsIndexing", () => {
   });
 
   it("shows `indexing` while the batch runs; the pair's attempt stays open until its documents are done", async () => {
-    const ccPairId = await newPair();
-    const jobs = [await ingest("mark-run-1", ccPairId), await ingest("mark-run-2", ccPairId)];
+    const ccPairId = await createTestPair(db);
+    const jobs = [await ingestTestDocument(queue, { id: "mark-run-1", ccPairId }), await ingestTestDocument(queue, { id: "mark-run-2", ccPairId })];
     const lock = await holdPairLocks(db, [ccPairId]);
     const indexing = indexDocuments({ db, jobs });
     try {
@@ -125,9 +102,9 @@ describe("markDocumentsIndexing", () => {
   });
 
   it("leaves a killed worker's document pending until its retried job indexes it", async () => {
-    const ccPairId = await newPair();
-    const abandoned = await ingest("mark-abandoned", ccPairId);
-    const other = await ingest("mark-other", ccPairId);
+    const ccPairId = await createTestPair(db);
+    const abandoned = await ingestTestDocument(queue, { id: "mark-abandoned", ccPairId });
+    const other = await ingestTestDocument(queue, { id: "mark-other", ccPairId });
     // A worker marked the document, then died before indexing it.
     await markDocumentsIndexing({ db, jobs: [abandoned] });
 
@@ -141,8 +118,8 @@ describe("markDocumentsIndexing", () => {
   });
 
   it("leaves a document marked just before its only pair was paused to resuming, which sends its job again", async () => {
-    const ccPairId = await newPair();
-    const job = await ingest("mark-paused-late", ccPairId);
+    const ccPairId = await createTestPair(db);
+    const job = await ingestTestDocument(queue, { id: "mark-paused-late", ccPairId });
     await markDocumentsIndexing({ db, jobs: [job] });
     await updateCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId, status: "PAUSED" });
     await indexDocuments({ db, jobs: [job] });

@@ -1,58 +1,27 @@
-import { IndexingStatusRequestSchema, IngestionDocumentSchema, SearchRequestSchema } from "@svc/schema";
+import { IndexingStatusRequestSchema, SearchRequestSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
-import { createCcPair } from "../connectors/create-cc-pair";
 import { listIndexingStatus } from "../connectors/list-indexing-status";
 import { deleteDocument } from "../documents/delete-document";
 import { getDocument } from "../documents/get-document";
-import { ingestDocument } from "../documents/ingest-document";
 import { isAppError } from "../errors/app-error";
-import { indexDocuments } from "../indexing/index-documents";
 import { searchDocuments } from "../search/search-documents";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
+import { createTestPair, ingestAndIndexTestDocuments } from "../testing/factories";
 import { cancelIndexRebuild } from "./cancel-index-rebuild";
 import { getIndexRebuildStatus } from "./get-index-rebuild-status";
 import { purgeIndexGeneration } from "./purge-index-generation";
 import { runIndexRebuild } from "./run-index-rebuild";
 import { startIndexRebuild } from "./start-index-rebuild";
 
-const { db, boss } = await useTestJobQueue();
+const queue = await useTestJobQueue();
+const { db, boss } = queue;
 
 /** About 1,400 cl100k tokens: three chunks at 512 tokens, a dozen at 128. */
 const LONG_TEXT = Array.from(
   { length: 100 },
   (_, index) => `Sentence ${index} explains how the lighthouse keeper logs ships and weather in the harbour.`,
 ).join(" ");
-
-let pairs = 0;
-async function newPair(): Promise<number> {
-  pairs += 1;
-  return (await createCcPair({ db, name: `Rebuild pair ${pairs}`, source: "web", accessType: "public" })).ccPairId;
-}
-
-/** Ingests the documents, then runs their indexing jobs in one batch, as the worker would. */
-async function ingestAndIndexAll(documents: { id: string; text: string }[], ccPairId: number): Promise<void> {
-  for (const { id, text } of documents) {
-    await ingestDocument({
-      db,
-      boss,
-      principal: OPERATOR_PRINCIPAL,
-      input: IngestionDocumentSchema.parse({
-        document: { id, semantic_identifier: `Doc ${id}`, sections: [{ text }], metadata: {} },
-        cc_pair_id: ccPairId,
-      }),
-    });
-  }
-  const versions = await db.document.findMany({
-    where: { id: { in: documents.map((document) => document.id) } },
-    select: { id: true, version: true },
-  });
-  await indexDocuments({ db, jobs: versions.map((document) => ({ documentId: document.id, version: document.version })) });
-}
-
-async function ingestAndIndex(id: string, text: string, ccPairId: number): Promise<void> {
-  await ingestAndIndexAll([{ id, text }], ccPairId);
-}
 
 async function search(query: string): Promise<string[]> {
   const { results } = await searchDocuments({
@@ -89,10 +58,10 @@ async function listingRow(ccPairId: number, secondaryIndex: boolean, lastStatusF
 
 describe("index rebuilds", () => {
   it("rebuilds every indexed document at a new chunk size; search reads the old generation until the swap", async () => {
-    const ccPairId = await newPair();
-    await ingestAndIndex("size-1", LONG_TEXT, ccPairId);
-    await ingestAndIndex("size-2", LONG_TEXT, ccPairId);
-    await ingestAndIndex("size-3", `${LONG_TEXT} A quokka ends it.`, ccPairId);
+    const ccPairId = await createTestPair(db);
+    await ingestAndIndexTestDocuments(queue, [{ id: "size-1", text: LONG_TEXT, ccPairId }]);
+    await ingestAndIndexTestDocuments(queue, [{ id: "size-2", text: LONG_TEXT, ccPairId }]);
+    await ingestAndIndexTestDocuments(queue, [{ id: "size-3", text: `${LONG_TEXT} A quokka ends it.`, ccPairId }]);
     const before = await getDocument({ db, principal: OPERATOR_PRINCIPAL, documentId: "size-1" });
     const oldGeneration = await currentGenerationId();
     expect(before.chunk_count).toBe((await chunksByGeneration("size-1"))[oldGeneration]);
@@ -161,9 +130,9 @@ describe("index rebuilds", () => {
   });
 
   it("writes documents ingested or updated during the rebuild to both generations, and searches with the new configuration after the swap", async () => {
-    const ccPairId = await newPair();
-    await ingestAndIndex("during-1", "The runners crossed the bridge at dawn.", ccPairId);
-    await ingestAndIndex("during-2", "Old wording about pelicans.", ccPairId);
+    const ccPairId = await createTestPair(db);
+    await ingestAndIndexTestDocuments(queue, [{ id: "during-1", text: "The runners crossed the bridge at dawn.", ccPairId }]);
+    await ingestAndIndexTestDocuments(queue, [{ id: "during-2", text: "Old wording about pelicans.", ccPairId }]);
     const oldGeneration = await currentGenerationId();
 
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, textSearchConfig: "simple" });
@@ -171,8 +140,8 @@ describe("index rebuilds", () => {
     // The chunk size is kept when none is asked for.
     expect(started.rebuild).toMatchObject({ text_search_config: "simple", chunk_token_limit: started.current.chunk_token_limit });
 
-    await ingestAndIndex("during-2", "New wording about flamingos.", ccPairId);
-    await ingestAndIndex("during-3", "A document that arrived while the index was being rebuilt.", ccPairId);
+    await ingestAndIndexTestDocuments(queue, [{ id: "during-2", text: "New wording about flamingos.", ccPairId }]);
+    await ingestAndIndexTestDocuments(queue, [{ id: "during-3", text: "A document that arrived while the index was being rebuilt.", ccPairId }]);
     for (const id of ["during-2", "during-3"]) {
       expect(await chunksByGeneration(id)).toEqual({ [oldGeneration]: 1, [newGeneration]: 1 });
     }
@@ -195,11 +164,11 @@ describe("index rebuilds", () => {
   });
 
   it("shows the building generation's attempts with secondary_index, resumes from its cursor, and counts its attempts after the swap", async () => {
-    const ccPairId = await newPair();
+    const ccPairId = await createTestPair(db);
     const ids = ["resume-1", "resume-2", "resume-3", "resume-4"];
-    await ingestAndIndexAll(
-      ids.map((id) => ({ id, text: `Resumable rebuild text ${id}` })),
-      ccPairId,
+    await ingestAndIndexTestDocuments(
+      queue,
+      ids.map((id) => ({ id, text: `Resumable rebuild text ${id}`, ccPairId })),
     );
     expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "success", latest_index_attempt_docs_indexed: 4 });
     // No rebuild: the secondary fields are null/false.
@@ -276,12 +245,12 @@ describe("index rebuilds", () => {
   });
 
   it("cancels a rebuild: the generation stops, its attempts and chunks go, the current index stays", async () => {
-    const ccPairId = await newPair();
-    await ingestAndIndex("cancel-1", "A document that outlives a canceled rebuild.", ccPairId);
+    const ccPairId = await createTestPair(db);
+    await ingestAndIndexTestDocuments(queue, [{ id: "cancel-1", text: "A document that outlives a canceled rebuild.", ccPairId }]);
     const current = await currentGenerationId();
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 256 });
     const generationId = started.rebuild?.generation_id ?? 0;
-    await ingestAndIndex("cancel-2", "Written to both generations before the cancel.", ccPairId);
+    await ingestAndIndexTestDocuments(queue, [{ id: "cancel-2", text: "Written to both generations before the cancel.", ccPairId }]);
     expect(await chunksByGeneration("cancel-2")).toEqual({ [current]: 1, [generationId]: 1 });
 
     const canceled = await cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
@@ -295,7 +264,7 @@ describe("index rebuilds", () => {
     expect(await runIndexRebuild({ db, boss, generationId })).toEqual({ swapped: false, docsDone: 0, docsFailed: 0 });
     expect(await db.indexAttempt.count({ where: { generationId } })).toBe(0);
 
-    await ingestAndIndex("cancel-3", "Only in the current generation.", ccPairId);
+    await ingestAndIndexTestDocuments(queue, [{ id: "cancel-3", text: "Only in the current generation.", ccPairId }]);
     expect(await chunksByGeneration("cancel-3")).toEqual({ [current]: 1 });
     await purgeIndexGeneration({ db, generationId });
     expect(await db.documentChunk.count({ where: { generationId } })).toBe(0);
@@ -304,15 +273,15 @@ describe("index rebuilds", () => {
   });
 
   it("ends consistent when two runs of the job and indexing jobs run at the same time", async () => {
-    const ccPairId = await newPair();
+    const ccPairId = await createTestPair(db);
     const ids = Array.from({ length: 24 }, (_, index) => `concurrent-${String(index).padStart(2, "0")}`);
-    const edition = (round: number) => ids.map((id) => ({ id, text: `Concurrent ${id} edition${round}` }));
-    await ingestAndIndexAll(edition(0), ccPairId);
+    const edition = (round: number) => ids.map((id) => ({ id, text: `Concurrent ${id} edition${round}`, ccPairId }));
+    await ingestAndIndexTestDocuments(queue, edition(0));
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 256 });
     const generationId = started.rebuild?.generation_id ?? 0;
 
     const rewrite = async () => {
-      for (const round of [1, 2, 3]) await ingestAndIndexAll(edition(round), ccPairId);
+      for (const round of [1, 2, 3]) await ingestAndIndexTestDocuments(queue, edition(round));
     };
     const runs = await Promise.all([
       runIndexRebuild({ db, boss, generationId, batchSize: 3 }),

@@ -19,7 +19,7 @@ type SearchAudience =
   | { kind: "user"; email: string | null; groupIds: string[]; ownCcPairIds: number[] };
 
 /**
- * Who may see what in search (decisions.md, `external_access`). A document is visible to a user when
+ * Who may see what in search (docs/decisions.md, `external_access`). A document is visible to a user when
  *   (a) its external_access is absent (`is_public IS NULL`) and it belongs to at least one pair whose
  *       access type is `public`: the pair decides; or
  *   (b) its external_access says `is_public: true`; or

@@ -2,3 +2,14 @@
 // referenced by path from each package's vitest.config.ts.
 export { createTestJobQueue, useTestJobQueue, type TestJobQueue } from "./create-test-job-queue";
 export { holdPairLocks, type HeldLocks } from "./hold-pair-locks";
+export {
+  createTestKey,
+  createTestPair,
+  currentIndexJobs,
+  indexTestDocuments,
+  ingestAndIndexTestDocuments,
+  ingestTestDocument,
+  testIngestionBody,
+  waitForIndexed,
+  type TestDocument,
+} from "./factories";
