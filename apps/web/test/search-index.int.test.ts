@@ -1,7 +1,7 @@
 import { indexDocuments, purgeIndexGeneration, runIndexRebuild } from "@svc/core";
 import { DocumentDetailSchema, IndexRebuildStatusSchema, SearchResponseSchema, type IndexRebuildStatus } from "@svc/schema";
 import { describe, expect, it } from "vitest";
-import { getServices } from "../lib/services";
+import { getServices } from "../server/services";
 import { ERROR_DETAIL, ingestionBody, useTestApp } from "./app";
 import { seedPair } from "./connectors";
 

@@ -2,7 +2,7 @@
 // with the same services (database pool, pg-boss producer, key cache) the route handlers use.
 import { TRPCError } from "@trpc/server";
 import { beforeAll, expect } from "vitest";
-import { getServices } from "../../lib/services";
+import { getServices } from "../../server/services";
 import type { TestApp } from "../app";
 import { seedPair } from "../connectors";
 import { readSessionToken } from "../../server/session-cookie";

@@ -1,7 +1,7 @@
 import { indexDocumentJob, indexDocuments } from "@svc/core";
 import { DocumentWithChunksSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
-import { getServices } from "../../lib/services";
+import { getServices } from "../../server/services";
 import { ingestionBody, useTestApp } from "../app";
 import { expectTrpcError, useConsoleFixture } from "./console";
 import { installPoisonTrigger, POISON, removePoisonTrigger } from "./poison";

@@ -1,6 +1,6 @@
 import { indexDocumentJob, indexDocuments } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { getServices } from "../../lib/services";
+import { getServices } from "../../server/services";
 import { ingestionBody, useTestApp } from "../app";
 import { expectTrpcError, useConsoleFixture } from "./console";
 import { installPoisonTrigger, POISON } from "./poison";
