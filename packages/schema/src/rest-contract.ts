@@ -75,7 +75,7 @@ const ADMIN_OR_CURATOR = ["admin", "curator"] as const satisfies readonly ApiKey
 const ADMIN = ["admin"] as const satisfies readonly ApiKeyRole[];
 
 const error = (description: string): RestResponse => ({ description, schema: ErrorDetailSchema });
-const ok = (schema: z.ZodType, description = "Successful Response"): RestResponse => ({ description, schema });
+const ok = <Schema extends z.ZodType>(schema: Schema, description = "Successful Response") => ({ description, schema });
 
 const UNAUTHORIZED: RestResponse = {
   ...error("Missing or invalid API key"),

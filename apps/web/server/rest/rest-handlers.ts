@@ -36,8 +36,19 @@ export type RestHandlerInput<Endpoint extends RestEndpoint> = {
   body: JsonBody<Endpoint extends { body: infer Body } ? Body : undefined>;
 } & (Endpoint["auth"] extends "public" ? { principal?: undefined; services?: undefined } : { principal: Principal; services: Services });
 
+/** The body of the entry's 2xx response, as its schema describes it (unknown when it has none). */
+type SuccessBody<Endpoint extends RestEndpoint> = {
+  [Status in keyof Endpoint["responses"]]: Status extends 200 | 201 | 202
+    ? Endpoint["responses"][Status] extends { schema: infer Schema extends z.ZodType }
+      ? z.input<Schema>
+      : unknown
+    : never;
+}[keyof Endpoint["responses"]];
+
 /** Calls one core function; returns the body of the entry's 2xx response (or a Response). */
-export type RestHandler<Endpoint extends RestEndpoint> = (input: RestHandlerInput<Endpoint>) => unknown;
+export type RestHandler<Endpoint extends RestEndpoint> = (
+  input: RestHandlerInput<Endpoint>,
+) => SuccessBody<Endpoint> | Response | Promise<SuccessBody<Endpoint> | Response>;
 
 /** Every contract entry's handler: an entry without one does not compile. */
 export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[Id]> } = {

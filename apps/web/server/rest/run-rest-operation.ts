@@ -4,7 +4,7 @@ import { webEnv } from "../env";
 import { getServices } from "../services";
 import { errorResponse } from "./error-response";
 import { readJsonBody, readPathParams, readQueryParams } from "./read-request";
-import { REST_HANDLERS, type RestHandler } from "./rest-handlers";
+import { REST_HANDLERS, type RestHandlerInput } from "./rest-handlers";
 
 /**
  * One call of a contract entry: bearer authentication and role check first (before the body is
@@ -17,7 +17,8 @@ export async function runRestOperation(
   request: Request,
 ): Promise<Response> {
   const entry: RestEndpoint = REST_CONTRACT[operationId];
-  const handler = REST_HANDLERS[operationId] as RestHandler<RestEndpoint>;
+  // Each handler is typed by its own entry; here the entry is only known at run time.
+  const handler = REST_HANDLERS[operationId] as unknown as (input: RestHandlerInput<RestEndpoint>) => unknown;
   try {
     const caller = entry.auth === "public" ? {} : await authenticate(request, entry.auth);
     const path = entry.pathParams ? readPathParams(stripNulCharacters(pathParams), entry.pathParams.schema) : undefined;
@@ -26,7 +27,7 @@ export async function runRestOperation(
       entry.body?.type === "json"
         ? await readJsonBody(request, entry.body.schema, webEnv().SVC_MAX_BODY_BYTES, entry.body.required ? {} : { emptyBody: {} })
         : undefined;
-    const result = await handler({ request, path, query, body, ...caller } as Parameters<typeof handler>[0]);
+    const result = await handler({ request, path, query, body, ...caller } as RestHandlerInput<RestEndpoint>);
     return result instanceof Response ? result : Response.json(result, { status: successStatus(entry) });
   } catch (error) {
     return errorResponse(error);
