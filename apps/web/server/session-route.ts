@@ -1,6 +1,6 @@
 import { authenticateAdminSession, AppError, type Principal } from "@svc/core";
-import { errorResponse } from "../lib/rest";
-import { getServices, type Services } from "../lib/services";
+import { errorResponse } from "./rest/error-response";
+import { getServices, type Services } from "./services";
 import { isSameOriginRequest } from "./same-origin";
 import { readSessionToken } from "./session-cookie";
 

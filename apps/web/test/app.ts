@@ -2,19 +2,19 @@ import { createTestKey } from "@svc/core/testing";
 import type { ApiKeyRole, Db } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll, expect } from "vitest";
-import { dispatchRestRoute, matchRestRoute } from "../lib/rest-routes";
-import { closeServices } from "../lib/services";
+import { dispatchRestRequest } from "../server/rest/dispatch-rest-request";
+import { closeServices } from "../server/services";
 
 export interface TestApp {
   db: Db;
   databaseUrl: string;
   adminKey: string;
   createKey(role: ApiKeyRole, ccPairIds?: number[]): Promise<string>;
-  /** Sends a request to a route handler; a plain object body is sent as JSON. */
+  /** Sends a request through the REST dispatcher, in-process; a plain object body is sent as JSON. */
   request(
     method: string,
     path: string,
-    init?: { body?: unknown; key?: string | null; headers?: Record<string, string>; params?: Record<string, string> },
+    init?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
   ): Promise<Response>;
   /** POST /api/svc-api/ingestion with the admin key. */
   ingest(body: unknown, key?: string | null): Promise<Response>;
@@ -33,9 +33,6 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
     Object.assign(process.env, { DATABASE_URL: database.databaseUrl, ...env });
     const createKey = (role: ApiKeyRole, ccPairIds: number[] = []) => createTestKey(database.db, role, ccPairIds);
     const request: TestApp["request"] = async (method, path, init = {}) => {
-      // The same route table the production server dispatches through (lib/rest-routes.ts).
-      const route = matchRestRoute(path.split("?")[0] ?? path);
-      if (!route) throw new Error(`no route ${path} in lib/rest-routes.ts`);
       const headers = new Headers(init.headers);
       const key = init.key === undefined ? app.adminKey : init.key;
       if (key !== null) headers.set("authorization", `Bearer ${key}`);
@@ -46,10 +43,8 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
         body = JSON.stringify(init.body);
         headers.set("content-type", "application/json");
       }
-      return await dispatchRestRoute(
-        { module: route.module, params: init.params ?? route.params },
-        new Request(`http://localhost${path}`, { method, headers, body }),
-      );
+      // The dispatcher the production server and the Next catch-all route both call.
+      return await dispatchRestRequest(new Request(`http://localhost${path}`, { method, headers, body }));
     };
     Object.assign(app, {
       db: database.db,

@@ -3,7 +3,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { findFreePort, waitFor } from "@svc/db/testing";
+import { createApiKey } from "@svc/core";
+import { createTestDatabase, findFreePort, waitFor, type TestDatabase } from "@svc/db/testing";
+import { afterAll, beforeAll } from "vitest";
 
 const serverEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/server.js");
 
@@ -50,4 +52,31 @@ export async function startProductionServer({ databaseUrl, env = {} }: { databas
     throw error;
   }
   return { base, output: () => output, stop };
+}
+
+export interface ProductionApp {
+  database: TestDatabase;
+  /** `http://127.0.0.1:<port>` of the running server. */
+  base: string;
+  adminKey: string;
+}
+
+/**
+ * A database of its own, an admin key and the production server on it, for the whole test file.
+ * Call at the top level of a test file; the returned object is filled in by beforeAll.
+ */
+export function useProductionServer({ adminKeyName = "e2e admin" }: { adminKeyName?: string } = {}): ProductionApp {
+  const app = {} as ProductionApp;
+  let server: ProductionServer | undefined;
+  beforeAll(async () => {
+    app.database = await createTestDatabase();
+    app.adminKey = (await createApiKey({ db: app.database.db, name: adminKeyName, role: "admin" })).key;
+    server = await startProductionServer({ databaseUrl: app.database.databaseUrl });
+    app.base = server.base;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await app.database?.drop();
+  });
+  return app;
 }

@@ -2,7 +2,7 @@ import { purgeIndexGeneration, runIndexRebuild } from "@svc/core";
 import { createTestPair } from "@svc/core/testing";
 import { DocumentDetailSchema, IndexRebuildStatusSchema, SearchResponseSchema, type IndexRebuildStatus } from "@svc/schema";
 import { describe, expect, it } from "vitest";
-import { getServices } from "../lib/services";
+import { getServices } from "../server/services";
 import { ERROR_DETAIL, useTestApp } from "./app";
 import { ingestAndIndexOverApi } from "./factories";
 

@@ -17,7 +17,7 @@ export interface CreateDbOptions {
 
 // Registered on globalThis: Next.js bundles this package once per server layer (route handlers,
 // server components) and the production server once more, and all of them share one client
-// (apps/web/lib/services.ts), so every copy of this module must find the client's pool.
+// (apps/web/server/services.ts), so every copy of this module must find the client's pool.
 const POOLS_KEY = Symbol.for("svc.db.pools");
 const pools = ((globalThis as { [POOLS_KEY]?: WeakMap<Db, pg.Pool> })[POOLS_KEY] ??= new WeakMap<Db, pg.Pool>());
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DocumentSourceSchema } from "./document-source";
+import { FederatedConnectorSourceSchema } from "./federated-connector-source";
 import { AccessTypeSchema, ConnectorCredentialPairStatusSchema } from "./indexing-status";
 import { pyEnum, pyInt, pyModel, pyString } from "./pydantic-fields";
 
@@ -49,10 +50,6 @@ export const CcPairSchema = z.object({
   updated_at: z.iso.datetime({ offset: true }),
 });
 export type CcPair = z.infer<typeof CcPairSchema>;
-
-/** Federated connectors known to the service; each is listed under its plain source (`federated_slack` → `slack`). */
-export const FederatedConnectorSourceSchema = z.enum(["federated_slack"]);
-export type FederatedConnectorSource = z.infer<typeof FederatedConnectorSourceSchema>;
 
 /** Body of POST /manage/admin/federated-connector; without a name the listing shows e.g. "Federated Slack". */
 export const CreateFederatedConnectorRequestSchema = pyModel("CreateFederatedConnectorRequest", {

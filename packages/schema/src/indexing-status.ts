@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DocumentSourceSchema } from "./document-source";
+import { FederatedConnectorSourceSchema } from "./federated-connector-source";
 import { pyBool, pyEnum, pyEnumKeyDict, pyInt, pyList, pyModel, pyString } from "./pydantic-fields";
 
 export const AccessTypeSchema = z.enum(["public", "private", "sync"]);
@@ -68,7 +69,7 @@ export type ConnectorIndexingStatusLite = z.infer<typeof ConnectorIndexingStatus
 /** A federated connector (searched live, indexes nothing), e.g. `{id, "federated_slack", "Federated Slack"}`. */
 export const FederatedConnectorStatusSchema = z.object({
   id: z.int(),
-  source: z.string(),
+  source: FederatedConnectorSourceSchema,
   name: z.string(),
 });
 export type FederatedConnectorStatus = z.infer<typeof FederatedConnectorStatusSchema>;

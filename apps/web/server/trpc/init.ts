@@ -13,7 +13,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import superjson from "superjson";
 import { z } from "zod";
-import { getServices } from "../../lib/services";
+import { getServices } from "../services";
 import { isHttpsRequest, isSameOriginRequest, requestHost } from "../same-origin";
 import { readSessionToken } from "../session-cookie";
 

@@ -3,7 +3,7 @@
 import { createTestPair } from "@svc/core/testing";
 import { TRPCError } from "@trpc/server";
 import { beforeAll, expect } from "vitest";
-import { getServices } from "../../lib/services";
+import { getServices } from "../../server/services";
 import type { TestApp } from "../app";
 import { readSessionToken } from "../../server/session-cookie";
 import { createContextInner } from "../../server/trpc/init";

@@ -1,7 +1,7 @@
 import { indexDocumentJob, indexDocuments } from "@svc/core";
 import { DocumentWithChunksSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
-import { getServices } from "../../lib/services";
+import { getServices } from "../../server/services";
 import { useTestApp } from "../app";
 import { indexNow, ingestAndIndexOverApi, ingestOverApi } from "../factories";
 import { expectTrpcError, useConsoleFixture } from "./console";

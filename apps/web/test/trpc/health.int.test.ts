@@ -1,6 +1,6 @@
 import { indexDocumentJob, indexDocuments } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { getServices } from "../../lib/services";
+import { getServices } from "../../server/services";
 import { useTestApp } from "../app";
 import { ingestOverApi } from "../factories";
 import { expectTrpcError, useConsoleFixture } from "./console";

@@ -8,6 +8,7 @@ import {
   type ConnectorIndexingStatusResponse,
   type DocsCountOperator,
   type DocumentSource,
+  type FederatedConnectorSource,
   type FederatedConnectorStatus,
   type IndexingStatus,
   type IndexingStatusRequest,
@@ -264,5 +265,7 @@ function toPairStatus(row: ListingRow): ConnectorIndexingStatusLite {
 }
 
 function toFederatedStatus(row: ListingRow): FederatedConnectorStatus {
-  return { id: row.id, source: row.federated_source ?? `${FEDERATED_PREFIX}${row.source}`, name: row.name };
+  // Rows come from federated_connector, whose sources are written only through FederatedConnectorSourceSchema.
+  const source = (row.federated_source ?? `${FEDERATED_PREFIX}${row.source}`) as FederatedConnectorSource;
+  return { id: row.id, source, name: row.name };
 }

@@ -1,7 +1,7 @@
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { AdminShell } from "../../../components/admin-shell";
-import { getConsoleUser } from "../../../lib/console-user";
+import { getConsoleUser } from "../../../server/console-user";
 
 // Every console page checks the session on the server before anything renders.
 export const dynamic = "force-dynamic";

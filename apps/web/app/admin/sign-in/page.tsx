@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "../../../components/sign-in-form";
-import { getConsoleUser } from "../../../lib/console-user";
+import { getConsoleUser } from "../../../server/console-user";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { handleUpload } from "../../../../lib/upload";
+import { handleUpload } from "../../../../server/upload";
 import { sessionRoute } from "../../../../server/session-route";
 
 export const dynamic = "force-dynamic";

@@ -1,14 +1,15 @@
 import { AppError, uploadFiles, type IncomingFile } from "@svc/core";
 import { cleanFileName, type FileUploadResponse } from "@svc/schema";
 import { webEnv } from "./env";
-import { readBodyBytes, type RestContext } from "./rest";
+import { readBodyBytes } from "./rest/read-request";
+import type { Services } from "./services";
 
 /**
  * An image upload: multipart/form-data with one or more parts named `files`, read with the request
  * limit, handed to core's uploadFiles. Shared by POST /api/user/file/upload (bearer key) and
  * POST /api/admin/upload (the console's session).
  */
-export async function handleUpload({ request, services }: Pick<RestContext<unknown>, "request" | "services">): Promise<FileUploadResponse> {
+export async function handleUpload({ request, services }: { request: Request; services: Services }): Promise<FileUploadResponse> {
   const env = webEnv();
   const contentType = request.headers.get("content-type") ?? "";
   if (!contentType.toLowerCase().startsWith("multipart/form-data")) {

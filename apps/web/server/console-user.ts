@@ -1,16 +1,15 @@
 import { cookies } from "next/headers";
-import type { ConsoleUser } from "../components/admin-shell";
-import { SESSION_COOKIE_NAME } from "../server/session-cookie";
-import { createContextInner } from "../server/trpc/init";
-import { createCaller } from "../server/trpc/router";
 import { getServices } from "./services";
+import { SESSION_COOKIE_NAME } from "./session-cookie";
+import { createContextInner } from "./trpc/init";
+import { createCaller } from "./trpc/router";
 
 /**
  * Who is signed in to the console, for the server-rendered pages: `session.me` through the
  * server-side caller with the request's session cookie; null when nobody is (no cookie, an ended or
  * expired session, a revoked key).
  */
-export async function getConsoleUser(): Promise<ConsoleUser | null> {
+export async function getConsoleUser() {
   const sessionToken = (await cookies()).get(SESSION_COOKIE_NAME)?.value ?? null;
   if (!sessionToken) return null;
   const caller = createCaller(await createContextInner({ ...(await getServices()), sessionToken }));

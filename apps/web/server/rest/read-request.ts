@@ -1,56 +1,8 @@
-import {
-  AppError,
-  authenticateApiKey,
-  isAppError,
-  requireRole,
-  type Principal,
-} from "@svc/core";
-import type { ApiKeyRole } from "@svc/db";
+import { AppError } from "@svc/core";
 import { parseJsonBody, stripNulCharacters, validateBody } from "@svc/schema";
 import type { z } from "zod";
-import { getServices, type Services } from "./services";
-
-export interface RestContext<Params> {
-  request: Request;
-  principal: Principal;
-  services: Services;
-  params: Params;
-}
-
-/**
- * Wraps a REST route handler: bearer authentication and role check first (before the body is
- * read), then the handler, then one mapping from errors to responses. Handlers return a JSON value
- * or a Response.
- */
-export function restRoute<Params = Record<string, never>>(
-  roles: readonly ApiKeyRole[],
-  handler: (context: RestContext<Params>) => Promise<unknown>,
-) {
-  return async (request: Request, routeContext: { params: Promise<Params> }): Promise<Response> => {
-    try {
-      const services = await getServices();
-      const principal = await authenticateApiKey({
-        db: services.db,
-        authorization: request.headers.get("authorization"),
-        cache: services.apiKeys,
-      });
-      requireRole(principal, roles);
-      const result = await handler({ request, principal, services, params: await routeContext.params });
-      return result instanceof Response ? result : Response.json(result);
-    } catch (error) {
-      return errorResponse(error);
-    }
-  };
-}
-
-export function errorResponse(error: unknown): Response {
-  if (isAppError(error)) {
-    const headers: HeadersInit = error.code === "UNAUTHENTICATED" ? { "WWW-Authenticate": "Bearer" } : {};
-    return Response.json(error.toResponseBody(), { status: error.httpStatus, headers });
-  }
-  console.error("[svc] unhandled error", error);
-  return Response.json({ detail: "Internal server error" }, { status: 500 });
-}
+import { webEnv } from "../env";
+import { HttpError } from "./error-response";
 
 /**
  * Reads a JSON body of at most `limitBytes`, strips NUL characters, and validates it. With
@@ -79,6 +31,7 @@ export function readPathParams<Schema extends z.ZodType>(params: unknown, schema
  * parameter given twice counts with its last value; unknown parameters are ignored.
  */
 export function readQueryParams<Schema extends z.ZodType>(request: Request, schema: Schema): z.output<Schema> {
+  // NUL stays in: the schemas refuse it with a 422 at its parameter (docs/decisions.md).
   return validateOrThrow(schema, Object.fromEntries(new URL(request.url).searchParams), "query");
 }
 
@@ -89,16 +42,21 @@ function validateOrThrow<Schema extends z.ZodType>(schema: Schema, value: unknow
   return validated.data;
 }
 
-/** The raw body, refused with 413 as soon as it is known to exceed the limit. */
+/**
+ * The raw body, refused with 413 as soon as it is known to exceed the limit, and with 408 when it
+ * stops arriving (a Content-Length longer than what the client sends would otherwise hold the
+ * request, and a database connection, until the socket dies).
+ */
 export async function readBodyBytes(request: Request, limitBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > limitBytes) throw bodyTooLarge(limitBytes);
   if (!request.body) return new Uint8Array();
+  const idleTimeoutMs = webEnv().SVC_BODY_IDLE_TIMEOUT_MS;
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = request.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await readWithin(reader, idleTimeoutMs);
     if (done) break;
     total += value.byteLength;
     if (total > limitBytes) {
@@ -108,6 +66,30 @@ export async function readBodyBytes(request: Request, limitBytes: number): Promi
     chunks.push(value);
   }
   return Buffer.concat(chunks);
+}
+
+/** The next chunk, or a 408 when none comes within the deadline (the connection is closed after it). */
+async function readWithin(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  timeoutMs: number,
+): Promise<ReadableStreamReadResult<Uint8Array>> {
+  const read = reader.read();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new HttpError(408, "Request body timed out", { connection: "close" })),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([read, deadline]);
+  } catch (error) {
+    // The abandoned read settles when the connection closes; nothing waits for it any more.
+    read.catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function bodyTooLarge(limitBytes: number): AppError {

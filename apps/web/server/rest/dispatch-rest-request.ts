@@ -1,0 +1,89 @@
+import { REST_CONTRACT, type HttpMethod, type RestOperationId } from "@svc/schema";
+import { detailResponse } from "./error-response";
+import { runRestOperation } from "./run-rest-operation";
+
+/** The API root: contract paths are relative to it. */
+export const API_ROOT = "/api";
+
+/** Paths under the API root that are not REST contract routes: Next.js serves them (the console's transports). */
+const NEXT_PATHS_UNDER_API = ["/api/trpc", "/api/admin/upload"];
+
+/** Whether the REST dispatcher answers this path (every path under /api but the console's). */
+export function isRestPath(pathname: string): boolean {
+  if (pathname !== API_ROOT && !pathname.startsWith(`${API_ROOT}/`)) return false;
+  return !NEXT_PATHS_UNDER_API.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
+}
+
+interface RoutePattern {
+  segments: string[];
+  operations: Partial<Record<HttpMethod, RestOperationId>>;
+}
+
+/** The contract's paths, one pattern per path with its operations by method. */
+const PATTERNS: RoutePattern[] = (() => {
+  const byPath = new Map<string, RoutePattern>();
+  for (const [operationId, entry] of Object.entries(REST_CONTRACT) as [RestOperationId, (typeof REST_CONTRACT)[RestOperationId]][]) {
+    const path = `${API_ROOT}${entry.path}`;
+    const pattern = byPath.get(path) ?? { segments: path.split("/"), operations: {} };
+    if (pattern.operations[entry.method]) throw new Error(`REST contract: ${entry.method} ${entry.path} is declared twice`);
+    pattern.operations[entry.method] = operationId;
+    byPath.set(path, pattern);
+  }
+  return [...byPath.values()];
+})();
+
+/**
+ * The contract path a request path names, with its captured `{name}` segments (percent-decoded); null
+ * when none does. One trailing slash is ignored, as on every route of the original.
+ */
+export function matchRestPath(pathname: string): { operations: RoutePattern["operations"]; params: Record<string, string> } | null {
+  const trimmed = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
+  const segments = trimmed.split("/");
+  for (const pattern of PATTERNS) {
+    if (pattern.segments.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const matches = pattern.segments.every((segment, index) => {
+      const actual = segments[index] ?? "";
+      if (segment.startsWith("{") && segment.endsWith("}")) {
+        params[segment.slice(1, -1)] = decodePathSegment(actual);
+        return actual.length > 0;
+      }
+      return segment === actual;
+    });
+    if (matches) return { operations: pattern.operations, params };
+  }
+  return null;
+}
+
+/**
+ * A path segment, percent-decoded (`%2F` is a `/` inside the segment). Malformed escapes stay as
+ * they are, as Starlette leaves them, instead of failing the request.
+ */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+  }
+}
+
+/**
+ * Answers a request under the API root from the REST contract: 404 `{"detail":"Not Found"}` for a
+ * path no entry has, 405 with `Allow` for a method the path does not take, else the entry's handler.
+ * The production server (server.ts) and the Next.js catch-all route both come here.
+ */
+export async function dispatchRestRequest(request: Request): Promise<Response> {
+  const match = matchRestPath(new URL(request.url).pathname);
+  if (!match) return detailResponse(404, "Not Found");
+  const operationId = match.operations[request.method as HttpMethod];
+  if (!operationId) {
+    return detailResponse(405, "Method Not Allowed", { allow: Object.keys(match.operations).join(", ") });
+  }
+  return runRestOperation(operationId, match.params, request);
+}

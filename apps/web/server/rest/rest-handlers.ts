@@ -1,0 +1,92 @@
+import {
+  cancelIndexRebuild,
+  createCcPair,
+  createFederatedConnector,
+  deleteCcPair,
+  deleteDocument,
+  deleteFederatedConnector,
+  getCcPair,
+  getDocument,
+  getIndexRebuildStatus,
+  ingestDocument,
+  listCcPairDocuments,
+  listIndexingStatus,
+  listIngestedDocuments,
+  searchDocuments,
+  startIndexRebuild,
+  updateCcPair,
+  type Principal,
+} from "@svc/core";
+import { buildOpenApiDocument, type RestContract, type RestEndpoint, type RestOperationId } from "@svc/schema";
+import type { z } from "zod";
+import type { Services } from "../services";
+import { handleUpload } from "../upload";
+
+type Parsed<Part> = Part extends { schema: infer Schema extends z.ZodType } ? z.output<Schema> : undefined;
+type JsonBody<Body> = Body extends { type: "json"; schema: infer Schema extends z.ZodType } ? z.output<Schema> : undefined;
+
+/**
+ * What a handler receives: the request parts its contract entry declares, already validated with the
+ * entry's schemas, and (unless the entry is public) the authenticated principal with the services.
+ */
+export type RestHandlerInput<Endpoint extends RestEndpoint> = {
+  request: Request;
+  path: Parsed<Endpoint extends { pathParams: infer Part } ? Part : undefined>;
+  query: Parsed<Endpoint extends { query: infer Part } ? Part : undefined>;
+  body: JsonBody<Endpoint extends { body: infer Body } ? Body : undefined>;
+} & (Endpoint["auth"] extends "public" ? { principal?: undefined; services?: undefined } : { principal: Principal; services: Services });
+
+/** The body of the entry's 2xx response, as its schema describes it (unknown when it has none). */
+type SuccessBody<Endpoint extends RestEndpoint> = {
+  [Status in keyof Endpoint["responses"]]: Status extends 200 | 201 | 202
+    ? Endpoint["responses"][Status] extends { schema: infer Schema extends z.ZodType }
+      ? z.input<Schema>
+      : unknown
+    : never;
+}[keyof Endpoint["responses"]];
+
+/** Calls one core function; returns the body of the entry's 2xx response (or a Response). */
+export type RestHandler<Endpoint extends RestEndpoint> = (
+  input: RestHandlerInput<Endpoint>,
+) => SuccessBody<Endpoint> | Response | Promise<SuccessBody<Endpoint> | Response>;
+
+/** Every contract entry's handler: an entry without one does not compile. */
+export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[Id]> } = {
+  upsertIngestionDocument: ({ body, principal, services }) =>
+    ingestDocument({ db: services.db, boss: services.boss, principal, input: body }),
+  listIngestedDocuments: ({ query, principal, services }) =>
+    listIngestedDocuments({ db: services.db, principal, limit: query.limit, afterId: query.cursor }),
+  getIngestionDocument: ({ path, principal, services }) =>
+    getDocument({ db: services.db, principal, documentId: path.document_id }),
+  deleteIngestionDocument: ({ path, principal, services }) =>
+    deleteDocument({ db: services.db, principal, documentId: path.document_id }),
+  listCcPairDocuments: ({ path, query, principal, services }) =>
+    listCcPairDocuments({ db: services.db, principal, ccPairId: path.cc_pair_id, limit: query.limit, afterId: query.cursor }),
+  searchDocuments: ({ body, principal, services }) => searchDocuments({ db: services.db, principal, request: body }),
+  getConnectorIndexingStatus: ({ body, principal, services }) =>
+    listIndexingStatus({ db: services.db, principal, request: body }),
+  createCcPair: async ({ body, services }) => {
+    const created = await createCcPair({ db: services.db, name: body.name, source: body.source, accessType: body.access_type });
+    return { cc_pair_id: created.ccPairId, connector_id: created.connectorId, credential_id: created.credentialId };
+  },
+  getCcPair: ({ path, principal, services }) => getCcPair({ db: services.db, principal, ccPairId: path.id }),
+  updateCcPair: ({ path, body, principal, services }) =>
+    updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id, name: body.name, status: body.status }),
+  deleteCcPair: ({ path, principal, services }) =>
+    deleteCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id }),
+  createFederatedConnector: ({ body, services }) =>
+    createFederatedConnector({ db: services.db, source: body.source, name: body.name }),
+  deleteFederatedConnector: ({ path, services }) => deleteFederatedConnector({ db: services.db, id: path.id }),
+  getIndexRebuildStatus: ({ services }) => getIndexRebuildStatus({ db: services.db }),
+  startIndexRebuild: ({ body, principal, services }) =>
+    startIndexRebuild({
+      db: services.db,
+      boss: services.boss,
+      principal,
+      chunkTokenLimit: body.chunk_token_limit,
+      textSearchConfig: body.text_search_config,
+    }),
+  cancelIndexRebuild: ({ principal, services }) => cancelIndexRebuild({ db: services.db, boss: services.boss, principal }),
+  uploadUserFiles: ({ request, services }) => handleUpload({ request, services }),
+  getOpenApiDocument: () => buildOpenApiDocument(),
+};

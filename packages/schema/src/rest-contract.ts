@@ -1,0 +1,391 @@
+import type { z } from "zod";
+import type { ApiKeyRole } from "./api-key";
+import {
+  CcPairSchema,
+  CreateCcPairRequestSchema,
+  CreatedCcPairSchema,
+  CreateFederatedConnectorRequestSchema,
+  FederatedConnectorIdSchema,
+  IdPathSchema,
+  UpdateCcPairRequestSchema,
+} from "./cc-pair";
+import { ErrorDetailSchema } from "./error-detail";
+import { FileUploadRequestSchema, FileUploadResponseSchema } from "./file-upload";
+import { ConnectorIndexingStatusResponseSchema, IndexingStatusRequestSchema } from "./indexing-status";
+import {
+  CcPairIdPathSchema,
+  DeletedDocumentSchema,
+  DocMinimalInfoPageSchema,
+  DocumentDetailSchema,
+  DocumentIdPathSchema,
+  DocumentPageQuerySchema,
+} from "./ingested-document";
+import { IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
+import { SearchRequestSchema, SearchResponseSchema } from "./search";
+import { IndexRebuildRequestSchema, IndexRebuildStatusSchema } from "./search-index";
+import { HTTPValidationErrorSchema } from "./validation-error";
+
+// The REST surface as data: one entry per endpoint. The web app binds each entry to a handler (a
+// missing handler does not compile), its dispatcher routes by these paths and methods, and the
+// OpenAPI document's paths are generated from these schemas. Adding an endpoint is one entry here,
+// one handler line in apps/web, and the core function it calls.
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** One response of an endpoint: its description and, when it has a body, the body's schema. */
+export interface RestResponse {
+  description: string;
+  schema?: z.ZodType;
+  headers?: Record<string, { description: string }>;
+}
+
+/** Path or query parameters: the schema that validates them, and a description of each. */
+export interface RestParameters {
+  schema: z.ZodType;
+  descriptions: Record<string, string>;
+}
+
+/**
+ * A request body. `json` bodies are read with the body limit and validated by the dispatcher
+ * (`required: false`: an empty body counts as `{}`); `multipart` bodies are read by the handler.
+ */
+export type RestBody =
+  | { type: "json"; schema: z.ZodType; required: boolean }
+  | { type: "multipart"; schema: z.ZodType };
+
+export interface RestEndpoint {
+  method: HttpMethod;
+  /** OpenAPI-style path under the API root (`/api`), `{name}` for one path segment. */
+  path: string;
+  /** The API key roles allowed; `public` endpoints take no key. */
+  auth: readonly ApiKeyRole[] | "public";
+  summary: string;
+  description?: string;
+  tag: string;
+  pathParams?: RestParameters;
+  query?: RestParameters;
+  body?: RestBody;
+  /** By status; the one 2xx status is what a successful call answers. */
+  responses: Record<number, RestResponse>;
+  /** Left out of the OpenAPI document (the document itself). */
+  undocumented?: true;
+}
+
+const ADMIN_OR_CURATOR = ["admin", "curator"] as const satisfies readonly ApiKeyRole[];
+const ADMIN = ["admin"] as const satisfies readonly ApiKeyRole[];
+
+const error = (description: string): RestResponse => ({ description, schema: ErrorDetailSchema });
+const ok = <Schema extends z.ZodType>(schema: Schema, description = "Successful Response") => ({ description, schema });
+
+const UNAUTHORIZED: RestResponse = {
+  ...error("Missing or invalid API key"),
+  headers: { "WWW-Authenticate": { description: "`Bearer`" } },
+};
+const FORBIDDEN = error("The API key's role or scope does not allow this operation");
+const ADMIN_ONLY = error("The API key is not an admin key, or the pair is outside its scope");
+const UNSCOPED_ADMIN_ONLY = error("The API key is not an admin key, or is scoped to pairs");
+const TOO_LARGE = error("The request body is larger than the configured limit");
+const VALIDATION_FAILED: RestResponse = { description: "Validation Error", schema: HTTPValidationErrorSchema };
+
+const PAIR_ID = { schema: IdPathSchema, descriptions: { id: "The pair's id" } } satisfies RestParameters;
+const DOCUMENT_ID = {
+  schema: DocumentIdPathSchema,
+  descriptions: { document_id: "The document's id, URL-encoded (a `/` in the id is sent as `%2F`)" },
+} satisfies RestParameters;
+const DOCUMENT_PAGE = {
+  schema: DocumentPageQuerySchema,
+  descriptions: {
+    limit: "Documents per page",
+    cursor: "The `next_cursor` of the previous page; absent for the first page",
+  },
+} satisfies RestParameters;
+const json = <Schema extends z.ZodType>(schema: Schema, required = true) => ({ type: "json" as const, schema, required });
+
+/** Keeps each entry's literal types (its schemas, its auth) while checking it is an endpoint. */
+function endpoint<const Endpoint extends RestEndpoint>(entry: Endpoint): Endpoint {
+  return entry;
+}
+
+/** Every REST endpoint, by operation id. */
+export const REST_CONTRACT = {
+  upsertIngestionDocument: endpoint({
+    method: "POST",
+    path: "/svc-api/ingestion",
+    auth: ADMIN_OR_CURATOR,
+    summary: "Upsert a document",
+    description: "Creates or updates one document. A 200 means the document was accepted; indexing follows asynchronously.",
+    tag: "ingestion",
+    body: json(IngestionDocumentSchema),
+    responses: {
+      200: ok(IngestionResultSchema),
+      400: error("The connector-credential pair does not exist"),
+      401: UNAUTHORIZED,
+      403: FORBIDDEN,
+      413: TOO_LARGE,
+      422: VALIDATION_FAILED,
+    },
+  }),
+  listIngestedDocuments: endpoint({
+    method: "GET",
+    path: "/svc-api/ingestion",
+    auth: ADMIN_OR_CURATOR,
+    summary: "List ingested documents",
+    description:
+      "The documents created through the ingestion API, ordered by id, a page at a time. A key scoped to pairs lists the documents of pairs it may see.",
+    tag: "ingestion",
+    query: DOCUMENT_PAGE,
+    responses: { 200: ok(DocMinimalInfoPageSchema), 401: UNAUTHORIZED, 403: FORBIDDEN, 422: VALIDATION_FAILED },
+  }),
+  getIngestionDocument: endpoint({
+    method: "GET",
+    path: "/svc-api/ingestion/{document_id}",
+    auth: ADMIN_OR_CURATOR,
+    summary: "Get a document and its indexing status",
+    description:
+      "The stored document (its DocumentBase fields) with `indexing_status`, the current and indexed versions, the chunk count, the last error, the attempts and the pairs it belongs to.",
+    tag: "ingestion",
+    pathParams: DOCUMENT_ID,
+    responses: {
+      200: ok(DocumentDetailSchema),
+      401: UNAUTHORIZED,
+      403: FORBIDDEN,
+      404: error("No such document, or none the key may see"),
+    },
+  }),
+  deleteIngestionDocument: endpoint({
+    method: "DELETE",
+    path: "/svc-api/ingestion/{document_id}",
+    auth: ADMIN_OR_CURATOR,
+    summary: "Delete an ingested document",
+    description:
+      "Removes the document, its sections, its chunks and its links to pairs, and updates the pairs' `docs_indexed`, in one transaction.",
+    tag: "ingestion",
+    pathParams: DOCUMENT_ID,
+    responses: {
+      200: ok(DeletedDocumentSchema),
+      400: error("The document was not created through the ingestion API"),
+      401: UNAUTHORIZED,
+      403: error("The API key's role does not allow this, or the document belongs to a pair outside its scope"),
+      404: error("No such document, or none the key may see"),
+    },
+  }),
+  listCcPairDocuments: endpoint({
+    method: "GET",
+    path: "/svc-api/connector-docs/{cc_pair_id}",
+    auth: ADMIN_OR_CURATOR,
+    summary: "List a connector-credential pair's documents",
+    description: "The documents linked to the pair, ordered by id, a page at a time.",
+    tag: "ingestion",
+    pathParams: { schema: CcPairIdPathSchema, descriptions: { cc_pair_id: "The pair's id" } },
+    query: DOCUMENT_PAGE,
+    responses: {
+      200: ok(DocMinimalInfoPageSchema),
+      401: UNAUTHORIZED,
+      403: FORBIDDEN,
+      404: error("No such pair, or none the key may see"),
+      422: VALIDATION_FAILED,
+    },
+  }),
+  searchDocuments: endpoint({
+    method: "POST",
+    path: "/svc-api/search",
+    auth: ADMIN_OR_CURATOR,
+    summary: "Search the indexed documents",
+    description:
+      "Full-text search over the indexed chunks, documents ranked by their best chunk, each with its best 3 chunks. " +
+      "A document is visible when its `external_access` is absent and a pair it belongs to is public, or `is_public` is true, " +
+      "or the principal's email or one of its groups is listed. An admin key sees everything, or exactly what `principal` would see; " +
+      "a curator key sees everything (unscoped) or public documents plus those of its pairs (scoped), and may not pass `principal`.",
+    tag: "search",
+    body: json(SearchRequestSchema),
+    responses: {
+      200: ok(SearchResponseSchema),
+      401: UNAUTHORIZED,
+      403: error("The API key's role does not allow this, or a curator key passed `principal`"),
+      413: TOO_LARGE,
+      422: VALIDATION_FAILED,
+    },
+  }),
+  getConnectorIndexingStatus: endpoint({
+    method: "POST",
+    path: "/manage/admin/connector/indexing-status",
+    auth: ADMIN_OR_CURATOR,
+    summary: "Get connector indexing status",
+    description: "Connector-credential pairs with their indexing status, grouped by source, filtered and paged.",
+    tag: "connectors",
+    body: json(IndexingStatusRequestSchema),
+    responses: {
+      200: ok(ConnectorIndexingStatusResponseSchema),
+      401: UNAUTHORIZED,
+      403: FORBIDDEN,
+      422: VALIDATION_FAILED,
+    },
+  }),
+  createCcPair: endpoint({
+    method: "POST",
+    path: "/manage/admin/cc-pair",
+    auth: ADMIN,
+    summary: "Create a connector-credential pair",
+    description: "Creates a connector, a credential and the pair joining them; the pair starts as `SCHEDULED`.",
+    tag: "connectors",
+    body: json(CreateCcPairRequestSchema),
+    responses: { 200: ok(CreatedCcPairSchema), 401: UNAUTHORIZED, 403: ADMIN_ONLY, 422: VALIDATION_FAILED },
+  }),
+  getCcPair: endpoint({
+    method: "GET",
+    path: "/manage/admin/cc-pair/{id}",
+    auth: ADMIN,
+    summary: "Get a connector-credential pair",
+    tag: "connectors",
+    pathParams: PAIR_ID,
+    responses: {
+      200: ok(CcPairSchema),
+      401: UNAUTHORIZED,
+      403: ADMIN_ONLY,
+      404: error("No such pair"),
+      422: VALIDATION_FAILED,
+    },
+  }),
+  updateCcPair: endpoint({
+    method: "PATCH",
+    path: "/manage/admin/cc-pair/{id}",
+    auth: ADMIN,
+    summary: "Rename, pause or resume a connector-credential pair",
+    description:
+      "`status: PAUSED` pauses the pair (documents are still accepted; their indexing waits); `status: ACTIVE` resumes a paused pair.",
+    tag: "connectors",
+    pathParams: PAIR_ID,
+    body: json(UpdateCcPairRequestSchema),
+    responses: {
+      200: ok(CcPairSchema),
+      400: error("The default pair cannot be changed"),
+      401: UNAUTHORIZED,
+      403: ADMIN_ONLY,
+      404: error("No such pair"),
+      409: error("The pair is being deleted"),
+      422: VALIDATION_FAILED,
+    },
+  }),
+  deleteCcPair: endpoint({
+    method: "DELETE",
+    path: "/manage/admin/cc-pair/{id}",
+    auth: ADMIN,
+    summary: "Delete a connector-credential pair",
+    description:
+      "Marks the pair `DELETING` and queues its removal: a background job removes its links, every document no other pair still holds, its index attempts, then the pair.",
+    tag: "connectors",
+    pathParams: PAIR_ID,
+    responses: {
+      202: ok(CcPairSchema, "Deletion accepted; the pair is DELETING until the job has run"),
+      400: error("The default pair cannot be deleted"),
+      401: UNAUTHORIZED,
+      403: ADMIN_ONLY,
+      404: error("No such pair"),
+      422: VALIDATION_FAILED,
+    },
+  }),
+  createFederatedConnector: endpoint({
+    method: "POST",
+    path: "/manage/admin/federated-connector",
+    auth: ADMIN,
+    summary: "Create a federated connector",
+    description: "A connector that searches its source live and indexes nothing; it shows in the status listing.",
+    tag: "connectors",
+    body: json(CreateFederatedConnectorRequestSchema),
+    responses: { 200: ok(FederatedConnectorIdSchema), 401: UNAUTHORIZED, 403: ADMIN_ONLY, 422: VALIDATION_FAILED },
+  }),
+  deleteFederatedConnector: endpoint({
+    method: "DELETE",
+    path: "/manage/admin/federated-connector/{id}",
+    auth: ADMIN,
+    summary: "Delete a federated connector",
+    tag: "connectors",
+    pathParams: { schema: IdPathSchema, descriptions: { id: "The federated connector's id" } },
+    responses: {
+      200: ok(FederatedConnectorIdSchema),
+      401: UNAUTHORIZED,
+      403: ADMIN_ONLY,
+      404: error("No such federated connector"),
+      422: VALIDATION_FAILED,
+    },
+  }),
+  getIndexRebuildStatus: endpoint({
+    method: "GET",
+    path: "/manage/admin/search-index/rebuild",
+    auth: ADMIN,
+    summary: "Get the search index's generation and rebuild status",
+    description:
+      "The generation search reads and its settings (chunk size, text-search configuration), the rebuild in progress with documents done, failed and total (null when idle), and the last rebuild that ended.",
+    tag: "search",
+    responses: { 200: ok(IndexRebuildStatusSchema), 401: UNAUTHORIZED, 403: ADMIN_ONLY },
+  }),
+  startIndexRebuild: endpoint({
+    method: "POST",
+    path: "/manage/admin/search-index/rebuild",
+    auth: ADMIN,
+    summary: "Rebuild the search index",
+    description:
+      "Builds a new generation of the search index from every indexed document, in the background, with the given chunk size and text-search configuration (the current ones when left out; the body is optional). " +
+      "Search keeps reading the current generation and new documents are written to both; when every document is written the new generation replaces the old one at once. Needs an admin key without scope.",
+    tag: "search",
+    body: json(IndexRebuildRequestSchema, false),
+    responses: {
+      202: ok(IndexRebuildStatusSchema, "Rebuild started; its progress is in `rebuild`"),
+      401: UNAUTHORIZED,
+      403: UNSCOPED_ADMIN_ONLY,
+      409: error("A rebuild is already running"),
+      413: TOO_LARGE,
+      422: VALIDATION_FAILED,
+    },
+  }),
+  cancelIndexRebuild: endpoint({
+    method: "DELETE",
+    path: "/manage/admin/search-index/rebuild",
+    auth: ADMIN,
+    summary: "Cancel the running rebuild",
+    description:
+      "The new generation is dropped (its chunks are deleted in the background); search and indexing carry on with the current one.",
+    tag: "search",
+    responses: {
+      200: ok(IndexRebuildStatusSchema),
+      401: UNAUTHORIZED,
+      403: UNSCOPED_ADMIN_ONLY,
+      404: error("No rebuild is running"),
+    },
+  }),
+  uploadUserFiles: endpoint({
+    method: "POST",
+    path: "/user/file/upload",
+    auth: ADMIN_OR_CURATOR,
+    summary: "Upload images",
+    description: "Stores PNG, JPEG, GIF or WebP images; the returned `file_id` is what a section's `image_file_id` names.",
+    tag: "files",
+    body: { type: "multipart", schema: FileUploadRequestSchema },
+    responses: {
+      200: ok(FileUploadResponseSchema),
+      401: UNAUTHORIZED,
+      403: FORBIDDEN,
+      413: TOO_LARGE,
+      422: VALIDATION_FAILED,
+    },
+  }),
+  getOpenApiDocument: endpoint({
+    method: "GET",
+    path: "/openapi.json",
+    auth: "public",
+    summary: "The OpenAPI document",
+    tag: "meta",
+    responses: { 200: { description: "The OpenAPI 3.1 document" } },
+    undocumented: true,
+  }),
+} satisfies Record<string, RestEndpoint>;
+
+export type RestContract = typeof REST_CONTRACT;
+export type RestOperationId = keyof RestContract;
+
+/** The status a successful call of the endpoint answers (its one 2xx response). */
+export function successStatus(entry: RestEndpoint): number {
+  const status = Object.keys(entry.responses).map(Number).find((code) => code >= 200 && code < 300);
+  if (status === undefined) throw new Error(`REST contract: ${entry.method} ${entry.path} has no 2xx response`);
+  return status;
+}
