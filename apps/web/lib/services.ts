@@ -22,10 +22,10 @@ export function getServices(): Promise<Services> {
 
 async function createServices(): Promise<Services> {
   const env = webEnv();
-  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_DB_POOL_SIZE });
+  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_DB_POOL_SIZE, applicationName: "svc-web" });
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "producer", poolSize: 2 });
   const apiKeys = new ApiKeyCache();
-  await apiKeys.listen(env.DATABASE_URL);
+  await apiKeys.listen(env.DATABASE_URL, "svc-web-listen");
   return { db, boss, apiKeys };
 }
 

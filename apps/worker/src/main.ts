@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const env = workerEnv();
   // A connection for each indexing batch in flight, plus one each for a pair deletion, an index rebuild
   // and a generation purge, plus one spare.
-  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 4 });
+  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 4, applicationName: "svc-worker" });
   // Idempotent: a worker started on its own (another machine, a new release) brings its queues.
   await installJobQueues(env.DATABASE_URL);
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "worker" });

@@ -3,4 +3,4 @@ export type { CreateDbOptions, Db, DbOrTx, SqlClient, Tx } from "./client";
 export { Prisma } from "./generated/prisma/client";
 export * from "./generated/prisma/enums";
 export type * from "./generated/prisma/models";
-export { listenToChannel, type ChannelListener } from "./listen";
+export { listenToChannel, type ChannelListener, type ListenToChannelOptions } from "./listen";
