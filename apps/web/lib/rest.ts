@@ -1,8 +1,8 @@
 import {
   AppError,
   authenticateApiKey,
-  isAppError,
   requireRole,
+  toAppError,
   type Principal,
 } from "@svc/core";
 import type { ApiKeyRole } from "@svc/db";
@@ -44,9 +44,11 @@ export function restRoute<Params = Record<string, never>>(
 }
 
 export function errorResponse(error: unknown): Response {
-  if (isAppError(error)) {
-    const headers: HeadersInit = error.code === "UNAUTHENTICATED" ? { "WWW-Authenticate": "Bearer" } : {};
-    return Response.json(error.toResponseBody(), { status: error.httpStatus, headers });
+  const appError = toAppError(error);
+  if (appError) {
+    const headers: Record<string, string> = appError.code === "UNAUTHENTICATED" ? { "WWW-Authenticate": "Bearer" } : {};
+    if (appError.retryAfterSeconds !== undefined) headers["Retry-After"] = String(appError.retryAfterSeconds);
+    return Response.json(appError.toResponseBody(), { status: appError.httpStatus, headers });
   }
   console.error("[svc] unhandled error", error);
   return Response.json({ detail: "Internal server error" }, { status: 500 });

@@ -4,3 +4,4 @@ export { Prisma } from "./generated/prisma/client";
 export * from "./generated/prisma/enums";
 export type * from "./generated/prisma/models";
 export { listenToChannel, type ChannelListener, type ListenToChannelOptions } from "./listen";
+export { isDatabaseUnavailable } from "./is-database-unavailable";
