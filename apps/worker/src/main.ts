@@ -11,7 +11,7 @@ import {
   startJobQueue,
   workJobs,
 } from "@svc/core";
-import { createDb } from "@svc/db";
+import { createDb, isDatabaseUnavailable } from "@svc/db";
 import { workerEnv } from "./env";
 
 /**
@@ -93,6 +93,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error("[worker] failed to start", error);
+  // An unreachable database is an operating condition, not a bug: one line (a supervisor restarts us).
+  if (isDatabaseUnavailable(error)) console.error(`[worker] failed to start, database unavailable: ${(error as Error).message}`);
+  else console.error("[worker] failed to start", error);
   process.exit(1);
 });
