@@ -124,4 +124,36 @@ describe("the web process across PostgreSQL restarts", () => {
     expect(statuses.get(200)).toBeGreaterThan(0);
     expect(web.output()).not.toMatch(/EMFILE|heap out of memory/);
   }, 120_000);
+
+  it("starts while the database is down, answers 503 meanwhile, and serves once it is up, within the same bound", async () => {
+    if (!server || !web) throw new Error("not started");
+    const { databaseUrl, port } = server;
+    await web.stop();
+    web = undefined;
+    await server.stop();
+    server = undefined;
+
+    web = await startProductionServer({ databaseUrl, env: { SVC_DB_POOL_SIZE: String(POOL_SIZE) } });
+    const base = web.base;
+    const ingest = (id: string) =>
+      fetch(`${base}/api/svc-api/ingestion`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ document: { id, semantic_identifier: id, sections: [{ text: id }], metadata: {} } }),
+      });
+    // Every request retries opening the services; none may leave connections behind for later.
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const response = await ingest(`cold-${attempt}`);
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).not.toBeNull();
+    }
+
+    server = await startEmbeddedPostgres({ dataDir, port, postgresFlags: POSTGRES_FLAGS });
+    await waitFor("a 200 once the database is up", async () => ((await ingest("cold-after")).status === 200 ? true : undefined));
+    const connections = await waitFor("the key cache's listener", async () => {
+      const counted = await webConnections(databaseUrl);
+      return counted.listeners === 1 ? counted : undefined;
+    });
+    expect(connections.total).toBeLessThanOrEqual(MAX_WEB_CONNECTIONS);
+  }, 120_000);
 });

@@ -43,7 +43,13 @@ export async function startJobQueue({ databaseUrl, role, poolSize = 4 }: CreateJ
     if (isDatabaseUnavailable(error)) console.error(`[pg-boss] database unavailable: ${(error as Error).message}`);
     else console.error("[pg-boss]", error instanceof Error ? (error.stack ?? error.message) : error);
   });
-  await boss.start();
+  try {
+    await boss.start();
+  } catch (error) {
+    // Unreachable database: callers retry later, so this attempt's pool must not stay open.
+    await boss.stop({ graceful: false, close: true }).catch(() => undefined);
+    throw error;
+  }
   return boss;
 }
 
