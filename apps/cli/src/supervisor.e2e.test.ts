@@ -3,6 +3,7 @@ import { chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createApiKey } from "@svc/core";
 import { createTestDatabase, findFreePort, waitFor, type WaitForOptions } from "@svc/db/testing";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -116,18 +117,53 @@ describe("svc start as a supervisor", () => {
     }
   }, 240_000);
 
-  it("runs the worker alone against DATABASE_URL and exits 0 on SIGINT under setsid, without a stack trace", async () => {
+  it("runs web and two workers apart on one database, and each exits 0 on SIGINT/SIGTERM (one under setsid) without a stack trace", async () => {
     const database = await createTestDatabase();
     try {
-      const svc = run("setsid", [process.execPath, svcEntry, "start", "worker"], { ...process.env, DATABASE_URL: database.databaseUrl });
-      await waitFor("the worker", () => (svc.output().includes("[worker] consuming") ? true : undefined), { ...SLOW, describe: svc.output });
-      expect(svc.output()).not.toContain("[web]");
-      svc.child.kill("SIGINT");
-      expect(await svc.exited).toBe(0);
-      expect(svc.output()).not.toMatch(STACK_TRACE);
-      expect(svc.output()).toContain("[worker] stopped");
+      const port = await findFreePort();
+      const env = { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(port) };
+      const web = run(process.execPath, [svcEntry, "start", "web"], env);
+      const workers = [run("setsid", [process.execPath, svcEntry, "start", "worker"], env), run(process.execPath, [svcEntry, "start", "worker"], env)];
+      for (const worker of workers) {
+        await waitFor("a worker", () => (worker.output().includes("[worker] consuming") ? true : undefined), { ...SLOW, describe: worker.output });
+        expect(worker.output()).not.toContain("[web]");
+      }
+      expect(web.output()).not.toContain("[worker]");
+
+      const { key } = await createApiKey({ db: database.db, name: "apart", role: "admin" });
+      const ids = Array.from({ length: 20 }, (_, index) => `apart-${index}`);
+      await waitFor("the web server", async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/api/svc-api/ingestion`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ document: { id: "apart-probe", semantic_identifier: "probe", sections: [{ text: "probe" }], metadata: {} } }),
+        });
+        return response.status === 200 ? true : undefined;
+      }, { ...SLOW, describe: web.output });
+      for (const id of ids) {
+        const response = await fetch(`http://127.0.0.1:${port}/api/svc-api/ingestion`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ document: { id, semantic_identifier: id, sections: [{ text: `text of ${id}` }], metadata: {} } }),
+        });
+        expect(response.status).toBe(200);
+      }
+      await waitFor("every document indexed by the workers", async () => {
+        const indexed = await database.db.document.count({ where: { indexingStatus: "indexed" } });
+        return indexed === ids.length + 1 ? true : undefined;
+      }, SLOW);
+
+      const [underSetsid, plain] = workers as [ReturnType<typeof run>, ReturnType<typeof run>];
+      underSetsid.child.kill("SIGINT");
+      plain.child.kill("SIGTERM");
+      web.child.kill("SIGTERM");
+      for (const part of [underSetsid, plain, web]) {
+        expect(await part.exited).toBe(0);
+        expect(part.output()).not.toMatch(STACK_TRACE);
+      }
+      expect(underSetsid.output()).toContain("[worker] stopped");
     } finally {
       await database.drop();
     }
-  }, 120_000);
+  }, 180_000);
 });
