@@ -166,4 +166,25 @@ describe("svc start as a supervisor", () => {
       await database.drop();
     }
   }, 180_000);
+
+  it("takes its web server and worker down with it when the supervisor itself is killed with -9", async () => {
+    const database = await createTestDatabase();
+    try {
+      const port = await findFreePort();
+      const svc = run(process.execPath, [svcEntry, "start"], { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(port) });
+      const root = svc.child.pid ?? 0;
+      await waitFor("web and worker", () => (svc.output().includes("[worker] consuming") && svc.output().includes("[web] listening") ? true : undefined), {
+        ...SLOW,
+        describe: svc.output,
+      });
+      const supervisor = await waitFor("the supervisor", () => processRunning(root, "--as-supervisor"), SLOW);
+      const parts = (await descendants(supervisor)).map((process) => process.pid);
+      expect(parts.length).toBeGreaterThanOrEqual(2);
+      process.kill(supervisor, "SIGKILL");
+      await svc.exited;
+      await waitFor("web and worker to exit", () => (parts.every((pid) => !isAlive(pid)) ? true : undefined), { timeoutMs: 30_000, describe: svc.output });
+    } finally {
+      await database.drop();
+    }
+  }, 120_000);
 });

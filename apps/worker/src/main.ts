@@ -90,6 +90,9 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // Under `svc start` the IPC channel to the supervisor closes when it dies (even by kill -9).
+  process.once("disconnect", () => void shutdown("supervisor gone"));
+  if (process.send && !process.connected) void shutdown("supervisor gone");
 }
 
 main().catch((error: unknown) => {

@@ -12,7 +12,8 @@ const STABLE_AFTER_MS = 60_000;
 
 /**
  * Runs a child process and starts it again whenever it dies, after a delay that doubles with each
- * quick death (0.5 s up to 30 s), logging one line with the cause. stdio is shared with this process.
+ * quick death (0.5 s up to 30 s), logging one line with the cause. stdio is shared with this process;
+ * an IPC channel lets the child notice when this process dies.
  */
 export function superviseChild({
   name,
@@ -33,7 +34,8 @@ export function superviseChild({
 
   const launch = () => {
     const startedAt = Date.now();
-    child = spawn(process.execPath, args, { cwd, env, stdio: "inherit" });
+    // The IPC channel carries no messages: its closing tells the child that this process is gone.
+    child = spawn(process.execPath, args, { cwd, env, stdio: ["inherit", "inherit", "inherit", "ipc"] });
     child.on("error", (error) => console.error(`[svc] ${name} could not be started: ${error.message}`));
     child.once("exit", (code, signal) => {
       if (stopping) return;
