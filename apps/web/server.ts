@@ -63,13 +63,16 @@ server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
 server.keepAliveTimeout = 65_000;
 server.listen(port, hostname, () => console.log(`[web] listening on http://${hostname}:${port}`));
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    server.close(() => process.exit(0));
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 10_000).unref();
-  });
+/** Stops accepting, lets in-flight requests finish (10 s at most), exits 0. */
+function shutdown(): void {
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+  setTimeout(() => process.exit(0), 10_000).unref();
 }
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, shutdown);
+// Under `svc start` an IPC channel links this process to its supervisor: when the supervisor dies
+// (even by kill -9) the channel closes, and this process must not live on holding the port.
+process.once("disconnect", shutdown);
 
 function requestUrl(rawUrl: string, host: string | undefined): URL | null {
   try {

@@ -8,6 +8,8 @@ export interface DatabaseHandle {
   /** Whether this process started the embedded server (and so must stop it). */
   embedded: boolean;
   stop(): Promise<void>;
+  /** For an embedded server this process started: settles with how it ended when its process exits. */
+  exited?: Promise<string>;
 }
 
 export function embeddedDatabaseUrl(env: CliEnv): string {
@@ -26,7 +28,7 @@ export async function openDatabase(env: CliEnv): Promise<DatabaseHandle> {
     dataDir: path.join(env.SVC_DATA_DIR, "postgres"),
     port: env.SVC_EMBEDDED_PG_PORT,
   });
-  return { databaseUrl: server.databaseUrl.replace(/\/[^/]*$/, "/svc"), embedded: true, stop: () => server.stop() };
+  return { databaseUrl: server.databaseUrl.replace(/\/[^/]*$/, "/svc"), embedded: true, stop: () => server.stop(), exited: server.exited };
 }
 
 async function isReachable(databaseUrl: string): Promise<boolean> {

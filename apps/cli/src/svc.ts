@@ -11,7 +11,9 @@ import { prepareDatabase } from "@svc/core";
 const USAGE = `svc: document ingestion and indexing
 
 Usage:
-  svc start                      start the database (embedded unless DATABASE_URL is set), web and worker
+  svc start                      start the database (embedded unless DATABASE_URL is set), web and worker;
+                               restarts a part that dies, stops everything in order on Ctrl+C/SIGTERM
+  svc start web|worker           run one part alone against DATABASE_URL (e.g. more workers elsewhere)
   svc keys create --name NAME --role admin|curator|basic|limited [--scope 3,4]
   svc keys list
   svc keys revoke ID
@@ -28,7 +30,7 @@ Usage:
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   const env = cliEnv();
-  if (command === "start") return runStartCommand(env);
+  if (command === "start") return runStartCommand(env, rest);
   if (command !== "keys" && command !== "pairs" && command !== "index") throw new UsageError(USAGE);
   const database = await openDatabase(env);
   // An interrupted command still stops an embedded server it started (on process exit).

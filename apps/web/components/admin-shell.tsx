@@ -7,6 +7,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { createContext, useContext, type ReactNode } from "react";
 import { useTRPC } from "../lib/trpc/client";
+import { DatabaseUnavailableBanner } from "./database-status";
 import { RoleBadge } from "./status-badge";
 
 export interface ConsoleUser {
@@ -102,6 +103,7 @@ export function AdminShell({ user, children }: { user: ConsoleUser; children: Re
         </Stack>
       </AppShell.Navbar>
       <AppShell.Main bg="var(--mantine-color-body)">
+        <DatabaseUnavailableBanner />
         <ConsoleUserContext.Provider value={user}>{children}</ConsoleUserContext.Provider>
       </AppShell.Main>
     </AppShell>

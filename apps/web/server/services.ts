@@ -22,10 +22,14 @@ export function getServices(): Promise<Services> {
 
 async function createServices(): Promise<Services> {
   const env = webEnv();
-  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_DB_POOL_SIZE });
-  const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "producer", poolSize: 2 });
+  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_DB_POOL_SIZE, applicationName: "svc-web" });
+  // With the database down, every request tries again; none may leave a pool behind.
+  const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "producer", poolSize: 2 }).catch(async (error: unknown) => {
+    await db.$disconnect().catch(() => undefined);
+    throw error;
+  });
   const apiKeys = new ApiKeyCache();
-  await apiKeys.listen(env.DATABASE_URL);
+  await apiKeys.listen(env.DATABASE_URL, "svc-web-listen");
   return { db, boss, apiKeys };
 }
 

@@ -11,7 +11,7 @@ import {
   startJobQueue,
   workJobs,
 } from "@svc/core";
-import { createDb } from "@svc/db";
+import { createDb, isDatabaseUnavailable } from "@svc/db";
 import { workerEnv } from "./env";
 
 /**
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const env = workerEnv();
   // A connection for each indexing batch in flight, plus one each for a pair deletion, an index rebuild
   // and a generation purge, plus one spare.
-  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 4 });
+  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 4, applicationName: "svc-worker" });
   // Idempotent: a worker started on its own (another machine, a new release) brings its queues.
   await installJobQueues(env.DATABASE_URL);
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "worker" });
@@ -90,9 +90,14 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // Under `svc start` the IPC channel to the supervisor closes when it dies (even by kill -9).
+  process.once("disconnect", () => void shutdown("supervisor gone"));
+  if (process.send && !process.connected) void shutdown("supervisor gone");
 }
 
 main().catch((error: unknown) => {
-  console.error("[worker] failed to start", error);
+  // An unreachable database is an operating condition, not a bug: one line (a supervisor restarts us).
+  if (isDatabaseUnavailable(error)) console.error(`[worker] failed to start, database unavailable: ${(error as Error).message}`);
+  else console.error("[worker] failed to start", error);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 export * from "./errors/app-error";
+export * from "./errors/to-app-error";
 export * from "./auth/api-key-cache";
 export * from "./auth/api-key-secret";
 export * from "./auth/principal";

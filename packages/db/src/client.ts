@@ -13,6 +13,8 @@ export interface CreateDbOptions {
   databaseUrl: string;
   /** Connections in this process's pool. */
   poolSize?: number;
+  /** Shown in pg_stat_activity (e.g. "svc-web"), so each process's connections can be counted. */
+  applicationName?: string;
 }
 
 // Registered on globalThis: Next.js bundles this package once per server layer (route handlers,
@@ -22,13 +24,18 @@ const POOLS_KEY = Symbol.for("svc.db.pools");
 const pools = ((globalThis as { [POOLS_KEY]?: WeakMap<Db, pg.Pool> })[POOLS_KEY] ??= new WeakMap<Db, pg.Pool>());
 
 /** One client per process. Its pg pool is shared by Prisma and by the raw-SQL hot paths. */
-export function createDb({ databaseUrl, poolSize = 10 }: CreateDbOptions): Db {
+export function createDb({ databaseUrl, poolSize = 10, applicationName }: CreateDbOptions): Db {
   // Every statement is planned with its arguments. The hot paths use named statements, and after five
   // runs PostgreSQL may keep a generic plan made while a table was nearly empty: during a bulk load,
   // one such plan (a sequential scan under a per-row subquery) took 17 s a batch instead of 2 ms.
   // Planning these batch statements costs a fraction of a millisecond. No JIT either: svc's queries
   // are short, and with statistics that lag a bulk load JIT compiled the listing's (+40-60 ms a call).
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: "-c plan_cache_mode=force_custom_plan -c jit=off" });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: poolSize,
+    application_name: applicationName,
+    options: "-c plan_cache_mode=force_custom_plan -c jit=off",
+  });
   // An idle connection the server closes (restart, failover, a dropped database) must not crash the
   // process; the pool replaces it on the next query.
   pool.on("error", (error) => console.error("[db] idle connection lost:", error.message));

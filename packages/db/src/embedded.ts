@@ -28,6 +28,8 @@ export interface EmbeddedPostgresServer {
   port: number;
   /** Shuts the server down (fast shutdown: open connections are closed). The data stays. */
   stop(): Promise<void>;
+  /** Settles when the server process exits, for whatever reason (stop() included), with how it ended. */
+  exited: Promise<string>;
 }
 
 const KEPT_LOG_LINES = 40;
@@ -96,13 +98,18 @@ export async function startEmbeddedPostgres(options: StartEmbeddedPostgresOption
     clearTimeout(deadline);
   }
 
-  stopServerAtExit(privateState(server).process);
+  const child = privateState(server).process;
+  stopServerAtExit(child);
+  const exited = new Promise<string>((resolve) =>
+    child?.once("exit", (code, signal) => resolve(signal ? `signal ${signal}` : `exit code ${code}`)),
+  );
 
   const credentials = `${encodeURIComponent(user)}:${encodeURIComponent(password)}`;
   return {
     databaseUrl: `postgres://${credentials}@127.0.0.1:${port}/postgres`,
     port,
     stop: () => server.stop(),
+    exited,
   };
 }
 

@@ -3,4 +3,5 @@ export type { CreateDbOptions, Db, DbOrTx, SqlClient, Tx } from "./client";
 export { Prisma } from "./generated/prisma/client";
 export * from "./generated/prisma/enums";
 export type * from "./generated/prisma/models";
-export { listenToChannel, type ChannelListener } from "./listen";
+export { listenToChannel, type ChannelListener, type ListenToChannelOptions } from "./listen";
+export { isDatabaseUnavailable } from "./is-database-unavailable";

@@ -56,7 +56,6 @@ import {
   IndexRebuildRequestSchema,
   IndexRebuildStatusSchema,
 } from "./search-index";
-import { INT4_MAX, INT4_MIN } from "./pydantic-fields";
 import { ImageSectionSchema, TextSectionSchema } from "./section";
 import { REST_CONTRACT, type RestBody, type RestEndpoint, type RestParameters, type RestResponse } from "./rest-contract";
 import { HTTPValidationErrorSchema, ValidationErrorSchema } from "./validation-error";

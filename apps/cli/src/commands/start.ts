@@ -1,64 +1,124 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { countActiveApiKeys, createApiKey, prepareDatabase } from "@svc/core";
 import { createDb } from "@svc/db";
-import { openDatabase } from "../database";
+import { openDatabase, type DatabaseHandle } from "../database";
 import { REPO_ROOT, type CliEnv } from "../env";
+import { runInOwnProcessGroup } from "../supervise/run-in-own-process-group";
+import { superviseChild, type SupervisedChild } from "../supervise/supervise-child";
+import { UsageError } from "./keys";
+
+/** Added by runInOwnProcessGroup() to the command line of the supervisor it starts; not for users. */
+const SUPERVISOR_FLAG = "--as-supervisor";
+/** The web server finishes in-flight requests within 10 s (apps/web/server.ts). */
+const WEB_GRACE_MS = 15_000;
+/** The worker finishes or releases its jobs within SVC_SHUTDOWN_GRACE_MS (30 s by default). */
+const WORKER_GRACE_MS = 45_000;
+const DATABASE_RESTART_ATTEMPTS = 3;
+
+type Part = "all" | "web" | "worker";
 
 /**
- * `svc start`: the database (embedded unless DATABASE_URL is set), migrations and queues, a first
- * admin key if there is none, then the web server and the worker. Stops everything on SIGINT or
- * SIGTERM, or when either process dies.
+ * `svc start [web|worker]`, a supervisor: the database (embedded unless DATABASE_URL is set; a part
+ * alone needs DATABASE_URL), migrations and queues, a first admin key if there is none, then the web
+ * server and/or the worker as child processes, each restarted with backoff when it dies. An embedded
+ * PostgreSQL that dies is started again, or svc exits 1. SIGINT/SIGTERM stop everything in order:
+ * the web server (in-flight requests finish), the worker (running jobs finish or are released), the
+ * database; then exit 0.
  */
-export async function runStartCommand(env: CliEnv): Promise<void> {
-  const database = await openDatabase(env);
-  console.log(database.embedded ? `Embedded PostgreSQL running, data in ${env.SVC_DATA_DIR}` : "Using the database at DATABASE_URL");
-  await prepareDatabase(database.databaseUrl);
-  await printFirstAdminKey(database.databaseUrl);
-
-  const childEnv = { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(env.PORT) };
-  const children = [
-    startChild("web", process.execPath, [path.join(REPO_ROOT, "apps/web/dist/server.js")], path.join(REPO_ROOT, "apps/web"), childEnv),
-    startChild("worker", process.execPath, [path.join(REPO_ROOT, "apps/worker/dist/main.js")], REPO_ROOT, childEnv),
-  ];
-  console.log(`svc is starting on http://localhost:${env.PORT} (API under /api; Ctrl+C stops it)`);
+export async function runStartCommand(env: CliEnv, args: string[]): Promise<void> {
+  const supervising = args.includes(SUPERVISOR_FLAG);
+  const part = parsePart(args.filter((arg) => arg !== SUPERVISOR_FLAG));
+  if (part !== "all" && !env.DATABASE_URL) {
+    throw new UsageError(`svc start ${part} runs one part alone against a shared database: set DATABASE_URL`);
+  }
+  if (!supervising) return runInOwnProcessGroup(SUPERVISOR_FLAG);
 
   let stopping = false;
-  const stopAll = async (exitCode: number) => {
+  let database: DatabaseHandle | undefined;
+  const children: { name: string; child: SupervisedChild; graceMs: number }[] = [];
+  const shutdown = async (exitCode: number) => {
     if (stopping) return;
     stopping = true;
-    await Promise.all(children.map((child) => stopChild(child)));
-    await database.stop();
+    // Web first: no new requests while the worker and the database are still there for the last ones.
+    for (const { name, child, graceMs } of children) {
+      console.log(`[svc] stopping ${name}`);
+      await child.stop(graceMs);
+    }
+    if (database?.embedded) console.log("[svc] stopping PostgreSQL");
+    await database?.stop().catch((error: unknown) => console.error(`[svc] PostgreSQL did not stop cleanly: ${messageOf(error)}`));
     process.exit(exitCode);
   };
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stopAll(0));
-  for (const child of children) {
-    child.on("exit", (code) => {
-      if (!stopping) console.error(`[svc] ${child.svcName} exited with code ${code}; stopping`);
-      void stopAll(code === 0 ? 1 : (code ?? 1));
-    });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
+  // The process that started this one (runInOwnProcessGroup) is gone: nobody is left to stop svc.
+  process.on("disconnect", () => void shutdown(0));
+
+  database = await openDatabase(env);
+  console.log(database.embedded ? `Embedded PostgreSQL running, data in ${env.SVC_DATA_DIR}` : "Using the database at DATABASE_URL");
+  await prepareDatabase(database.databaseUrl);
+  if (part === "all") await printFirstAdminKey(database.databaseUrl);
+  if (stopping) return;
+
+  const childEnv = { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(env.PORT) };
+  if (part !== "worker") {
+    const web = superviseChild({ name: "web", args: [path.join(REPO_ROOT, "apps/web/dist/server.js")], cwd: path.join(REPO_ROOT, "apps/web"), env: childEnv });
+    children.push({ name: "web", child: web, graceMs: WEB_GRACE_MS });
+    console.log(`svc is starting on http://localhost:${env.PORT} (API under /api; Ctrl+C stops it)`);
   }
-}
-
-type NamedChild = ChildProcess & { svcName: string };
-
-function startChild(name: string, command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): NamedChild {
-  const child = spawn(command, args, { cwd, env, stdio: "inherit" }) as NamedChild;
-  child.svcName = name;
-  return child;
-}
-
-/** SIGTERM, then SIGKILL if the process has not exited within the grace period. */
-function stopChild(child: ChildProcess, graceMs = 30_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
+  if (part !== "web") {
+    const worker = superviseChild({ name: "worker", args: [path.join(REPO_ROOT, "apps/worker/dist/main.js")], cwd: REPO_ROOT, env: childEnv });
+    children.push({ name: "worker", child: worker, graceMs: WORKER_GRACE_MS });
+  }
+  watchEmbeddedDatabase(database, env, {
+    isStopping: () => stopping,
+    restarted: (handle) => (database = handle),
+    failed: () => void shutdown(1),
   });
+}
+
+/**
+ * An embedded server that dies is started again on the same data and port (web and worker reconnect
+ * by themselves); after DATABASE_RESTART_ATTEMPTS failures in a row svc stops with a clear message.
+ */
+function watchEmbeddedDatabase(
+  database: DatabaseHandle,
+  env: CliEnv,
+  on: { isStopping: () => boolean; restarted: (handle: DatabaseHandle) => void; failed: () => void },
+): void {
+  void database.exited?.then(async (cause) => {
+    if (on.isStopping()) return;
+    console.error(`[svc] embedded PostgreSQL exited (${cause}); restarting it`);
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= DATABASE_RESTART_ATTEMPTS && !on.isStopping(); attempt++) {
+      try {
+        const handle = await openDatabase(env);
+        on.restarted(handle);
+        console.log("[svc] embedded PostgreSQL running again");
+        watchEmbeddedDatabase(handle, env, on);
+        return;
+      } catch (error) {
+        lastError = error;
+        await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+      }
+    }
+    if (on.isStopping()) return;
+    console.error(`[svc] embedded PostgreSQL could not be restarted (data in ${env.SVC_DATA_DIR}): ${firstLine(lastError)}; stopping`);
+    on.failed();
+  });
+}
+
+function parsePart(args: string[]): Part {
+  if (args.length === 0) return "all";
+  const [part, ...rest] = args;
+  if ((part === "web" || part === "worker") && rest.length === 0) return part;
+  throw new UsageError("Usage: svc start [web|worker]");
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function firstLine(error: unknown): string {
+  return messageOf(error).split("\n")[0] ?? "";
 }
 
 async function printFirstAdminKey(databaseUrl: string): Promise<void> {

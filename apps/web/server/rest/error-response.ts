@@ -1,4 +1,4 @@
-import { isAppError } from "@svc/core";
+import { toAppError } from "@svc/core";
 
 /**
  * A failure of the HTTP transport itself, not of an operation (unknown path, wrong method, a body
@@ -22,9 +22,12 @@ export function detailResponse(status: number, detail: string, headers: Record<s
 /** The one mapping from a thrown error to a response; anything unexpected is a 500 without its text. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof HttpError) return detailResponse(error.status, error.detail, error.headers);
-  if (isAppError(error)) {
-    const headers: HeadersInit = error.code === "UNAUTHENTICATED" ? { "WWW-Authenticate": "Bearer" } : {};
-    return Response.json(error.toResponseBody(), { status: error.httpStatus, headers });
+  // An unreachable database counts as an AppError too (503 with Retry-After).
+  const appError = toAppError(error);
+  if (appError) {
+    const headers: Record<string, string> = appError.code === "UNAUTHENTICATED" ? { "WWW-Authenticate": "Bearer" } : {};
+    if (appError.retryAfterSeconds !== undefined) headers["Retry-After"] = String(appError.retryAfterSeconds);
+    return Response.json(appError.toResponseBody(), { status: appError.httpStatus, headers });
   }
   console.error("[svc] unhandled error", error);
   return Response.json({ detail: "Internal server error" }, { status: 500 });

@@ -1,9 +1,11 @@
 import {
   ADMIN_ROLES,
   authenticateAdminSession,
-  isAppError,
   requireRole,
   requireUnscopedAdmin,
+  isAppError,
+  toAppError,
+  type AppErrorCode,
   type ApiKeyCache,
   type PgBoss,
 } from "@svc/core";
@@ -60,7 +62,9 @@ export async function createContext({ req, resHeaders }: FetchCreateContextFnOpt
   if (req.method === "POST" && !isSameOriginRequest(req)) {
     throw new TRPCError({ code: "FORBIDDEN", message: "Cross-site request refused." });
   }
-  const services = await getServices();
+  const services = await getServices().catch((error: unknown) => {
+    throw toTrpcError(error);
+  });
   return createContextInner({
     ...services,
     sessionToken: readSessionToken(req.headers.get("cookie")),
@@ -84,7 +88,9 @@ const t = initTRPC.context<TrpcContext>().create({
     }
     // Input faults carry zod's flattened issues so a form can show them next to its fields.
     const zodError = error.code === "BAD_REQUEST" && cause instanceof z.ZodError ? z.flattenError(cause) : null;
-    return { ...shape, data: { ...data, zodError } };
+    // The table's code, finer than tRPC's: the console tells "database unavailable" from other 503s.
+    const appCode: AppErrorCode | null = toAppError(cause)?.code ?? null;
+    return { ...shape, data: { ...data, zodError, appCode } };
   },
 });
 
@@ -92,15 +98,18 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /**
- * Core functions throw AppError; its tRPC code comes from the one table (ERROR_CODES), as REST
- * statuses do. Anything else stays an INTERNAL_SERVER_ERROR.
+ * Core functions throw AppError, and an unreachable database counts as one (toAppError); its tRPC
+ * code comes from the one table (ERROR_CODES), as REST statuses do. Anything else stays an
+ * INTERNAL_SERVER_ERROR.
  */
+function toTrpcError(error: unknown): unknown {
+  const appError = toAppError(error);
+  return appError ? new TRPCError({ code: appError.trpcCode, message: appError.message, cause: appError }) : error;
+}
+
 const mapAppErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && isAppError(result.error.cause)) {
-    const appError = result.error.cause;
-    throw new TRPCError({ code: appError.trpcCode, message: appError.message, cause: appError });
-  }
+  if (!result.ok && toAppError(result.error.cause)) throw toTrpcError(result.error.cause);
   return result;
 });
 

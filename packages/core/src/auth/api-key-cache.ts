@@ -22,10 +22,12 @@ export class ApiKeyCache {
     for (const cache of ApiKeyCache.inProcess) cache.evict(hashedKey);
   }
 
-  async listen(databaseUrl: string): Promise<void> {
+  /** `applicationName` labels the listener's connection in pg_stat_activity. */
+  async listen(databaseUrl: string, applicationName?: string): Promise<void> {
     ApiKeyCache.inProcess.add(this);
     this.listener = await listenToChannel({
       databaseUrl,
+      applicationName,
       channel: API_KEY_CHANGES_CHANNEL,
       onNotification: (hashedKey) => this.evict(hashedKey),
       onLive: (live) => {

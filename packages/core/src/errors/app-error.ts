@@ -12,8 +12,10 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { httpStatus: 415, trpcCode: "UNSUPPORTED_MEDIA_TYPE" },
   VALIDATION_FAILED: { httpStatus: 422, trpcCode: "UNPROCESSABLE_CONTENT" },
   UNAVAILABLE: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE" },
+  /** The database cannot be reached (down, restarting); svc reconnects by itself. */
+  DATABASE_UNAVAILABLE: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE", retryAfterSeconds: 5 },
   INTERNAL: { httpStatus: 500, trpcCode: "INTERNAL_SERVER_ERROR" },
-} as const;
+} as const satisfies Record<string, { httpStatus: number; trpcCode: string; retryAfterSeconds?: number }>;
 
 export type AppErrorCode = keyof typeof ERROR_CODES;
 
@@ -31,6 +33,12 @@ export class AppError extends Error {
 
   get httpStatus(): number {
     return ERROR_CODES[this.code].httpStatus;
+  }
+
+  /** Seconds a client should wait before trying again (the `Retry-After` header), for codes that say. */
+  get retryAfterSeconds(): number | undefined {
+    const entry = ERROR_CODES[this.code];
+    return "retryAfterSeconds" in entry ? entry.retryAfterSeconds : undefined;
   }
 
   /** What a tRPC client receives as `error.data.code` (the admin console). */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { fromPrisma, PgBoss, type Db as IDatabase, type Job } from "pg-boss";
-import type { SqlClient, Tx } from "@svc/db";
+import { isDatabaseUnavailable, type SqlClient, type Tx } from "@svc/db";
 import { DEAD_LETTER_QUEUE, JOB_CATALOG, type JobDefinition } from "./catalog";
 
 export type { PgBoss };
@@ -37,11 +37,19 @@ export async function startJobQueue({ databaseUrl, role, poolSize = 4 }: CreateJ
     application_name: `svc-${role}`,
   });
   boss.on("error", (error: unknown) => {
-    // While the database is away (a restart) every poll fails: log the message and stack, not the
-    // pg client (connection parameters included) that pg-boss leaves attached to the error.
-    console.error("[pg-boss]", error instanceof Error ? (error.stack ?? error.message) : error);
+    // While the database is away (a restart) every poll fails: one line each, no stack. Otherwise the
+    // message and stack, not the pg client (connection parameters included) that pg-boss leaves
+    // attached to the error.
+    if (isDatabaseUnavailable(error)) console.error(`[pg-boss] database unavailable: ${(error as Error).message}`);
+    else console.error("[pg-boss]", error instanceof Error ? (error.stack ?? error.message) : error);
   });
-  await boss.start();
+  try {
+    await boss.start();
+  } catch (error) {
+    // Unreachable database: callers retry later, so this attempt's pool must not stay open.
+    await boss.stop({ graceful: false, close: true }).catch(() => undefined);
+    throw error;
+  }
   return boss;
 }
 

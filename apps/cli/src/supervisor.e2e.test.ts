@@ -1,0 +1,190 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createApiKey } from "@svc/core";
+import { createTestDatabase, findFreePort, waitFor, type WaitForOptions } from "@svc/db/testing";
+import { afterAll, describe, expect, it } from "vitest";
+
+const svcEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/svc.js");
+const SLOW: WaitForOptions = { timeoutMs: 60_000, retryOnError: true };
+const STACK_TRACE = /\n\s+at .+:\d+:\d+/;
+
+const started: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of started) child.kill("SIGKILL");
+});
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  started.push(child);
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+/** Every process below `pid`, with its command line (from /proc: the test kills real processes). */
+async function descendants(pid: number): Promise<{ pid: number; commandLine: string }[]> {
+  const parents = new Map<number, number[]>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    // The command name in parentheses may hold spaces; the parent pid is the second field after it.
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    parents.set(parent, [...(parents.get(parent) ?? []), Number(entry)]);
+  }
+  const found: { pid: number; commandLine: string }[] = [];
+  const visit = async (parent: number) => {
+    for (const child of parents.get(parent) ?? []) {
+      const commandLine = (await readFile(`/proc/${child}/cmdline`, "utf8").catch(() => "")).split("\0").join(" ");
+      found.push({ pid: child, commandLine });
+      await visit(child);
+    }
+  };
+  await visit(pid);
+  return found;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function processRunning(root: number, commandPart: string): Promise<number | undefined> {
+  return (await descendants(root)).find((process) => process.commandLine.includes(commandPart))?.pid;
+}
+
+describe("svc start as a supervisor", () => {
+  it("restarts a killed worker and a killed embedded PostgreSQL, and stops in order on SIGTERM with exit 0", async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-supervise-"));
+    // As root, the embedded server runs as the `postgres` user, which must be able to reach it.
+    await chmod(dataDir, 0o755);
+    try {
+      const [port, pgPort] = [await findFreePort(), await findFreePort()];
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_EMBEDDED_PG_PORT: String(pgPort) };
+      delete env.DATABASE_URL;
+      const svc = run(process.execPath, [svcEntry, "start"], env);
+      const root = svc.child.pid ?? 0;
+      const key = await waitFor("the first admin key", () => /^\s+(svc_\S+)$/m.exec(svc.output())?.[1], { ...SLOW, describe: svc.output });
+      const ingest = async (id: string) =>
+        (
+          await fetch(`http://127.0.0.1:${port}/api/svc-api/ingestion`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+            body: JSON.stringify({ document: { id, semantic_identifier: id, sections: [{ text: id }], metadata: {} } }),
+          })
+        ).status;
+      await waitFor("the web server", async () => ((await ingest("first")) === 200 ? true : undefined), { ...SLOW, describe: svc.output });
+
+      const worker = await waitFor("the worker process", () => processRunning(root, "apps/worker/dist/main.js"), SLOW);
+      process.kill(worker, "SIGKILL");
+      await waitFor("the supervisor to name the cause", () => (svc.output().includes("[svc] worker exited (killed by SIGKILL)") ? true : undefined));
+      const restarted = await waitFor("a new worker process", async () => {
+        const pid = await processRunning(root, "apps/worker/dist/main.js");
+        return pid !== undefined && pid !== worker ? pid : undefined;
+      }, SLOW);
+      expect(restarted).not.toBe(worker);
+
+      const postgres = await waitFor("the embedded PostgreSQL", () => processRunning(root, `-p ${pgPort}`), SLOW);
+      process.kill(postgres, "SIGKILL");
+      await waitFor("the embedded PostgreSQL to run again", () => (svc.output().includes("[svc] embedded PostgreSQL running again") ? true : undefined), {
+        ...SLOW,
+        describe: svc.output,
+      });
+      await waitFor("ingestion after the database restart", async () => ((await ingest("after")) === 200 ? true : undefined), {
+        ...SLOW,
+        describe: svc.output,
+      });
+
+      const processes = (await descendants(root)).map((process) => process.pid);
+      svc.child.kill("SIGTERM");
+      expect(await svc.exited).toBe(0);
+      const output = svc.output();
+      expect(output).not.toMatch(STACK_TRACE);
+      const order = ["[svc] stopping web", "[svc] stopping worker", "[svc] stopping PostgreSQL"].map((line) => output.indexOf(line));
+      expect(order.every((index) => index >= 0)).toBe(true);
+      expect([...order].sort((a, b) => a - b)).toEqual(order);
+      await waitFor("every process of svc to be gone", () => (processes.every((pid) => !isAlive(pid)) ? true : undefined));
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  it("runs web and two workers apart on one database, and each exits 0 on SIGINT/SIGTERM (one under setsid) without a stack trace", async () => {
+    const database = await createTestDatabase();
+    try {
+      const port = await findFreePort();
+      const env = { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(port) };
+      const web = run(process.execPath, [svcEntry, "start", "web"], env);
+      const workers = [run("setsid", [process.execPath, svcEntry, "start", "worker"], env), run(process.execPath, [svcEntry, "start", "worker"], env)];
+      for (const worker of workers) {
+        await waitFor("a worker", () => (worker.output().includes("[worker] consuming") ? true : undefined), { ...SLOW, describe: worker.output });
+        expect(worker.output()).not.toContain("[web]");
+      }
+      expect(web.output()).not.toContain("[worker]");
+
+      const { key } = await createApiKey({ db: database.db, name: "apart", role: "admin" });
+      const ids = Array.from({ length: 20 }, (_, index) => `apart-${index}`);
+      await waitFor("the web server", async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/api/svc-api/ingestion`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ document: { id: "apart-probe", semantic_identifier: "probe", sections: [{ text: "probe" }], metadata: {} } }),
+        });
+        return response.status === 200 ? true : undefined;
+      }, { ...SLOW, describe: web.output });
+      for (const id of ids) {
+        const response = await fetch(`http://127.0.0.1:${port}/api/svc-api/ingestion`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ document: { id, semantic_identifier: id, sections: [{ text: `text of ${id}` }], metadata: {} } }),
+        });
+        expect(response.status).toBe(200);
+      }
+      await waitFor("every document indexed by the workers", async () => {
+        const indexed = await database.db.document.count({ where: { indexingStatus: "indexed" } });
+        return indexed === ids.length + 1 ? true : undefined;
+      }, SLOW);
+
+      const [underSetsid, plain] = workers as [ReturnType<typeof run>, ReturnType<typeof run>];
+      underSetsid.child.kill("SIGINT");
+      plain.child.kill("SIGTERM");
+      web.child.kill("SIGTERM");
+      for (const part of [underSetsid, plain, web]) {
+        expect(await part.exited).toBe(0);
+        expect(part.output()).not.toMatch(STACK_TRACE);
+      }
+      expect(underSetsid.output()).toContain("[worker] stopped");
+    } finally {
+      await database.drop();
+    }
+  }, 180_000);
+
+  it("takes its web server and worker down with it when the supervisor itself is killed with -9", async () => {
+    const database = await createTestDatabase();
+    try {
+      const port = await findFreePort();
+      const svc = run(process.execPath, [svcEntry, "start"], { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(port) });
+      const root = svc.child.pid ?? 0;
+      await waitFor("web and worker", () => (svc.output().includes("[worker] consuming") && svc.output().includes("[web] listening") ? true : undefined), {
+        ...SLOW,
+        describe: svc.output,
+      });
+      const supervisor = await waitFor("the supervisor", () => processRunning(root, "--as-supervisor"), SLOW);
+      const parts = (await descendants(supervisor)).map((process) => process.pid);
+      expect(parts.length).toBeGreaterThanOrEqual(2);
+      process.kill(supervisor, "SIGKILL");
+      await svc.exited;
+      await waitFor("web and worker to exit", () => (parts.every((pid) => !isAlive(pid)) ? true : undefined), { timeoutMs: 30_000, describe: svc.output });
+    } finally {
+      await database.drop();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,57 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, querySql } from "./client";
+import { isDatabaseUnavailable } from "./is-database-unavailable";
+import { createTestDatabase, findFreePort, type TestDatabase } from "./testing";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database.drop();
+});
+
+/** What `work` threw (the tests below need real errors from pg and Prisma, not look-alikes). */
+async function thrownBy(work: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await work();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a failure");
+}
+
+describe("isDatabaseUnavailable", () => {
+  it("recognises a server that refuses connections, through pg and through Prisma", async () => {
+    const nobodyListens = createDb({ databaseUrl: `postgres://postgres@127.0.0.1:${await findFreePort()}/postgres`, poolSize: 1 });
+    try {
+      expect(isDatabaseUnavailable(await thrownBy(() => querySql(nobodyListens, { text: "SELECT 1" })))).toBe(true);
+      expect(isDatabaseUnavailable(await thrownBy(() => nobodyListens.$queryRaw`SELECT 1`))).toBe(true);
+      expect(isDatabaseUnavailable(await thrownBy(() => nobodyListens.apiKey.findFirst()))).toBe(true);
+    } finally {
+      await nobodyListens.$disconnect();
+    }
+  });
+
+  it("recognises a connection the server terminates (as a restart does)", async () => {
+    const client = new pg.Client({ connectionString: database.databaseUrl });
+    client.on("error", () => undefined);
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+      await querySql(database.db, { text: "SELECT pg_terminate_backend($1)", values: [rows[0]?.pid] });
+      expect(isDatabaseUnavailable(await thrownBy(() => client.query("SELECT 1")))).toBe(true);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  });
+
+  it("leaves faults of the statement alone", async () => {
+    expect(isDatabaseUnavailable(await thrownBy(() => querySql(database.db, { text: "SELEC 1" })))).toBe(false);
+    expect(isDatabaseUnavailable(await thrownBy(() => database.db.$queryRaw`SELECT 1/0`))).toBe(false);
+    expect(isDatabaseUnavailable(new Error("boom"))).toBe(false);
+    expect(isDatabaseUnavailable(undefined)).toBe(false);
+  });
+});
