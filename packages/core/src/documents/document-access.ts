@@ -19,6 +19,13 @@ export function canViewDocument(principal: Principal, links: readonly DocumentPa
   );
 }
 
+/** The ids of the document's pairs the principal may see: a scoped key never learns of the others. */
+export function visiblePairIds(principal: Principal, links: readonly DocumentPairLink[]): number[] {
+  return links
+    .filter((link) => canViewPair(principal, { id: link.ccPairId, accessType: link.accessType }))
+    .map((link) => link.ccPairId);
+}
+
 /**
  * canViewDocument as an SQL condition on a `document d` row (`AND …`, empty for an unscoped key):
  * linked to one of the key's pairs or to a public pair.

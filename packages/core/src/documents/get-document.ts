@@ -1,7 +1,7 @@
 import type { DbOrTx, DocumentIndexingStatus as StoredIndexingStatus } from "@svc/db";
 import type { DocumentDetail, DocumentIndexingStatus, StoredExternalAccess, StoredOwner } from "@svc/schema";
 import type { Principal } from "../auth/principal";
-import { canViewDocument, documentNotFound } from "./document-access";
+import { canViewDocument, documentNotFound, visiblePairIds } from "./document-access";
 import type { SameValues } from "../same-values";
 
 // The wire enum and the database enum are the same set of values (STYLE.md habit 3).
@@ -87,6 +87,6 @@ export async function getDocument({
     indexed_at: row.indexedAt?.toISOString() ?? null,
     last_error: row.lastError,
     attempts: row.indexAttempts,
-    cc_pair_ids: links.map((link) => link.ccPairId),
+    cc_pair_ids: visiblePairIds(principal, links),
   };
 }

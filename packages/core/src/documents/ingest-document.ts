@@ -48,6 +48,7 @@ export async function ingestDocument({
     chunk_count: document.chunk_count ?? null,
     sections,
     cc_pair_id: ccPairId,
+    write_scope: principal.scopeCcPairIds,
   });
   return { document_id: written.id, already_existed: !written.inserted };
 }
