@@ -2,6 +2,7 @@
 import { ActionIcon, AppShell, Badge, Burger, Button, Group, NavLink, Stack, Text, Tooltip, useMantineColorScheme } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useMutation } from "@tanstack/react-query";
+import { accessRuleOf, canEditPair as ruleMayEditPair, isUnscopedAdmin } from "@svc/core/access-policy";
 import type { ApiKeyRole } from "@svc/schema";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
@@ -24,9 +25,9 @@ export function useConsoleUser(): ConsoleUser {
   return user;
 }
 
-/** Whether the user may change the pair (same rule as REST: unscoped, or the pair is in the scope). */
+/** Whether the user may change the pair: the server's rule (core's access policy), to grey out buttons. */
 export function canEditPair(user: ConsoleUser, ccPairId: number): boolean {
-  return user.scopeCcPairIds === null || user.scopeCcPairIds.includes(ccPairId);
+  return ruleMayEditPair(accessRuleOf(user), ccPairId);
 }
 
 const NAVIGATION: { href: string; label: string; description: string; unscopedAdminOnly?: boolean }[] = [
@@ -86,7 +87,7 @@ export function AdminShell({ user, children }: { user: ConsoleUser; children: Re
       </AppShell.Header>
       <AppShell.Navbar p="sm" aria-label="Console sections">
         <Stack gap={4} component="nav">
-          {NAVIGATION.filter((item) => !item.unscopedAdminOnly || (user.role === "admin" && user.scopeCcPairIds === null)).map((item) => (
+          {NAVIGATION.filter((item) => !item.unscopedAdminOnly || isUnscopedAdmin(user)).map((item) => (
             <NavLink
               key={item.href}
               component={Link}

@@ -2,6 +2,7 @@ export * from "./errors/app-error";
 export * from "./auth/api-key-cache";
 export * from "./auth/api-key-secret";
 export * from "./auth/principal";
+export * from "./auth/access-policy";
 export * from "./auth/authenticate-api-key";
 export * from "./auth/manage-api-keys";
 export * from "./auth/admin-session-token";

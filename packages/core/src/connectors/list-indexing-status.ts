@@ -12,6 +12,8 @@ import {
   type IndexingStatus,
   type IndexingStatusRequest,
 } from "@svc/schema";
+import { accessRuleOf } from "../auth/access-policy";
+import { editablePairSql, viewablePairSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
 import { REPEATED_ERROR_ATTEMPTS } from "../indexing/pair-status";
 import { buildingAttempt, readBuildingGenerationId, servingAttempt } from "../search-index/index-generations";
@@ -88,7 +90,7 @@ export async function listIndexingStatus({
 }): Promise<ConnectorIndexingStatusResponse> {
   const attemptSource = await attemptSourceFor(db, request);
   const attempts = attemptsOf(attemptSource);
-  const scope = principal.scopeCcPairIds;
+  const rule = accessRuleOf(principal);
 
   const pairFilters: Prisma.Sql[] = [
     Prisma.sql`p.id <> ${DEFAULT_CC_PAIR_ID}`,
@@ -105,8 +107,7 @@ export async function listIndexingStatus({
   }
   const nameFilter = request.name_filter ? request.name_filter : null;
   if (nameFilter !== null) pairFilters.push(Prisma.sql`strpos(lower(p.name), lower(${nameFilter})) > 0`);
-  // A scoped key sees its own pairs and the public ones (see canViewPair).
-  if (scope !== null) pairFilters.push(Prisma.sql`(p.id = ANY(${scope}::int[]) OR p.access_type = 'public')`);
+  pairFilters.push(viewablePairSql(rule, "p"));
 
   // Pairs with no attempt have no status, so they never match. For the current attempts the latest
   // status is the pair's `last_attempt_status` (kept by index-attempts.ts): a column predicate. The
@@ -127,7 +128,7 @@ export async function listIndexingStatus({
         ) latest ON latest.cc_pair_id = p.id AND latest.status::text = ANY(${request.last_status_filters}::text[])`
       : Prisma.empty;
 
-  const editable = scope === null ? Prisma.sql`TRUE` : Prisma.sql`p.id = ANY(${scope}::int[])`;
+  const editable = editablePairSql(rule, "p");
   const federatedNameFilter =
     nameFilter === null ? Prisma.empty : Prisma.sql`AND strpos(lower(f.display_name), lower(${nameFilter})) > 0`;
   const pageFilter = request.get_all_connectors

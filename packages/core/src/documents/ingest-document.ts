@@ -1,6 +1,7 @@
 import type { Db } from "@svc/db";
 import type { IngestionDocument, IngestionResult } from "@svc/schema";
-import { canEditPair, type Principal } from "../auth/principal";
+import { accessRuleOf, canEditPair } from "../auth/access-policy";
+import type { Principal } from "../auth/principal";
 import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID, MAX_PAIR_ID } from "../connectors/default-pair";
 import { AppError } from "../errors/app-error";
 import type { PgBoss } from "../jobs/job-queue";
@@ -71,7 +72,7 @@ async function resolveTargetPair({
       : null;
     if (!pair || pair.status === "DELETING") throw new AppError("BAD_REQUEST", CC_PAIR_NOT_FOUND);
   }
-  if (!canEditPair(principal, targetId)) {
+  if (!canEditPair(accessRuleOf(principal), targetId)) {
     throw new AppError("FORBIDDEN", `This API key may not ingest into connector-credential pair ${targetId}.`);
   }
   return targetId;
