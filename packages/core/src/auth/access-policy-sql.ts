@@ -3,14 +3,8 @@
  * of the table alias it is given (`connector_credential_pair` or `document`). Keep the two in step;
  * access-policy.int.test.ts checks that they agree.
  */
-import { Prisma } from "@svc/db";
+import { Prisma, sqlAlias as alias } from "@svc/db";
 import type { AccessRule } from "./access-policy";
-
-/** A table alias as SQL; only plain identifiers, so no caller can smuggle SQL through it. */
-function alias(name: string): Prisma.Sql {
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a table alias: ${name}`);
-  return Prisma.raw(name);
-}
 
 /** canEditPair on the pair row `pair`. */
 export function editablePairSql(rule: AccessRule, pair: string): Prisma.Sql {

@@ -36,7 +36,7 @@ async function attemptSourceFor(db: DbOrTx, request: IndexingStatusRequest): Pro
 
 /** The condition an `index_attempt ia` row must meet to count for the given attempt source. */
 function attemptsOf(source: AttemptSource): Prisma.Sql {
-  return source.kind === "current" ? servingAttempt(source.buildingGenerationId) : buildingAttempt(source.buildingGenerationId);
+  return source.kind === "current" ? servingAttempt(source.buildingGenerationId, "ia") : buildingAttempt(source.buildingGenerationId, "ia");
 }
 
 const COMPARISONS: Record<DocsCountOperator, Prisma.Sql> = {

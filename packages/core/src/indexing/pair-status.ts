@@ -1,6 +1,5 @@
-import { Prisma } from "@svc/db";
-import { SERVING_ATTEMPT } from "../search-index/index-generations";
-import { executeSql, type AnyTx } from "./run-sql";
+import { Prisma, executeSql, type AnyTx } from "@svc/db";
+import { servingAttemptSql } from "../search-index/index-generations";
 
 /**
  * The pair-status transitions that indexing drives (pausing, resuming and deleting have their own in
@@ -47,7 +46,7 @@ export async function updateRepeatedErrorState(tx: AnyTx, ccPairIds: number | nu
       SELECT q.id, (
         SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND COALESCE(bool_and(last_attempts.status = 'failed'), false)
         FROM (
-          SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = q.id AND ${SERVING_ATTEMPT}
+          SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = q.id AND ${servingAttemptSql("ia")}
           ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
         ) last_attempts
       ) AS repeated

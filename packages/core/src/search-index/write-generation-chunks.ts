@@ -1,6 +1,5 @@
-import { Prisma } from "@svc/db";
+import { Prisma, executeSql, type AnyTx } from "@svc/db";
 import { buildChunks, type Chunk, type IndexableDocument } from "../indexing/build-chunks";
-import { executeSql, type AnyTx } from "../indexing/run-sql";
 import type { ChunkGeneration } from "./index-generations";
 
 export interface DocumentChunks {
