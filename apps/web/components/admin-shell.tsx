@@ -3,30 +3,24 @@ import { ActionIcon, AppShell, Badge, Burger, Button, Group, NavLink, Stack, Tex
 import { useDisclosure } from "@mantine/hooks";
 import { useMutation } from "@tanstack/react-query";
 import { accessRuleOf, canEditPair as ruleMayEditPair, isUnscopedAdmin } from "@svc/core/access-policy";
-import type { ApiKeyRole } from "@svc/schema";
+import type { SessionUser } from "@svc/schema";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { createContext, useContext, type ReactNode } from "react";
 import { useTRPC } from "../lib/trpc/client";
 import { RoleBadge } from "./status-badge";
 
-export interface ConsoleUser {
-  name: string;
-  role: ApiKeyRole;
-  scopeCcPairIds: number[] | null;
-}
-
-const ConsoleUserContext = createContext<ConsoleUser | null>(null);
+const ConsoleUserContext = createContext<SessionUser | null>(null);
 
 /** The signed-in user, inside the console's pages (the shell provides it from the server's session check). */
-export function useConsoleUser(): ConsoleUser {
+export function useConsoleUser(): SessionUser {
   const user = useContext(ConsoleUserContext);
   if (!user) throw new Error("useConsoleUser outside the admin shell");
   return user;
 }
 
 /** Whether the user may change the pair: the server's rule (core's access policy), to grey out buttons. */
-export function canEditPair(user: ConsoleUser, ccPairId: number): boolean {
+export function canEditPair(user: SessionUser, ccPairId: number): boolean {
   return ruleMayEditPair(accessRuleOf(user), ccPairId);
 }
 
@@ -40,7 +34,7 @@ const NAVIGATION: { href: string; label: string; description: string; unscopedAd
 ];
 
 /** The console's frame: header with who is signed in, navigation, and the page. */
-export function AdminShell({ user, children }: { user: ConsoleUser; children: ReactNode }) {
+export function AdminShell({ user, children }: { user: SessionUser; children: ReactNode }) {
   const [navOpened, { toggle: toggleNav, close: closeNav }] = useDisclosure(false);
   const pathname = usePathname();
   const trpc = useTRPC();

@@ -1,5 +1,5 @@
+import type { SessionUser } from "@svc/schema";
 import { cookies } from "next/headers";
-import type { ConsoleUser } from "../components/admin-shell";
 import { SESSION_COOKIE_NAME } from "../server/session-cookie";
 import { createContextInner } from "../server/trpc/init";
 import { createCaller } from "../server/trpc/router";
@@ -10,7 +10,7 @@ import { getServices } from "./services";
  * server-side caller with the request's session cookie; null when nobody is (no cookie, an ended or
  * expired session, a revoked key).
  */
-export async function getConsoleUser(): Promise<ConsoleUser | null> {
+export async function getConsoleUser(): Promise<SessionUser | null> {
   const sessionToken = (await cookies()).get(SESSION_COOKIE_NAME)?.value ?? null;
   if (!sessionToken) return null;
   const caller = createCaller(await createContextInner({ ...(await getServices()), sessionToken }));

@@ -15,11 +15,17 @@ import {
 import { accessRuleOf } from "../auth/access-policy";
 import { editablePairSql, viewablePairSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
-import { REPEATED_ERROR_ATTEMPTS } from "../indexing/pair-status";
 import { buildingAttempt, readBuildingGenerationId, servingAttempt } from "../search-index/index-generations";
 import { DEFAULT_CC_PAIR_ID } from "./default-pair";
 
 const FEDERATED_PREFIX = "federated_";
+
+/**
+ * The last attempts that all have to fail for a pair to be in a repeated error state. The listing is
+ * the one owner of this rule: it computes `in_repeated_error_state` from the attempts on every read
+ * (no column keeps a copy).
+ */
+export const REPEATED_ERROR_ATTEMPTS = 5;
 
 /**
  * Which index attempts the attempt-derived fields (statuses, `in_progress`, `last_success`, the

@@ -1,6 +1,6 @@
 import { Prisma, type ConnectorCredentialPairStatus, executeSql, selectSql, sqlAlias, type AnyTx } from "@svc/db";
 import { servingAttemptSql } from "../search-index/index-generations";
-import { markPairActive, markPairIndexingStarted, updateRepeatedErrorState } from "./pair-status";
+import { markPairActive, markPairIndexingStarted } from "./pair-status";
 
 /**
  * Index attempts of ingested documents (decisions.md, "Index attempts for ingested documents"): a pair
@@ -112,8 +112,7 @@ function finishedStatusSql(attempt: string): Prisma.Sql {
 
 /**
  * Closes the pair's open attempt once none of its documents is left to index: `success` when nothing
- * failed, `failed` when nothing was indexed, `completed_with_errors` otherwise. Then the repeated-error
- * flag follows the new latest attempt.
+ * failed, `failed` when nothing was indexed, `completed_with_errors` otherwise.
  *
  * The "nothing pending" probe starts from the pending documents (the `indexing_status` index; few
  * rows once a pair drains) and checks each one's link to the pair on the link key, rather than
@@ -130,10 +129,7 @@ export async function closeAttemptIfDrained(tx: AnyTx, ccPairId: number): Promis
           WHERE d.indexing_status IN ('queued', 'indexing')
             AND EXISTS (SELECT 1 FROM document_by_cc_pair l WHERE l.document_id = d.id AND l.cc_pair_id = ${ccPairId}))`,
   );
-  if (closed > 0) {
-    await syncLastAttemptStatus(tx, ccPairId);
-    await updateRepeatedErrorState(tx, ccPairId);
-  }
+  if (closed > 0) await syncLastAttemptStatus(tx, ccPairId);
 }
 
 /** A pair's counts from a batch of a rebuild. */

@@ -9,7 +9,6 @@ import {
   syncLastAttemptStatus,
   type GenerationAttemptCount,
 } from "../indexing/index-attempts";
-import { updateRepeatedErrorState } from "../indexing/pair-status";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
 import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, type ChunkGeneration } from "./index-generations";
@@ -164,7 +163,7 @@ async function countInAttempts(tx: Tx, generationId: number, indexed: Set<string
  * The swap, in one transaction under the exclusive generation lock (no indexing transaction is
  * half-way): the rebuild's attempts close (`success`, `completed_with_errors` or `failed` from their
  * counts), the current generation retires, the building one becomes current, and the pairs whose
- * rebuild attempt now counts get their `last_attempt_status` and repeated-error flag recomputed. The
+ * rebuild attempt now counts get their `last_attempt_status` recomputed. The
  * retired generation's chunks are left to a `purge-index-generation` job. Returns false when the
  * generation is no longer building (swapped by an earlier run, or canceled).
  */
@@ -183,7 +182,6 @@ async function swapInGeneration(tx: Tx, boss: PgBoss, generationId: number): Pro
     SET status = 'current', completed_at = now(), started_at = COALESCE(started_at, now()), docs_total = docs_done + docs_failed
     WHERE id = ${generationId}`;
   await syncLastAttemptStatus(tx, pairIds);
-  await updateRepeatedErrorState(tx, pairIds);
   for (const { id } of retired) await sendJob(boss, purgeIndexGenerationJob, { generationId: id }, { tx });
   return true;
 }
