@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCcPair } from "../connectors/create-cc-pair";
-import { DEFAULT_CC_PAIR_ID } from "../connectors/default-pair";
+import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import {
   canEditPair,
   canFindDocument,

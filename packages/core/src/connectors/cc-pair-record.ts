@@ -3,7 +3,7 @@ import type { CcPair } from "@svc/schema";
 import { accessRuleOf, canEditPair, canViewPair } from "../auth/access-policy";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
-import { DEFAULT_CC_PAIR_ID } from "./default-pair";
+import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 
 /** Largest value of a Postgres `integer` (`serial`) column: a bigger id names nothing. */
 const MAX_INT4 = 2_147_483_647;

@@ -16,7 +16,7 @@ import { accessRuleOf } from "../auth/access-policy";
 import { editablePairSql, viewablePairSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
 import { buildingAttempt, readBuildingGenerationId, servingAttempt } from "../search-index/index-generations";
-import { DEFAULT_CC_PAIR_ID } from "./default-pair";
+import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 
 const FEDERATED_PREFIX = "federated_";
 

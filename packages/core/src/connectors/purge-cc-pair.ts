@@ -1,5 +1,5 @@
 import type { Db, Tx } from "@svc/db";
-import { DEFAULT_CC_PAIR_ID } from "./default-pair";
+import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { API_KEY_CHANGES_CHANNEL } from "../auth/api-key-cache";
 import { deletePairAttempts } from "../indexing/index-attempts";
 

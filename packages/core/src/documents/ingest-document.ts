@@ -2,7 +2,7 @@ import type { Db } from "@svc/db";
 import type { IngestionDocument, IngestionResult } from "@svc/schema";
 import { accessRuleOf, canEditPair } from "../auth/access-policy";
 import type { Principal } from "../auth/principal";
-import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID, MAX_PAIR_ID } from "../connectors/default-pair";
+import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID, MAX_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
 import type { PgBoss } from "../jobs/job-queue";
 import { documentWriteBatcher } from "./document-write-batcher";

@@ -1,5 +1,5 @@
 import { withSqlTransaction, type Db, type SqlClient } from "@svc/db";
-import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID } from "../connectors/default-pair";
+import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
 import { indexDocumentJob } from "../jobs/catalog";
 import { preparedStatementsOn, type PgBoss } from "../jobs/job-queue";

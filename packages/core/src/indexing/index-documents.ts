@@ -1,7 +1,7 @@
 import { queryStatement, withSqlTransaction, type Db, type NamedStatement, type SqlClient } from "@svc/db";
 import type { IndexDocumentPayload } from "../jobs/catalog";
 import { lockIndexGenerationsShared, readActiveGenerations, sameGenerations, type ChunkGeneration } from "../search-index/index-generations";
-import { buildGenerationChunks, writeGenerationChunks } from "../search-index/write-generation-chunks";
+import { buildGenerationChunks, writeGenerationChunks } from "./write-generation-chunks";
 import type { Chunk, IndexableDocument } from "./build-chunks";
 import { lockDocumentPairs, recordDocumentFailed, recordDocumentsIndexed, type CountedPair, type LockedPair } from "./index-attempts";
 import { markDocumentsIndexing } from "./mark-documents-indexing";

@@ -7,14 +7,14 @@ import { deleteDocument } from "../documents/delete-document";
 import { getDocument } from "../documents/get-document";
 import { ingestDocument } from "../documents/ingest-document";
 import { isAppError } from "../errors/app-error";
-import { indexDocuments } from "../indexing/index-documents";
+import { indexDocuments } from "./index-documents";
 import { searchDocuments } from "../search/search-documents";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { cancelIndexRebuild } from "./cancel-index-rebuild";
-import { getIndexRebuildStatus } from "./get-index-rebuild-status";
-import { purgeIndexGeneration } from "./purge-index-generation";
+import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
+import { purgeIndexGeneration } from "../search-index/purge-index-generation";
 import { runIndexRebuild } from "./run-index-rebuild";
-import { startIndexRebuild } from "./start-index-rebuild";
+import { startIndexRebuild } from "../search-index/start-index-rebuild";
 
 const { db, boss } = await useTestJobQueue();
 

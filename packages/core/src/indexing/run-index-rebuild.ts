@@ -1,5 +1,5 @@
 import type { Db, Tx } from "@svc/db";
-import { buildChunks, type IndexableDocument } from "../indexing/build-chunks";
+import { buildChunks, type IndexableDocument } from "./build-chunks";
 import {
   closeGenerationAttempts,
   countInGenerationAttempts,
@@ -8,10 +8,10 @@ import {
   pairsWithAttempts,
   syncLastAttemptStatus,
   type GenerationAttemptCount,
-} from "../indexing/index-attempts";
+} from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
-import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, type ChunkGeneration } from "./index-generations";
+import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, type ChunkGeneration } from "../search-index/index-generations";
 import { writeGenerationChunks, type DocumentChunks } from "./write-generation-chunks";
 
 export interface RunIndexRebuildResult {

@@ -2,11 +2,11 @@ import type { Db } from "@svc/db";
 import type { IndexRebuildStatus } from "@svc/schema";
 import { requireUnscopedAdmin, type Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
-import { deleteGenerationAttempts } from "../indexing/index-attempts";
+import { deleteGenerationAttempts } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
-import { getIndexRebuildStatus } from "./get-index-rebuild-status";
-import { lockIndexGenerationsExclusive } from "./index-generations";
+import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
+import { lockIndexGenerationsExclusive } from "../search-index/index-generations";
 
 /**
  * Cancels the running rebuild, in one transaction: its generation becomes `canceled` (indexing stops
