@@ -2,7 +2,8 @@
 import { ActionIcon, AppShell, Badge, Burger, Button, Group, NavLink, Stack, Text, Tooltip, useMantineColorScheme } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useMutation } from "@tanstack/react-query";
-import type { ApiKeyRole } from "@svc/schema";
+import { accessRuleOf, canEditPair as ruleMayEditPair, isUnscopedAdmin } from "@svc/core/access-policy";
+import type { SessionUser } from "@svc/schema";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { createContext, useContext, type ReactNode } from "react";
@@ -10,24 +11,18 @@ import { useTRPC } from "../lib/trpc/client";
 import { DatabaseUnavailableBanner } from "./database-status";
 import { RoleBadge } from "./status-badge";
 
-export interface ConsoleUser {
-  name: string;
-  role: ApiKeyRole;
-  scopeCcPairIds: number[] | null;
-}
-
-const ConsoleUserContext = createContext<ConsoleUser | null>(null);
+const ConsoleUserContext = createContext<SessionUser | null>(null);
 
 /** The signed-in user, inside the console's pages (the shell provides it from the server's session check). */
-export function useConsoleUser(): ConsoleUser {
+export function useConsoleUser(): SessionUser {
   const user = useContext(ConsoleUserContext);
   if (!user) throw new Error("useConsoleUser outside the admin shell");
   return user;
 }
 
-/** Whether the user may change the pair (same rule as REST: unscoped, or the pair is in the scope). */
-export function canEditPair(user: ConsoleUser, ccPairId: number): boolean {
-  return user.scopeCcPairIds === null || user.scopeCcPairIds.includes(ccPairId);
+/** Whether the user may change the pair: the server's rule (core's access policy), to grey out buttons. */
+export function canEditPair(user: SessionUser, ccPairId: number): boolean {
+  return ruleMayEditPair(accessRuleOf(user), ccPairId);
 }
 
 const NAVIGATION: { href: string; label: string; description: string; unscopedAdminOnly?: boolean }[] = [
@@ -40,7 +35,7 @@ const NAVIGATION: { href: string; label: string; description: string; unscopedAd
 ];
 
 /** The console's frame: header with who is signed in, navigation, and the page. */
-export function AdminShell({ user, children }: { user: ConsoleUser; children: ReactNode }) {
+export function AdminShell({ user, children }: { user: SessionUser; children: ReactNode }) {
   const [navOpened, { toggle: toggleNav, close: closeNav }] = useDisclosure(false);
   const pathname = usePathname();
   const trpc = useTRPC();
@@ -87,7 +82,7 @@ export function AdminShell({ user, children }: { user: ConsoleUser; children: Re
       </AppShell.Header>
       <AppShell.Navbar p="sm" aria-label="Console sections">
         <Stack gap={4} component="nav">
-          {NAVIGATION.filter((item) => !item.unscopedAdminOnly || (user.role === "admin" && user.scopeCcPairIds === null)).map((item) => (
+          {NAVIGATION.filter((item) => !item.unscopedAdminOnly || isUnscopedAdmin(user)).map((item) => (
             <NavLink
               key={item.href}
               component={Link}

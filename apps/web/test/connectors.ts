@@ -49,7 +49,7 @@ export async function insertIndexAttempts(db: Db, ccPairId: number, attempts: Se
 export async function forgetIndexingHistory(db: Db): Promise<void> {
   await db.$transaction([
     db.$executeRaw`DELETE FROM index_attempt`,
-    db.$executeRaw`UPDATE connector_credential_pair SET status = 'SCHEDULED', in_repeated_error_state = false, last_attempt_status = NULL WHERE id <> ${DEFAULT_CC_PAIR_ID}`,
+    db.$executeRaw`UPDATE connector_credential_pair SET status = 'SCHEDULED', last_attempt_status = NULL WHERE id <> ${DEFAULT_CC_PAIR_ID}`,
   ]);
 }
 

@@ -1,52 +1,64 @@
-export * from "./errors/app-error";
-export * from "./errors/to-app-error";
-export * from "./auth/api-key-cache";
-export * from "./auth/api-key-secret";
-export * from "./auth/principal";
-export * from "./auth/authenticate-api-key";
-export * from "./auth/manage-api-keys";
-export * from "./auth/admin-session-token";
-export * from "./auth/create-admin-session";
-export * from "./auth/authenticate-admin-session";
-export * from "./auth/end-admin-session";
-export * from "./connectors/default-pair";
-export * from "./documents/infer-document-id";
-export * from "./documents/ingest-document";
-export * from "./documents/get-document";
-export * from "./documents/delete-document";
-export * from "./documents/list-ingested-documents";
-export * from "./documents/list-cc-pair-documents";
-export * from "./files/detect-image-type";
-export * from "./files/upload-files";
-export * from "./jobs/catalog";
-export * from "./jobs/job-queue";
-export * from "./setup/prepare-database";
-export * from "./indexing/build-chunks";
-export * from "./indexing/index-documents";
-export * from "./connectors/create-cc-pair";
-export * from "./connectors/get-cc-pair";
-export * from "./connectors/update-cc-pair";
-export * from "./connectors/pause-cc-pair";
-export * from "./connectors/resume-cc-pair";
-export * from "./connectors/delete-cc-pair";
-export * from "./connectors/purge-cc-pair";
-export * from "./connectors/create-federated-connector";
-export * from "./connectors/delete-federated-connector";
-export * from "./connectors/list-indexing-status";
-export * from "./indexing/index-attempts";
-export * from "./indexing/pair-status";
-export * from "./search/search-documents";
-export * from "./search-index/start-index-rebuild";
-export * from "./search-index/get-index-rebuild-status";
-export * from "./search-index/cancel-index-rebuild";
-export * from "./search-index/run-index-rebuild";
-export * from "./search-index/purge-index-generation";
-export * from "./documents/get-document-with-chunks";
-export * from "./documents/retry-document-indexing";
-export * from "./documents/list-failed-documents";
-export * from "./files/list-uploaded-files";
-export * from "./jobs/get-queue-depth";
-export * from "./indexing/list-index-attempts";
-export * from "./indexing/count-documents-indexed-per-minute";
-export * from "./indexing/get-indexing-health";
-export * from "./indexing/summarize-index-rebuild";
+/**
+ * @svc/core's public surface: the operations the apps (web, worker, cli) and their tests call, and
+ * the few types and constants those calls take. Modules stay private to the package; a new export is
+ * an operation an app needs, not a helper.
+ */
+
+// Errors: the one error type and its code table.
+export { AppError, ERROR_CODES, isAppError, type AppErrorCode } from "./errors/app-error";
+export { toAppError } from "./errors/to-app-error";
+
+// Authentication and access.
+export { ADMIN_ROLES, CONNECTOR_ROLES, OPERATOR_PRINCIPAL, requireRole, requireUnscopedAdmin, type Principal } from "./auth/principal";
+export { accessRuleOf, searchAccessRule, type AccessRule } from "./auth/access-policy";
+export { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./auth/api-key-cache";
+export { hashApiKey } from "./auth/api-key-secret";
+export { authenticateApiKey } from "./auth/authenticate-api-key";
+export { countActiveApiKeys, createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from "./auth/manage-api-keys";
+export { hashAdminSessionToken } from "./auth/admin-session-token";
+export { createAdminSession } from "./auth/create-admin-session";
+export { authenticateAdminSession } from "./auth/authenticate-admin-session";
+export { endAdminSession } from "./auth/end-admin-session";
+
+// Connector-credential pairs.
+export { DEFAULT_CC_PAIR_ID } from "./model/default-pair";
+export { createCcPair } from "./connectors/create-cc-pair";
+export { getCcPair } from "./connectors/get-cc-pair";
+export { updateCcPair } from "./connectors/update-cc-pair";
+export { deleteCcPair } from "./connectors/delete-cc-pair";
+export { purgeCcPair } from "./connectors/purge-cc-pair";
+export { createFederatedConnector } from "./connectors/create-federated-connector";
+export { deleteFederatedConnector } from "./connectors/delete-federated-connector";
+export { listIndexingStatus } from "./connectors/list-indexing-status";
+export { listIndexAttempts } from "./connectors/list-index-attempts";
+
+// Documents.
+export { ingestDocument } from "./documents/ingest-document";
+export { getDocument } from "./documents/get-document";
+export { getDocumentWithChunks } from "./documents/get-document-with-chunks";
+export { deleteDocument } from "./documents/delete-document";
+export { retryDocumentIndexing } from "./documents/retry-document-indexing";
+export { listIngestedDocuments } from "./documents/list-ingested-documents";
+export { listCcPairDocuments } from "./documents/list-cc-pair-documents";
+
+// Uploaded files.
+export { uploadFiles, type IncomingFile } from "./files/upload-files";
+export { listUploadedFiles } from "./files/list-uploaded-files";
+
+// Search.
+export { searchDocuments } from "./search/search-documents";
+
+// Indexing, index rebuilds, health.
+export { indexDocuments } from "./indexing/index-documents";
+export { startIndexRebuild } from "./search-index/start-index-rebuild";
+export { getIndexRebuildStatus } from "./search-index/get-index-rebuild-status";
+export { cancelIndexRebuild } from "./indexing/cancel-index-rebuild";
+export { runIndexRebuild } from "./indexing/run-index-rebuild";
+export { summarizeIndexRebuild } from "./indexing/summarize-index-rebuild";
+export { purgeIndexGeneration } from "./search-index/purge-index-generation";
+export { getIndexingHealth } from "./health/get-indexing-health";
+
+// Jobs and set-up.
+export { deleteCcPairJob, indexDocumentJob, purgeIndexGenerationJob, rebuildIndexJob, type IndexDocumentPayload } from "./jobs/catalog";
+export { installJobQueues, startJobQueue, workJobs, type PgBoss } from "./jobs/job-queue";
+export { prepareDatabase } from "./setup/prepare-database";

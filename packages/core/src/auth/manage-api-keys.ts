@@ -1,5 +1,5 @@
 import type { ApiKeyRole, Db } from "@svc/db";
-import { CC_PAIR_NOT_FOUND, MAX_PAIR_ID } from "../connectors/default-pair";
+import { CC_PAIR_NOT_FOUND, MAX_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
 import { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./api-key-cache";
 import { generateApiKeySecret } from "./api-key-secret";

@@ -1,5 +1,6 @@
 import type { ApiKeyRole } from "@svc/db";
 import { AppError } from "../errors/app-error";
+import { isUnscopedAdmin } from "./access-policy";
 
 /** Who is calling: resolved from a bearer key (REST) or a session (admin UI). */
 export interface Principal {
@@ -23,23 +24,10 @@ export function requireRole(principal: Principal, roles: readonly ApiKeyRole[]):
 /** The operator acting directly on the service (the command line): an unscoped admin. */
 export const OPERATOR_PRINCIPAL: Principal = { apiKeyId: 0, name: "operator", role: "admin", scopeCcPairIds: null };
 
-/** Whether the principal may write into (and edit) the pair. */
-export function canEditPair(principal: Principal, ccPairId: number): boolean {
-  return principal.scopeCcPairIds === null || principal.scopeCcPairIds.includes(ccPairId);
-}
-
-/**
- * Whether the principal may see the pair at all: a scoped key sees its own pairs and every public
- * one (read-only); an unscoped key sees everything. The status listing applies the same rule in SQL.
- */
-export function canViewPair(principal: Principal, pair: { id: number; accessType: string }): boolean {
-  return canEditPair(principal, pair.id) || pair.accessType === "public";
-}
-
 /** For operations on the whole service (an index rebuild touches every pair): an admin key without scope. */
 export function requireUnscopedAdmin(principal: Principal): void {
   requireRole(principal, ADMIN_ROLES);
-  if (principal.scopeCcPairIds !== null) {
+  if (!isUnscopedAdmin(principal)) {
     throw new AppError("FORBIDDEN", "This operation affects every connector-credential pair: it needs an admin key without scope.");
   }
 }

@@ -1,8 +1,9 @@
 import type { AccessType, ConnectorCredentialPairStatus, DbOrTx } from "@svc/db";
 import type { CcPair } from "@svc/schema";
-import { canEditPair, canViewPair, type Principal } from "../auth/principal";
+import { accessRuleOf, canEditPair, canViewPair } from "../auth/access-policy";
+import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
-import { DEFAULT_CC_PAIR_ID } from "./default-pair";
+import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 
 /** Largest value of a Postgres `integer` (`serial`) column: a bigger id names nothing. */
 const MAX_INT4 = 2_147_483_647;
@@ -30,7 +31,7 @@ export async function requireViewableCcPair(db: DbOrTx, principal: Principal, cc
   const pair = isStoredId(ccPairId)
     ? await db.connectorCredentialPair.findUnique({ where: { id: ccPairId }, select: { id: true, accessType: true } })
     : null;
-  if (!pair || !canViewPair(principal, pair)) throw ccPairNotFound(ccPairId);
+  if (!pair || !canViewPair(accessRuleOf(principal), pair)) throw ccPairNotFound(ccPairId);
 }
 
 export async function readCcPair(db: DbOrTx, ccPairId: number): Promise<CcPair> {
@@ -66,8 +67,9 @@ export async function lockEditableCcPair(tx: DbOrTx, principal: Principal, ccPai
         SELECT id, access_type::text AS access_type, status::text AS status
         FROM connector_credential_pair WHERE id = ${ccPairId} FOR UPDATE`
     : [];
-  if (!pair || !canViewPair(principal, { id: pair.id, accessType: pair.access_type })) throw ccPairNotFound(ccPairId);
-  if (!canEditPair(principal, pair.id)) {
+  const rule = accessRuleOf(principal);
+  if (!pair || !canViewPair(rule, { id: pair.id, accessType: pair.access_type })) throw ccPairNotFound(ccPairId);
+  if (!canEditPair(rule, pair.id)) {
     throw new AppError("FORBIDDEN", `This API key may not change connector-credential pair ${pair.id}.`);
   }
   if (pair.id === DEFAULT_CC_PAIR_ID) {

@@ -1,6 +1,7 @@
 import type { AccessType, Db, DocumentSource } from "@svc/db";
 
-export interface CreatedCcPair {
+/** The ids of a new pair and its connector and credential (the transports map them to the wire's CreatedCcPair). */
+export interface NewCcPairIds {
   ccPairId: number;
   connectorId: number;
   credentialId: number;
@@ -17,7 +18,7 @@ export async function createCcPair({
   name: string;
   source: DocumentSource;
   accessType: AccessType;
-}): Promise<CreatedCcPair> {
+}): Promise<NewCcPairIds> {
   return db.$transaction(async (tx) => {
     const connector = await tx.connector.create({ data: { name, source }, select: { id: true } });
     const credential = await tx.credential.create({ data: { name, source }, select: { id: true } });

@@ -13,10 +13,10 @@ import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { createTestPair, ingestTestDocument } from "../testing/factories";
 import { deleteCcPair } from "./delete-cc-pair";
 import { purgeCcPair } from "./purge-cc-pair";
-import { cancelIndexRebuild } from "../search-index/cancel-index-rebuild";
+import { cancelIndexRebuild } from "../indexing/cancel-index-rebuild";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
 import { purgeIndexGeneration } from "../search-index/purge-index-generation";
-import { runIndexRebuild } from "../search-index/run-index-rebuild";
+import { runIndexRebuild } from "../indexing/run-index-rebuild";
 import { startIndexRebuild } from "../search-index/start-index-rebuild";
 
 const queue = await useTestJobQueue();

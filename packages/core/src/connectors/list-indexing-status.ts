@@ -13,12 +13,20 @@ import {
   type IndexingStatus,
   type IndexingStatusRequest,
 } from "@svc/schema";
+import { accessRuleOf } from "../auth/access-policy";
+import { editablePairSql, viewablePairSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
-import { REPEATED_ERROR_ATTEMPTS } from "../indexing/pair-status";
 import { buildingAttempt, readBuildingGenerationId, servingAttempt } from "../search-index/index-generations";
-import { DEFAULT_CC_PAIR_ID } from "./default-pair";
+import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 
 const FEDERATED_PREFIX = "federated_";
+
+/**
+ * The last attempts that all have to fail for a pair to be in a repeated error state. The listing is
+ * the one owner of this rule: it computes `in_repeated_error_state` from the attempts on every read
+ * (no column keeps a copy).
+ */
+export const REPEATED_ERROR_ATTEMPTS = 5;
 
 /**
  * Which index attempts the attempt-derived fields (statuses, `in_progress`, `last_success`, the
@@ -35,7 +43,7 @@ async function attemptSourceFor(db: DbOrTx, request: IndexingStatusRequest): Pro
 
 /** The condition an `index_attempt ia` row must meet to count for the given attempt source. */
 function attemptsOf(source: AttemptSource): Prisma.Sql {
-  return source.kind === "current" ? servingAttempt(source.buildingGenerationId) : buildingAttempt(source.buildingGenerationId);
+  return source.kind === "current" ? servingAttempt(source.buildingGenerationId, "ia") : buildingAttempt(source.buildingGenerationId, "ia");
 }
 
 const COMPARISONS: Record<DocsCountOperator, Prisma.Sql> = {
@@ -89,7 +97,7 @@ export async function listIndexingStatus({
 }): Promise<ConnectorIndexingStatusResponse> {
   const attemptSource = await attemptSourceFor(db, request);
   const attempts = attemptsOf(attemptSource);
-  const scope = principal.scopeCcPairIds;
+  const rule = accessRuleOf(principal);
 
   const pairFilters: Prisma.Sql[] = [
     Prisma.sql`p.id <> ${DEFAULT_CC_PAIR_ID}`,
@@ -106,8 +114,7 @@ export async function listIndexingStatus({
   }
   const nameFilter = request.name_filter ? request.name_filter : null;
   if (nameFilter !== null) pairFilters.push(Prisma.sql`strpos(lower(p.name), lower(${nameFilter})) > 0`);
-  // A scoped key sees its own pairs and the public ones (see canViewPair).
-  if (scope !== null) pairFilters.push(Prisma.sql`(p.id = ANY(${scope}::int[]) OR p.access_type = 'public')`);
+  pairFilters.push(viewablePairSql(rule, "p"));
 
   // Pairs with no attempt have no status, so they never match. For the current attempts the latest
   // status is the pair's `last_attempt_status` (kept by index-attempts.ts): a column predicate. The
@@ -128,7 +135,7 @@ export async function listIndexingStatus({
         ) latest ON latest.cc_pair_id = p.id AND latest.status::text = ANY(${request.last_status_filters}::text[])`
       : Prisma.empty;
 
-  const editable = scope === null ? Prisma.sql`TRUE` : Prisma.sql`p.id = ANY(${scope}::int[])`;
+  const editable = editablePairSql(rule, "p");
   const federatedNameFilter =
     nameFilter === null ? Prisma.empty : Prisma.sql`AND strpos(lower(f.display_name), lower(${nameFilter})) > 0`;
   const pageFilter = request.get_all_connectors

@@ -1,6 +1,7 @@
 import type { Db, Tx } from "@svc/db";
-import { DEFAULT_CC_PAIR_ID } from "./default-pair";
+import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { API_KEY_CHANGES_CHANNEL } from "../auth/api-key-cache";
+import { deletePairAttempts } from "../indexing/index-attempts";
 
 export interface PurgeCcPairResult {
   /** False when there was nothing to do: the pair is gone already, or is not marked DELETING. */
@@ -92,7 +93,7 @@ async function deletePairIfUnlinked(tx: Tx, ccPairId: number): Promise<boolean> 
     SELECT pg_notify(${API_KEY_CHANGES_CHANNEL}, k.hashed_key)
     FROM api_key k JOIN api_key_scope s ON s.api_key_id = k.id WHERE s.cc_pair_id = ${ccPairId}`;
   await tx.$executeRaw`DELETE FROM api_key_scope WHERE cc_pair_id = ${ccPairId}`;
-  await tx.$executeRaw`DELETE FROM index_attempt WHERE cc_pair_id = ${ccPairId}`;
+  await deletePairAttempts(tx, ccPairId);
   await tx.$executeRaw`DELETE FROM connector_credential_pair WHERE id = ${ccPairId}`;
   await tx.$executeRaw`
     DELETE FROM connector c WHERE c.id = ${pair.connector_id} AND c.id <> ${DEFAULT_CC_PAIR_ID}

@@ -1,7 +1,8 @@
 import type { DbOrTx, DocumentIndexingStatus as StoredIndexingStatus } from "@svc/db";
 import type { DocumentDetail, DocumentIndexingStatus, StoredExternalAccess, StoredOwner } from "@svc/schema";
 import type { Principal } from "../auth/principal";
-import { canViewDocument, documentNotFound } from "./document-access";
+import { accessRuleOf, canViewDocument, visiblePairIds } from "../auth/access-policy";
+import { documentNotFound } from "./document-access";
 import type { SameValues } from "../same-values";
 
 // The wire enum and the database enum are the same set of values (STYLE.md habit 3).
@@ -49,7 +50,8 @@ export async function getDocument({
 }): Promise<DocumentDetail> {
   const row = await db.document.findUnique({ where: { id: documentId }, select: documentDetailSelect });
   const links = row?.pairs.map((link) => ({ ccPairId: link.ccPairId, accessType: link.ccPair.accessType })) ?? [];
-  if (!row || !canViewDocument(principal, links)) throw documentNotFound(documentId);
+  const rule = accessRuleOf(principal);
+  if (!row || !canViewDocument(rule, links)) throw documentNotFound(documentId);
   // Once indexed, the chunks the current generation holds (by the chunk key: a rebuild with another
   // chunk size changes the count without touching the document row); before, the client's value.
   const chunkCount =
@@ -87,6 +89,6 @@ export async function getDocument({
     indexed_at: row.indexedAt?.toISOString() ?? null,
     last_error: row.lastError,
     attempts: row.indexAttempts,
-    cc_pair_ids: links.map((link) => link.ccPairId),
+    cc_pair_ids: visiblePairIds(rule, links),
   };
 }

@@ -1,7 +1,8 @@
 import type { Db } from "@svc/db";
 import type { IngestionDocument, IngestionResult } from "@svc/schema";
-import { canEditPair, type Principal } from "../auth/principal";
-import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID, MAX_PAIR_ID } from "../connectors/default-pair";
+import { accessRuleOf, canEditPair } from "../auth/access-policy";
+import type { Principal } from "../auth/principal";
+import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID, MAX_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
 import type { PgBoss } from "../jobs/job-queue";
 import { documentWriteBatcher } from "./document-write-batcher";
@@ -48,6 +49,7 @@ export async function ingestDocument({
     chunk_count: document.chunk_count ?? null,
     sections,
     cc_pair_id: ccPairId,
+    write_scope: principal.scopeCcPairIds,
   });
   return { document_id: written.id, already_existed: !written.inserted };
 }
@@ -70,7 +72,7 @@ async function resolveTargetPair({
       : null;
     if (!pair || pair.status === "DELETING") throw new AppError("BAD_REQUEST", CC_PAIR_NOT_FOUND);
   }
-  if (!canEditPair(principal, targetId)) {
+  if (!canEditPair(accessRuleOf(principal), targetId)) {
     throw new AppError("FORBIDDEN", `This API key may not ingest into connector-credential pair ${targetId}.`);
   }
   return targetId;

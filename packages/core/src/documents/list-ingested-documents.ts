@@ -1,7 +1,8 @@
 import { Prisma, type DbOrTx } from "@svc/db";
 import type { DocMinimalInfoPage } from "@svc/schema";
 import type { Principal } from "../auth/principal";
-import { visibleDocumentCondition } from "./document-access";
+import { accessRuleOf } from "../auth/access-policy";
+import { viewableDocumentSql } from "../auth/access-policy-sql";
 import { toDocumentPage, type DocumentPageRow } from "./document-page";
 
 /**
@@ -25,7 +26,7 @@ export async function listIngestedDocuments({
     FROM document d
     WHERE d.from_ingestion_api
       ${afterId === null ? Prisma.empty : Prisma.sql`AND d.id > ${afterId}`}
-      ${visibleDocumentCondition(principal)}
+      AND ${viewableDocumentSql(accessRuleOf(principal), "d")}
     ORDER BY d.id
     LIMIT ${limit + 1}`;
   return toDocumentPage(rows, limit);

@@ -38,6 +38,7 @@ function write(id: string, ccPairId: number): DocumentWrite {
     chunk_count: null,
     sections: [{ position: 0, kind: "text", text: id, link: null, image_file_id: null }],
     cc_pair_id: ccPairId,
+    write_scope: null,
   };
 }
 

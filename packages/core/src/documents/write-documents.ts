@@ -1,5 +1,5 @@
 import { withSqlTransaction, type Db, type SqlClient } from "@svc/db";
-import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID } from "../connectors/default-pair";
+import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
 import { indexDocumentJob } from "../jobs/catalog";
 import { preparedStatementsOn, type PgBoss } from "../jobs/job-queue";
@@ -24,6 +24,8 @@ export interface DocumentWrite {
   chunk_count: number | null;
   sections: ResolvedSection[];
   cc_pair_id: number;
+  /** The pairs the writing key may write into; null for an unscoped key (decisions: "Scoped keys"). */
+  write_scope: number[] | null;
 }
 
 export interface WrittenDocument {
@@ -54,6 +56,7 @@ export async function writeDocuments({
       text: UPSERT_DOCUMENTS,
       values: [JSON.stringify(documents)],
     });
+    await refuseWritesOutsideScope(sql, documents);
     const jobs = rows.map((row) => ({ data: indexDocumentJob.payload.parse({ documentId: row.id, version: row.version }) }));
     await boss.insert(indexDocumentJob.name, jobs, {
       db: preparedStatementsOn(sql),
@@ -82,6 +85,34 @@ async function lockTargetPairs(sql: SqlClient, documents: DocumentWrite[]): Prom
     values: [pairIds],
   });
   if (rowCount !== pairIds.length) throw new AppError("BAD_REQUEST", CC_PAIR_NOT_FOUND);
+}
+
+/**
+ * A scoped key may not change a document that is linked to a pair outside its scope. Checked after
+ * the upsert, in the same transaction: the upsert holds every written document row locked, and every
+ * writer of links locks the document row first, so this statement (a fresh snapshot under READ
+ * COMMITTED) sees every link the document can have at commit. A refusal rolls the whole transaction
+ * back: nothing of the document, its sections, links or job remains (the batcher then retries the
+ * other writes of the batch alone).
+ */
+async function refuseWritesOutsideScope(sql: SqlClient, documents: DocumentWrite[]): Promise<void> {
+  const scoped = documents.filter((document) => document.write_scope !== null);
+  if (scoped.length === 0) return;
+  const { rows } = await sql.query<{ id: string }>({
+    name: "svc-writes-outside-scope",
+    text: `SELECT i.id FROM jsonb_to_recordset($1::jsonb) AS i(id text, write_scope int[])
+      WHERE EXISTS (SELECT 1 FROM document_by_cc_pair l
+        WHERE l.document_id = i.id AND NOT (l.cc_pair_id = ANY(i.write_scope)))
+      ORDER BY i.id LIMIT 1`,
+    values: [JSON.stringify(scoped.map((document) => ({ id: document.id, write_scope: document.write_scope })))],
+  });
+  const refused = rows[0];
+  if (refused) throw documentOutsideScope(refused.id);
+}
+
+/** The answer to a scoped key writing a document id that another pair holds (decisions.md). */
+export function documentOutsideScope(documentId: string): AppError {
+  return new AppError("FORBIDDEN", `This key cannot write document ${documentId}: it belongs to a connector outside the key's scope`);
 }
 
 const UPSERT_DOCUMENTS = `

@@ -1,7 +1,6 @@
-import { Prisma, type ConnectorCredentialPairStatus } from "@svc/db";
-import { SERVING_ATTEMPT } from "../search-index/index-generations";
-import { markPairActive, markPairIndexingStarted, updateRepeatedErrorState } from "./pair-status";
-import { executeSql, selectSql, type AnyTx } from "./run-sql";
+import { Prisma, type ConnectorCredentialPairStatus, executeSql, selectSql, sqlAlias, type AnyTx } from "@svc/db";
+import { servingAttemptSql } from "../search-index/index-generations";
+import { markPairActive, markPairIndexingStarted } from "./pair-status";
 
 /**
  * Index attempts of ingested documents (docs/decisions.md, "Index attempts for ingested documents"): a pair
@@ -12,9 +11,10 @@ import { executeSql, selectSql, type AnyTx } from "./run-sql";
  * lock makes "find the open attempt, else open one" and "nothing pending, so close" atomic across
  * workers, without a unique index.
  *
- * These are the attempts of indexing jobs, which belong to the current index generation. A rebuild's
- * attempts (search-index/run-index-rebuild.ts) belong to the generation being built and are left out
- * here (SERVING_ATTEMPT) until the swap makes them count; so a pair has at most one open attempt of
+ * This module is the one writer of `index_attempt`. The attempts of indexing jobs belong to the
+ * current index generation. A rebuild's attempts (counted here for search-index/run-index-rebuild.ts:
+ * countInGenerationAttempts, closeGenerationAttempts) belong to the generation being built and are left out
+ * here (servingAttemptSql) until the swap makes them count; so a pair has at most one open attempt of
  * each kind.
  */
 
@@ -51,7 +51,7 @@ export async function openAttempt(tx: AnyTx, ccPairId: number): Promise<number> 
   const [open] = await selectSql<{ id: number }>(
     tx,
     Prisma.sql`
-      SELECT ia.id FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${SERVING_ATTEMPT}
+      SELECT ia.id FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${servingAttemptSql("ia")}
       ORDER BY ia.id DESC LIMIT 1`,
   );
   if (open) return open.id;
@@ -99,18 +99,20 @@ export async function recordDocumentFailed(tx: AnyTx, pairs: LockedPair[], error
 }
 
 /**
- * How an attempt (`index_attempt ia`) ends, from its counts: `success` when nothing failed, `failed`
- * when nothing was indexed, `completed_with_errors` otherwise.
+ * How an attempt (an `index_attempt` row under the alias `attempt`) ends, from its counts: `success`
+ * when nothing failed, `failed` when nothing was indexed, `completed_with_errors` otherwise.
  */
-export const FINISHED_STATUS = Prisma.sql`(CASE
-    WHEN ia.docs_failed = 0 THEN 'success'
-    WHEN ia.docs_indexed = 0 THEN 'failed'
+function finishedStatusSql(attempt: string): Prisma.Sql {
+  const a = sqlAlias(attempt);
+  return Prisma.sql`(CASE
+    WHEN ${a}.docs_failed = 0 THEN 'success'
+    WHEN ${a}.docs_indexed = 0 THEN 'failed'
     ELSE 'completed_with_errors' END)::"IndexingStatus"`;
+}
 
 /**
  * Closes the pair's open attempt once none of its documents is left to index: `success` when nothing
- * failed, `failed` when nothing was indexed, `completed_with_errors` otherwise. Then the repeated-error
- * flag follows the new latest attempt.
+ * failed, `failed` when nothing was indexed, `completed_with_errors` otherwise.
  *
  * The "nothing pending" probe starts from the pending documents (the `indexing_status` index; few
  * rows once a pair drains) and checks each one's link to the pair on the link key, rather than
@@ -120,17 +122,79 @@ export async function closeAttemptIfDrained(tx: AnyTx, ccPairId: number): Promis
   const closed = await executeSql(
     tx,
     Prisma.sql`
-      UPDATE index_attempt ia SET finished_at = now(), status = ${FINISHED_STATUS}
-      WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${SERVING_ATTEMPT}
+      UPDATE index_attempt ia SET finished_at = now(), status = ${finishedStatusSql("ia")}
+      WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${servingAttemptSql("ia")}
         AND NOT EXISTS (
           SELECT 1 FROM document d
           WHERE d.indexing_status IN ('queued', 'indexing')
             AND EXISTS (SELECT 1 FROM document_by_cc_pair l WHERE l.document_id = d.id AND l.cc_pair_id = ${ccPairId}))`,
   );
-  if (closed > 0) {
-    await syncLastAttemptStatus(tx, ccPairId);
-    await updateRepeatedErrorState(tx, ccPairId);
-  }
+  if (closed > 0) await syncLastAttemptStatus(tx, ccPairId);
+}
+
+/** A pair's counts from a batch of a rebuild. */
+export interface GenerationAttemptCount {
+  cc_pair_id: number;
+  indexed: number;
+  failed: number;
+  error: string | null;
+}
+
+/**
+ * A rebuild's attempts (search-index/run-index-rebuild.ts), one per pair in the generation being
+ * built: adds a batch's counts to each pair's open attempt, opening it (`in_progress`) the first time.
+ */
+export async function countInGenerationAttempts(tx: AnyTx, generationId: number, counts: GenerationAttemptCount[]): Promise<void> {
+  await executeSql(
+    tx,
+    Prisma.sql`
+      WITH counts AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(counts)}::jsonb)
+          AS c(cc_pair_id int, indexed int, failed int, error text)
+      ), counted AS (
+        UPDATE index_attempt ia SET docs_indexed = ia.docs_indexed + c.indexed, docs_failed = ia.docs_failed + c.failed,
+          error_message = COALESCE(c.error, ia.error_message)
+        FROM counts c
+        WHERE ia.cc_pair_id = c.cc_pair_id AND ia.generation_id = ${generationId} AND ia.status = 'in_progress'
+        RETURNING ia.cc_pair_id
+      )
+      INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at, docs_indexed, docs_failed, error_message)
+      SELECT c.cc_pair_id, ${generationId}, 'in_progress', now(), c.indexed, c.failed, c.error
+      FROM counts c WHERE c.cc_pair_id NOT IN (SELECT cc_pair_id FROM counted)`,
+  );
+}
+
+/** Locks, in id order, the pairs that have an attempt in the generation; returns their ids. */
+export async function lockGenerationAttemptPairs(tx: AnyTx, generationId: number): Promise<number[]> {
+  const pairs = await selectSql<{ id: number }>(
+    tx,
+    Prisma.sql`
+      SELECT p.id FROM connector_credential_pair p
+      WHERE p.id IN (SELECT ia.cc_pair_id FROM index_attempt ia WHERE ia.generation_id = ${generationId})
+      ORDER BY p.id
+      FOR NO KEY UPDATE OF p`,
+  );
+  return pairs.map((pair) => pair.id);
+}
+
+/** Closes the generation's open attempts at the swap, each from its counts. */
+export async function closeGenerationAttempts(tx: AnyTx, generationId: number): Promise<void> {
+  await executeSql(
+    tx,
+    Prisma.sql`
+      UPDATE index_attempt ia SET status = ${finishedStatusSql("ia")}, finished_at = now()
+      WHERE ia.generation_id = ${generationId} AND ia.status = 'in_progress'`,
+  );
+}
+
+/** A canceled rebuild leaves no attempts behind. */
+export async function deleteGenerationAttempts(tx: AnyTx, generationId: number): Promise<void> {
+  await executeSql(tx, Prisma.sql`DELETE FROM index_attempt WHERE generation_id = ${generationId}`);
+}
+
+/** A purged pair leaves no attempts behind. */
+export async function deletePairAttempts(tx: AnyTx, ccPairId: number): Promise<void> {
+  await executeSql(tx, Prisma.sql`DELETE FROM index_attempt WHERE cc_pair_id = ${ccPairId}`);
 }
 
 /**
@@ -147,7 +211,7 @@ export async function syncLastAttemptStatus(tx: AnyTx, ccPairIds: number | numbe
     Prisma.sql`
       WITH latest AS (
         SELECT q.id, (
-          SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = q.id AND ${SERVING_ATTEMPT} ORDER BY ia.id DESC LIMIT 1
+          SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = q.id AND ${servingAttemptSql("ia")} ORDER BY ia.id DESC LIMIT 1
         ) AS status
         FROM unnest(${ids}::int[]) AS q(id)
       )

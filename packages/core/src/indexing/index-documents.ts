@@ -1,7 +1,7 @@
-import { querySql, withSqlTransaction, type Db, type SqlClient } from "@svc/db";
+import { queryStatement, withSqlTransaction, type Db, type NamedStatement, type SqlClient } from "@svc/db";
 import type { IndexDocumentPayload } from "../jobs/catalog";
 import { lockIndexGenerationsShared, readActiveGenerations, sameGenerations, type ChunkGeneration } from "../search-index/index-generations";
-import { buildGenerationChunks, writeGenerationChunks } from "../search-index/write-generation-chunks";
+import { buildGenerationChunks, writeGenerationChunks } from "./write-generation-chunks";
 import type { Chunk, IndexableDocument } from "./build-chunks";
 import { lockDocumentPairs, recordDocumentFailed, recordDocumentsIndexed, type CountedPair, type LockedPair } from "./index-attempts";
 import { markDocumentsIndexing } from "./mark-documents-indexing";
@@ -133,7 +133,7 @@ async function readIndexState(on: Db | SqlClient, ids: string[], { lock = false 
     text: `SELECT id, version, indexed_version FROM document WHERE id = ANY($1::text[]) ORDER BY id${lock ? " FOR UPDATE" : ""}`,
     values: [ids],
   };
-  return "query" in on ? (await on.query<IndexState>(statement)).rows : querySql<IndexState>(on, statement);
+  return queryStatement<IndexState>(on, statement);
 }
 
 /** The documents linked to pairs that are all paused. */
@@ -161,8 +161,7 @@ async function chunkDocuments(
 ): Promise<void> {
   if (rows.length === 0) return;
   const ids = rows.map((row) => row.id);
-  const run = <Row extends object>(statement: { name: string; text: string; values: unknown[] }) =>
-    "query" in on ? on.query<Row>(statement).then((result) => result.rows) : querySql<Row>(on, statement);
+  const run = <Row extends object>(statement: NamedStatement) => queryStatement<Row>(on, statement);
   const documents = await run<{ id: string; version: number; semantic_identifier: string; title: string | null; metadata: IndexableDocument["metadata"] }>({
     name: "svc-read-documents-for-chunks",
     text: `SELECT id, version, semantic_identifier, title, metadata FROM document WHERE id = ANY($1::text[])`,

@@ -1,5 +1,4 @@
-import { Prisma, type DbOrTx, type IndexGenerationStatus, type Tx } from "@svc/db";
-import { executeSql, selectSql, type AnyTx } from "../indexing/run-sql";
+import { Prisma, type DbOrTx, type IndexGenerationStatus, type Tx, executeSql, selectSql, sqlAlias, type AnyTx } from "@svc/db";
 
 /**
  * Index generations (ARCHITECTURE.md, "Index generations and rebuilds"): search reads the `current`
@@ -48,13 +47,15 @@ export async function readActiveGenerations(tx: AnyTx): Promise<ChunkGeneration[
 }
 
 /**
- * `index_attempt ia` rows that count as the pair's attempts: every generation but the one being built
+ * `index_attempt` rows (under the alias `attempt`) that count as the pair's attempts: every generation but the one being built
  * (attempts of indexing jobs, and of finished rebuilds, so history survives a swap). A canceled
  * rebuild's attempts are deleted with it. Exact within the statement's snapshot: for the statements
  * that write attempts and the pair columns derived from them (index-attempts.ts, pair-status.ts).
  */
-export const SERVING_ATTEMPT = Prisma.sql`NOT EXISTS (
-  SELECT 1 FROM index_generation building WHERE building.id = ia.generation_id AND building.status = 'building')`;
+export function servingAttemptSql(attempt: string): Prisma.Sql {
+  return Prisma.sql`NOT EXISTS (
+    SELECT 1 FROM index_generation building WHERE building.id = ${sqlAlias(attempt)}.generation_id AND building.status = 'building')`;
+}
 
 /** The generation a rebuild is building, null when none is. */
 export async function readBuildingGenerationId(db: DbOrTx): Promise<number | null> {
@@ -75,14 +76,14 @@ export async function readBuildingGenerationId(db: DbOrTx): Promise<number | nul
  * before it.
  */
 
-/** `index_attempt ia` rows that count as the pair's attempts (see SERVING_ATTEMPT). */
-export function servingAttempt(buildingGenerationId: number | null): Prisma.Sql {
-  return buildingGenerationId === null ? Prisma.sql`TRUE` : Prisma.sql`ia.generation_id <> ${buildingGenerationId}`;
+/** `index_attempt` rows (alias `attempt`) that count as the pair's attempts (see servingAttemptSql). */
+export function servingAttempt(buildingGenerationId: number | null, attempt: string): Prisma.Sql {
+  return buildingGenerationId === null ? Prisma.sql`TRUE` : Prisma.sql`${sqlAlias(attempt)}.generation_id <> ${buildingGenerationId}`;
 }
 
-/** `index_attempt ia` rows of the generation being built; none when no rebuild runs. */
-export function buildingAttempt(buildingGenerationId: number | null): Prisma.Sql {
-  return buildingGenerationId === null ? Prisma.sql`FALSE` : Prisma.sql`ia.generation_id = ${buildingGenerationId}`;
+/** `index_attempt` rows (alias `attempt`) of the generation being built; none when no rebuild runs. */
+export function buildingAttempt(buildingGenerationId: number | null, attempt: string): Prisma.Sql {
+  return buildingGenerationId === null ? Prisma.sql`FALSE` : Prisma.sql`${sqlAlias(attempt)}.generation_id = ${buildingGenerationId}`;
 }
 
 /** Whether two reads of the active generations found the same ones in the same states. */

@@ -7,56 +7,9 @@ import {
   type SearchResponse,
   type SearchResult,
 } from "@svc/schema";
+import { searchAccessRule } from "../auth/access-policy";
+import { findableDocumentSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
-import { AppError } from "../errors/app-error";
-
-/**
- * Who a search is for, as the access rule sees it: everything, or a user (email, groups) plus, for a
- * scoped curator key, the documents of its own pairs.
- */
-type SearchAudience =
-  | { kind: "everything" }
-  | { kind: "user"; email: string | null; groupIds: string[]; ownCcPairIds: number[] };
-
-/**
- * Who may see what in search (docs/decisions.md, `external_access`). A document is visible to a user when
- *   (a) its external_access is absent (`is_public IS NULL`) and it belongs to at least one pair whose
- *       access type is `public`: the pair decides; or
- *   (b) its external_access says `is_public: true`; or
- *   (c) the user's email is in its `external_user_emails`; or
- *   (d) one of the user's groups is in its `external_user_group_ids`.
- * Which user that is depends on the key:
- *   - an admin key sees everything, or, with `principal` in the request, exactly what that user sees;
- *   - a curator key acts as an admin would within its scope: unscoped, it sees everything; scoped, it
- *     sees what a user with no email and no groups sees (public documents) plus the documents of its
- *     own pairs. Only admins may search on behalf of someone (`principal`): a curator passing it is
- *     refused rather than silently ignored.
- */
-function searchAudience(principal: Principal, request: SearchRequest): SearchAudience {
-  if (principal.role === "admin") {
-    if (request.principal === null) return { kind: "everything" };
-    return { kind: "user", email: request.principal.email, groupIds: request.principal.group_ids, ownCcPairIds: [] };
-  }
-  if (request.principal !== null) {
-    throw new AppError("FORBIDDEN", "Only an admin key may search on behalf of a principal.");
-  }
-  if (principal.scopeCcPairIds === null) return { kind: "everything" };
-  return { kind: "user", email: null, groupIds: [], ownCcPairIds: principal.scopeCcPairIds };
-}
-
-/** The access rule above as a condition on `document d`. */
-function accessCondition(audience: SearchAudience): Prisma.Sql {
-  if (audience.kind === "everything") return Prisma.sql`TRUE`;
-  return Prisma.sql`(
-    (d.is_public IS NULL AND EXISTS (
-      SELECT 1 FROM document_by_cc_pair l JOIN connector_credential_pair p ON p.id = l.cc_pair_id
-      WHERE l.document_id = d.id AND p.access_type = 'public'))
-    OR d.is_public = true
-    OR ${audience.email}::text = ANY(d.external_user_emails)
-    OR d.external_user_group_ids && ${audience.groupIds}::text[]
-    OR EXISTS (SELECT 1 FROM document_by_cc_pair l
-      WHERE l.document_id = d.id AND l.cc_pair_id = ANY(${audience.ownCcPairIds}::int[])))`;
-}
 
 /** The request's filters as conditions on `document d`; all must hold. */
 function filterConditions(filters: SearchFilters | null): Prisma.Sql[] {
@@ -97,7 +50,7 @@ interface SearchRow {
  * Full-text search over the indexed chunks of the current index generation, in one statement: chunks
  * matching `websearch_to_tsquery(config, query)` (the generation's text-search configuration) are
  * scored with `ts_rank_cd` on their weighted vector (title A, body B, metadata C), documents the
- * caller may see (see `searchAudience`) and that pass the filters are ranked by their best chunk, and
+ * caller may find (access-policy.ts: canFindDocument) and that pass the filters are ranked by their best chunk, and
  * the best `limit` come back with their best three chunks.
  * Only indexed documents have chunks, so only they can be found. Snippets are HTML: the chunk text is
  * escaped before `ts_headline` wraps the matches in `<mark>`.
@@ -111,7 +64,7 @@ export async function searchDocuments({
   principal: Principal;
   request: SearchRequest;
 }): Promise<SearchResponse> {
-  const conditions = [accessCondition(searchAudience(principal, request)), ...filterConditions(request.filters)];
+  const conditions = [findableDocumentSql(searchAccessRule(principal, request.principal), "d"), ...filterConditions(request.filters)];
   const rows = await db.$queryRaw<SearchRow[]>`
     WITH q AS (
       SELECT g.id AS generation_id, g.text_search_config::regconfig AS config,

@@ -2,7 +2,8 @@ import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { toAppError } from "@svc/core";
 import { TRPCError } from "@trpc/server";
-import { AdminShell, type ConsoleUser } from "../../../components/admin-shell";
+import type { SessionUser } from "@svc/schema";
+import { AdminShell } from "../../../components/admin-shell";
 import { DatabaseUnavailablePage } from "../../../components/database-status";
 import { getConsoleUser } from "../../../server/console-user";
 
@@ -10,7 +11,7 @@ import { getConsoleUser } from "../../../server/console-user";
 export const dynamic = "force-dynamic";
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  let user: ConsoleUser | null;
+  let user: SessionUser | null;
   try {
     user = await getConsoleUser();
   } catch (error) {

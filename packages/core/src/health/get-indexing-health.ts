@@ -4,9 +4,9 @@ import type { Principal } from "../auth/principal";
 import { listFailedDocuments } from "../documents/list-failed-documents";
 import { getQueueDepth } from "../jobs/get-queue-depth";
 import type { PgBoss } from "../jobs/job-queue";
-import { countDocumentsIndexedPerMinute } from "./count-documents-indexed-per-minute";
+import { countDocumentsIndexedPerMinute } from "../indexing/count-documents-indexed-per-minute";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
-import { summarizeIndexRebuild } from "./summarize-index-rebuild";
+import { summarizeIndexRebuild } from "../indexing/summarize-index-rebuild";
 
 /**
  * The console's indexing-health page in one call: queue depth, documents indexed per minute over the

@@ -1,7 +1,6 @@
-import { Prisma } from "@svc/db";
-import { buildChunks, type Chunk, type IndexableDocument } from "../indexing/build-chunks";
-import { executeSql, type AnyTx } from "../indexing/run-sql";
-import type { ChunkGeneration } from "./index-generations";
+import { Prisma, executeSql, type AnyTx } from "@svc/db";
+import { buildChunks, type Chunk, type IndexableDocument } from "./build-chunks";
+import type { ChunkGeneration } from "../search-index/index-generations";
 
 export interface DocumentChunks {
   documentId: string;

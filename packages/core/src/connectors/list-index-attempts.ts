@@ -1,7 +1,7 @@
 import type { DbOrTx } from "@svc/db";
 import type { IndexAttemptSummary } from "@svc/schema";
 import type { Principal } from "../auth/principal";
-import { requireViewableCcPair } from "../connectors/cc-pair-record";
+import { requireViewableCcPair } from "./cc-pair-record";
 
 /** A pair's index attempts, newest first (the `(cc_pair_id, id DESC)` index); 404 for a pair the principal may not see. */
 export async function listIndexAttempts({

@@ -1,10 +1,17 @@
 import type { Db, Tx } from "@svc/db";
-import { buildChunks, type IndexableDocument } from "../indexing/build-chunks";
-import { FINISHED_STATUS, pairsWithAttempts, syncLastAttemptStatus, type LockedPair } from "../indexing/index-attempts";
-import { updateRepeatedErrorState } from "../indexing/pair-status";
+import { buildChunks, type IndexableDocument } from "./build-chunks";
+import {
+  closeGenerationAttempts,
+  countInGenerationAttempts,
+  lockDocumentPairs,
+  lockGenerationAttemptPairs,
+  pairsWithAttempts,
+  syncLastAttemptStatus,
+  type GenerationAttemptCount,
+} from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
-import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, type ChunkGeneration } from "./index-generations";
+import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, type ChunkGeneration } from "../search-index/index-generations";
 import { writeGenerationChunks, type DocumentChunks } from "./write-generation-chunks";
 
 export interface RunIndexRebuildResult {
@@ -131,16 +138,12 @@ async function rebuildBatch(tx: Tx, generationId: number, batchSize: number): Pr
 async function countInAttempts(tx: Tx, generationId: number, indexed: Set<string>, failures: Map<string, string>): Promise<void> {
   const documentIds = [...indexed, ...failures.keys()];
   // Pair rows are locked in id order, after the generation lock, as indexing does.
-  const pairs = await tx.$queryRaw<LockedPair[]>`
-    SELECT p.id, p.status::text AS status FROM connector_credential_pair p
-    WHERE p.id IN (SELECT l.cc_pair_id FROM document_by_cc_pair l WHERE l.document_id = ANY(${documentIds}::text[]))
-    ORDER BY p.id
-    FOR NO KEY UPDATE OF p`;
+  const pairs = await lockDocumentPairs(tx, documentIds);
   const counted = new Set(pairsWithAttempts(pairs).map((pair) => pair.id));
   if (counted.size === 0) return;
   const links = await tx.$queryRaw<{ document_id: string; cc_pair_id: number }[]>`
     SELECT document_id, cc_pair_id FROM document_by_cc_pair WHERE document_id = ANY(${documentIds}::text[])`;
-  const counts = new Map<number, { cc_pair_id: number; indexed: number; failed: number; error: string | null }>();
+  const counts = new Map<number, GenerationAttemptCount>();
   for (const link of links) {
     if (!counted.has(link.cc_pair_id)) continue;
     const count = counts.get(link.cc_pair_id) ?? { cc_pair_id: link.cc_pair_id, indexed: 0, failed: 0, error: null };
@@ -153,27 +156,14 @@ async function countInAttempts(tx: Tx, generationId: number, indexed: Set<string
     }
     counts.set(link.cc_pair_id, count);
   }
-  await tx.$executeRaw`
-    WITH counts AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify([...counts.values()])}::jsonb)
-        AS c(cc_pair_id int, indexed int, failed int, error text)
-    ), counted AS (
-      UPDATE index_attempt ia SET docs_indexed = ia.docs_indexed + c.indexed, docs_failed = ia.docs_failed + c.failed,
-        error_message = COALESCE(c.error, ia.error_message)
-      FROM counts c
-      WHERE ia.cc_pair_id = c.cc_pair_id AND ia.generation_id = ${generationId} AND ia.status = 'in_progress'
-      RETURNING ia.cc_pair_id
-    )
-    INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at, docs_indexed, docs_failed, error_message)
-    SELECT c.cc_pair_id, ${generationId}, 'in_progress', now(), c.indexed, c.failed, c.error
-    FROM counts c WHERE c.cc_pair_id NOT IN (SELECT cc_pair_id FROM counted)`;
+  await countInGenerationAttempts(tx, generationId, [...counts.values()]);
 }
 
 /**
  * The swap, in one transaction under the exclusive generation lock (no indexing transaction is
  * half-way): the rebuild's attempts close (`success`, `completed_with_errors` or `failed` from their
  * counts), the current generation retires, the building one becomes current, and the pairs whose
- * rebuild attempt now counts get their `last_attempt_status` and repeated-error flag recomputed. The
+ * rebuild attempt now counts get their `last_attempt_status` recomputed. The
  * retired generation's chunks are left to a `purge-index-generation` job. Returns false when the
  * generation is no longer building (swapped by an earlier run, or canceled).
  */
@@ -183,23 +173,15 @@ async function swapInGeneration(tx: Tx, boss: PgBoss, generationId: number): Pro
     SELECT status::text AS status FROM index_generation WHERE id = ${generationId} FOR UPDATE`;
   if (generation?.status !== "building") return false;
 
-  const pairs = await tx.$queryRaw<{ id: number }[]>`
-    SELECT p.id FROM connector_credential_pair p
-    WHERE p.id IN (SELECT ia.cc_pair_id FROM index_attempt ia WHERE ia.generation_id = ${generationId})
-    ORDER BY p.id
-    FOR NO KEY UPDATE OF p`;
-  await tx.$executeRaw`
-    UPDATE index_attempt ia SET status = ${FINISHED_STATUS}, finished_at = now()
-    WHERE ia.generation_id = ${generationId} AND ia.status = 'in_progress'`;
+  const pairIds = await lockGenerationAttemptPairs(tx, generationId);
+  await closeGenerationAttempts(tx, generationId);
   const retired = await tx.$queryRaw<{ id: number }[]>`
     UPDATE index_generation SET status = 'retired', retired_at = now() WHERE status = 'current' RETURNING id`;
   await tx.$executeRaw`
     UPDATE index_generation
     SET status = 'current', completed_at = now(), started_at = COALESCE(started_at, now()), docs_total = docs_done + docs_failed
     WHERE id = ${generationId}`;
-  const pairIds = pairs.map((pair) => pair.id);
   await syncLastAttemptStatus(tx, pairIds);
-  await updateRepeatedErrorState(tx, pairIds);
   for (const { id } of retired) await sendJob(boss, purgeIndexGenerationJob, { generationId: id }, { tx });
   return true;
 }

@@ -2,10 +2,11 @@ import type { Db } from "@svc/db";
 import type { IndexRebuildStatus } from "@svc/schema";
 import { requireUnscopedAdmin, type Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
+import { deleteGenerationAttempts } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
-import { getIndexRebuildStatus } from "./get-index-rebuild-status";
-import { lockIndexGenerationsExclusive } from "./index-generations";
+import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
+import { lockIndexGenerationsExclusive } from "../search-index/index-generations";
 
 /**
  * Cancels the running rebuild, in one transaction: its generation becomes `canceled` (indexing stops
@@ -28,7 +29,7 @@ export async function cancelIndexRebuild({
     const building = await tx.indexGeneration.findFirst({ where: { status: "building" }, select: { id: true } });
     if (!building) throw new AppError("NOT_FOUND", "No rebuild of the search index is running.");
     await tx.indexGeneration.update({ where: { id: building.id }, data: { status: "canceled", completedAt: new Date() } });
-    await tx.indexAttempt.deleteMany({ where: { generationId: building.id } });
+    await deleteGenerationAttempts(tx, building.id);
     await sendJob(boss, purgeIndexGenerationJob, { generationId: building.id }, { tx });
   });
   return getIndexRebuildStatus({ db });

@@ -9,10 +9,10 @@ import { searchDocuments } from "../search/search-documents";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { createTestPair, ingestAndIndexTestDocuments } from "../testing/factories";
 import { cancelIndexRebuild } from "./cancel-index-rebuild";
-import { getIndexRebuildStatus } from "./get-index-rebuild-status";
-import { purgeIndexGeneration } from "./purge-index-generation";
+import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
+import { purgeIndexGeneration } from "../search-index/purge-index-generation";
 import { runIndexRebuild } from "./run-index-rebuild";
-import { startIndexRebuild } from "./start-index-rebuild";
+import { startIndexRebuild } from "../search-index/start-index-rebuild";
 
 const queue = await useTestJobQueue();
 const { db, boss } = queue;

@@ -1,0 +1,43 @@
+/**
+ * The SQL twin of access-policy.ts: each function is the condition of its namesake there, on a row
+ * of the table alias it is given (`connector_credential_pair` or `document`). Keep the two in step;
+ * access-policy.int.test.ts checks that they agree.
+ */
+import { Prisma, sqlAlias as alias } from "@svc/db";
+import type { AccessRule } from "./access-policy";
+
+/** canEditPair on the pair row `pair`. */
+export function editablePairSql(rule: AccessRule, pair: string): Prisma.Sql {
+  if (rule.allPairs) return Prisma.sql`TRUE`;
+  return Prisma.sql`(${alias(pair)}.id = ANY(${[...rule.pairIds]}::int[]))`;
+}
+
+/** canViewPair on the pair row `pair`. */
+export function viewablePairSql(rule: AccessRule, pair: string): Prisma.Sql {
+  if (rule.allPairs) return Prisma.sql`TRUE`;
+  const p = alias(pair);
+  return Prisma.sql`(${p}.id = ANY(${[...rule.pairIds]}::int[]) OR ${p}.access_type = 'public')`;
+}
+
+/** canViewDocument on the document row `document`. */
+export function viewableDocumentSql(rule: AccessRule, document: string): Prisma.Sql {
+  if (rule.allPairs) return Prisma.sql`TRUE`;
+  return Prisma.sql`EXISTS (
+    SELECT 1 FROM document_by_cc_pair vl JOIN connector_credential_pair vp ON vp.id = vl.cc_pair_id
+    WHERE vl.document_id = ${alias(document)}.id AND ${viewablePairSql(rule, "vp")})`;
+}
+
+/** canFindDocument on the document row `document`. */
+export function findableDocumentSql(rule: AccessRule, document: string): Prisma.Sql {
+  if (rule.allPairs) return Prisma.sql`TRUE`;
+  const d = alias(document);
+  return Prisma.sql`(
+    (${d}.is_public IS NULL AND EXISTS (
+      SELECT 1 FROM document_by_cc_pair fl JOIN connector_credential_pair fp ON fp.id = fl.cc_pair_id
+      WHERE fl.document_id = ${d}.id AND fp.access_type = 'public'))
+    OR ${d}.is_public = true
+    OR ${rule.email}::text = ANY(${d}.external_user_emails)
+    OR ${d}.external_user_group_ids && ${[...rule.groupIds]}::text[]
+    OR EXISTS (SELECT 1 FROM document_by_cc_pair fo
+      WHERE fo.document_id = ${d}.id AND fo.cc_pair_id = ANY(${[...rule.pairIds]}::int[])))`;
+}

@@ -1,0 +1,120 @@
+/**
+ * Who may see or change what: the one statement of the rule (docs/decisions.md "Scoped keys" and
+ * `external_access`). `access-policy-sql.ts` beside it states the same rule in SQL, and
+ * `access-policy.int.test.ts` checks on generated cases that the two forms agree: change both or
+ * neither. The rule itself is plain data (AccessRule), so another engine (a LanceDB filter) can be
+ * built from it as the SQL is.
+ *
+ * This module imports nothing but the error type, so the console's browser code may use it too.
+ */
+import { AppError } from "../errors/app-error";
+
+/**
+ * What a caller may see and change, as data.
+ * - `allPairs`: an unscoped key: every pair and every document.
+ * - otherwise: `pairIds` are the caller's own pairs: it sees and changes them and every document
+ *   linked to them. It also sees public pairs and their documents, read-only. In search, a document
+ *   is found through its own `external_access` first: `is_public`, the caller's `email`, one of its
+ *   `groupIds`; a public pair opens only documents without `external_access` (decisions.md).
+ */
+export type AccessRule =
+  | { allPairs: true }
+  | { allPairs: false; pairIds: readonly number[]; email: string | null; groupIds: readonly string[] };
+
+/** What the rule needs of a caller (a key or a console session). */
+export interface AccessSubject {
+  role: string;
+  /** Pairs the key is limited to; null when it is not scoped. */
+  scopeCcPairIds: readonly number[] | null;
+}
+
+/** A pair as the rule sees it. */
+export interface PairAccess {
+  id: number;
+  accessType: string;
+}
+
+/** A document's link to a pair, with the pair's access type. */
+export interface DocumentPairLink {
+  ccPairId: number;
+  accessType: string;
+}
+
+/** A document as search's rule sees it: `isPublic` is null exactly when it came without external_access. */
+export interface SearchableDocument {
+  isPublic: boolean | null;
+  externalUserEmails: readonly string[];
+  externalUserGroupIds: readonly string[];
+  links: readonly DocumentPairLink[];
+}
+
+/** Whom a search is for, when an admin searches on behalf of someone. */
+export interface OnBehalfOf {
+  email: string | null;
+  group_ids: readonly string[];
+}
+
+export const ALL_PAIRS: AccessRule = { allPairs: true };
+
+/** The rule of a key or session: its scope, no user identity. */
+export function accessRuleOf(subject: AccessSubject): AccessRule {
+  if (subject.scopeCcPairIds === null) return ALL_PAIRS;
+  return { allPairs: false, pairIds: subject.scopeCcPairIds, email: null, groupIds: [] };
+}
+
+/**
+ * The rule a search applies. An admin key sees everything or, searching on behalf of a user, exactly
+ * what that user sees. A curator acts as an admin within its scope: unscoped, everything; scoped,
+ * what a user without email or groups sees plus its own pairs. Only an admin may search on behalf of
+ * someone: a curator asking is refused rather than silently ignored.
+ */
+export function searchAccessRule(subject: AccessSubject, onBehalfOf: OnBehalfOf | null): AccessRule {
+  if (subject.role === "admin") {
+    if (onBehalfOf === null) return ALL_PAIRS;
+    return { allPairs: false, pairIds: [], email: onBehalfOf.email, groupIds: onBehalfOf.group_ids };
+  }
+  if (onBehalfOf !== null) throw new AppError("FORBIDDEN", "Only an admin key may search on behalf of a principal.");
+  return accessRuleOf(subject);
+}
+
+/** Whether the caller may write into (and change) the pair. */
+export function canEditPair(rule: AccessRule, pairId: number): boolean {
+  return rule.allPairs || rule.pairIds.includes(pairId);
+}
+
+/** Whether the caller may see the pair: its own, and every public one (read-only). */
+export function canViewPair(rule: AccessRule, pair: PairAccess): boolean {
+  return canEditPair(rule, pair.id) || pair.accessType === "public";
+}
+
+/** Whether the caller may see the document by its pairs (GET, listings, connector-docs, DELETE, retry). */
+export function canViewDocument(rule: AccessRule, links: readonly DocumentPairLink[]): boolean {
+  return rule.allPairs || links.some((link) => canViewPair(rule, { id: link.ccPairId, accessType: link.accessType }));
+}
+
+/** Whether the caller may change the document: every pair it belongs to is the caller's. */
+export function canEditDocument(rule: AccessRule, links: readonly DocumentPairLink[]): boolean {
+  return links.every((link) => canEditPair(rule, link.ccPairId));
+}
+
+/** The document's pair ids that the caller may see: a scoped key never learns of the others. */
+export function visiblePairIds(rule: AccessRule, links: readonly DocumentPairLink[]): number[] {
+  return links.filter((link) => canViewPair(rule, { id: link.ccPairId, accessType: link.accessType })).map((link) => link.ccPairId);
+}
+
+/** Whether search may return the document to the caller (see AccessRule). */
+export function canFindDocument(rule: AccessRule, document: SearchableDocument): boolean {
+  if (rule.allPairs) return true;
+  return (
+    (document.isPublic === null && document.links.some((link) => link.accessType === "public")) ||
+    document.isPublic === true ||
+    (rule.email !== null && document.externalUserEmails.includes(rule.email)) ||
+    document.externalUserGroupIds.some((group) => rule.groupIds.includes(group)) ||
+    document.links.some((link) => rule.pairIds.includes(link.ccPairId))
+  );
+}
+
+/** For what reaches beyond any pair (API keys, index rebuilds): an admin without scope. */
+export function isUnscopedAdmin(subject: AccessSubject): boolean {
+  return subject.role === "admin" && subject.scopeCcPairIds === null;
+}

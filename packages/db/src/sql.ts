@@ -1,0 +1,57 @@
+/**
+ * The SQL layer: how a statement of svc reaches PostgreSQL. Which idiom a new statement uses:
+ *
+ * 1. **Prisma's builder** (`db.document.findUnique({ select })`) for plain CRUD on one table or along a
+ *    relation: typed rows, named `select` objects, nothing to keep in step with the schema by hand.
+ * 2. **`Prisma.sql` templates** for what the builder cannot say (locks, `FOR UPDATE`, CTEs, upserts
+ *    with conditions, `ANY($1)`): run with `executeSql` / `selectSql` below, which take either a
+ *    Prisma client or transaction or a plain pg connection, so one statement serves both kinds of
+ *    transaction. Fragments that name a table alias take that alias as an argument (`sqlAlias`).
+ * 3. **Named (prepared) pg statements** (`{ name, text, values }`) only on hot paths (ingestion's
+ *    batch write, indexing), inside `withSqlTransaction` or through `queryStatement`: a Prisma
+ *    interactive transaction costs ~1 ms of client work per call there, several times the SQL
+ *    (bench/RESULTS.md), and a named statement is planned once per connection.
+ *
+ * Each table is written from one core module (ARCHITECTURE.md, "Tables"): add a write next to its
+ * siblings rather than inline in a caller.
+ */
+import { Prisma } from "./generated/prisma/client";
+import { querySql, type Db, type DbOrTx, type SqlClient } from "./client";
+
+/** A transaction of either kind: Prisma's (or the client itself, outside one) or a plain pg connection. */
+export type AnyTx = DbOrTx | SqlClient;
+
+/** A named (prepared) statement, for the hot paths. */
+export interface NamedStatement {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+/** Runs a `Prisma.sql` statement and returns the number of rows it wrote. */
+export async function executeSql(tx: AnyTx, statement: Prisma.Sql): Promise<number> {
+  if (isPrisma(tx)) return tx.$executeRaw(statement);
+  return (await tx.query(statement.text, statement.values)).rowCount ?? 0;
+}
+
+/** Runs a `Prisma.sql` query and returns its rows. (The template renders `$n` placeholders, as pg takes them.) */
+export async function selectSql<Row>(tx: AnyTx, statement: Prisma.Sql): Promise<Row[]> {
+  if (isPrisma(tx)) return tx.$queryRaw<Row[]>(statement);
+  return (await tx.query(statement.text, statement.values)).rows as Row[];
+}
+
+/** Runs a named statement on a connection in a transaction, or on the client's pool outside one. */
+export async function queryStatement<Row extends object>(on: Db | SqlClient, statement: NamedStatement): Promise<Row[]> {
+  if (isPrisma(on)) return querySql<Row>(on, statement);
+  return (await on.query<Row>(statement)).rows;
+}
+
+/** A table alias for a fragment; only plain identifiers, so no caller can pass SQL through one. */
+export function sqlAlias(name: string): Prisma.Sql {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a table alias: ${name}`);
+  return Prisma.raw(name);
+}
+
+function isPrisma(tx: AnyTx): tx is DbOrTx {
+  return "$executeRaw" in tx;
+}
