@@ -1,0 +1,181 @@
+import { BooleanQuery, MatchQuery, Occur, Operator, PhraseQuery, type FullTextQuery } from "@lancedb/lancedb";
+import { buildSearchFilter, type SearchAccess, type SearchFilter } from "./build-search-filter";
+import type { GenerationTable } from "./generation-table";
+import { highlightSnippet, highlightTerms } from "./highlight-snippet";
+import { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";
+import { sqlIn, sqlString } from "./sql-literal";
+
+/** Chunks shown per document, best first. */
+export const CHUNKS_PER_DOCUMENT = 3;
+
+export interface SearchHitChunk {
+  chunkIndex: number;
+  /** HTML: the chunk's text escaped, matched words in `<mark>`. */
+  snippet: string;
+  link: string | null;
+  imageFileId: string | null;
+  /** The chunk's BM25 score (higher is better). */
+  score: number;
+}
+
+export interface SearchHit {
+  documentId: string;
+  semanticIdentifier: string;
+  title: string | null;
+  source: string;
+  link: string | null;
+  /** The best chunk's score. */
+  score: number;
+  docUpdatedAt: Date;
+  chunks: SearchHitChunk[];
+}
+
+interface ChunkMatch {
+  document_id: string;
+  chunk_index: number;
+  text: string;
+  semantic_identifier: string;
+  title: string | null;
+  source: string;
+  document_link: string | null;
+  link: string | null;
+  image_file_id: string | null;
+  doc_updated_at: Date | number;
+  _score: number;
+}
+
+const COLUMNS = [
+  "document_id",
+  "chunk_index",
+  "text",
+  "semantic_identifier",
+  "title",
+  "source",
+  "document_link",
+  "link",
+  "image_file_id",
+  "doc_updated_at",
+  "_score",
+];
+
+/**
+ * The parsed query as one LanceDB full-text query, or null when it has nothing to match.
+ * Two facts of LanceDB 0.31 shape it (both seen in this package's tests):
+ *  - a BooleanQuery scores with its first clause only, so the first clause is one MatchQuery of every
+ *    positive word (phrase words included) with AND: its BM25 sum is the score;
+ *  - rows not yet merged into the FTS index are searched by a scan that ignores AND, so each word is
+ *    also a Must clause of its own (they only filter); phrases and exclusions follow as clauses.
+ */
+function toFullTextQuery(parsed: ParsedSearchQuery): FullTextQuery | null {
+  const phraseWords = parsed.phrases.flatMap((phrase) => phrase.split(" "));
+  const positive = [...parsed.words, ...phraseWords];
+  if (positive.length === 0) return null;
+  const scored = new MatchQuery(positive.join(" "), "text", { operator: Operator.And });
+  const clauses: [Occur, FullTextQuery][] = [
+    ...(positive.length > 1 ? positive.map((word): [Occur, FullTextQuery] => [Occur.Must, new MatchQuery(word, "text", { operator: Operator.And })]) : []),
+    ...parsed.phrases.map((phrase): [Occur, FullTextQuery] => [Occur.Must, new PhraseQuery(phrase, "text")]),
+    ...parsed.excludedWords.map((word): [Occur, FullTextQuery] => [Occur.MustNot, new MatchQuery(word, "text")]),
+    ...parsed.excludedPhrases.map((phrase): [Occur, FullTextQuery] => [Occur.MustNot, new PhraseQuery(phrase, "text")]),
+  ];
+  if (clauses.length === 0) return scored;
+  return new BooleanQuery([[Occur.Must, scored], ...clauses]);
+}
+
+async function topChunks(generation: GenerationTable, query: FullTextQuery, where: string | null, limit: number): Promise<ChunkMatch[]> {
+  let builder = generation.table.query().fullTextSearch(query).select(COLUMNS).limit(limit);
+  if (where !== null) builder = builder.where(where);
+  const rows = (await builder.toArray()) as ChunkMatch[];
+  // Ties in score are ordered by document and chunk, so a page is the same from one call to the next.
+  return rows.sort(
+    (a, b) => b._score - a._score || a.document_id.localeCompare(b.document_id) || a.chunk_index - b.chunk_index,
+  );
+}
+
+function groupByDocument(rows: ChunkMatch[]): Map<string, ChunkMatch[]> {
+  const documents = new Map<string, ChunkMatch[]>();
+  for (const row of rows) {
+    const chunks = documents.get(row.document_id);
+    if (chunks === undefined) documents.set(row.document_id, [row]);
+    else chunks.push(row);
+  }
+  return documents;
+}
+
+function and(...conditions: (string | null)[]): string | null {
+  const present = conditions.filter((c) => c !== null);
+  return present.length === 0 ? null : present.map((c) => `(${c})`).join(" AND ");
+}
+
+/**
+ * Exact BM25 top-k over a generation's chunks, as documents: `query` in the websearch syntax (all
+ * words must match, `"phrases"`, `-exclusions`), the access rule and filters as a where-clause the
+ * index applies before its top-k cut (so a restricted caller's page is as full as the visible
+ * matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
+ * chunks. The top chunks are fetched in widening rounds until `limit` documents are among them (or
+ * no more chunks match): the first `limit` distinct documents of the chunk ranking are exactly the
+ * top `limit` documents. A document whose best chunks were cut off gets them in a second query.
+ */
+export async function searchDocuments({
+  generation,
+  query,
+  limit,
+  access,
+  filter = null,
+}: {
+  generation: GenerationTable;
+  query: string;
+  limit: number;
+  access: SearchAccess;
+  filter?: SearchFilter | null;
+}): Promise<SearchHit[]> {
+  const parsed = parseSearchQuery(query);
+  const fullTextQuery = toFullTextQuery(parsed);
+  if (fullTextQuery === null || limit < 1) return [];
+  const where = buildSearchFilter(access, filter);
+
+  let fetch = limit * CHUNKS_PER_DOCUMENT;
+  let rows = await topChunks(generation, fullTextQuery, where, fetch);
+  while (rows.length === fetch && groupByDocument(rows).size < limit) {
+    fetch *= 4;
+    rows = await topChunks(generation, fullTextQuery, where, fetch);
+  }
+  const complete = rows.length < fetch;
+  const documents = [...groupByDocument(rows)].slice(0, limit);
+
+  const short = complete ? [] : documents.filter(([, chunks]) => chunks.length < CHUNKS_PER_DOCUMENT).map(([id]) => id);
+  if (short.length > 0) {
+    await Promise.all(
+      short.map(async (documentId) => {
+        const own = await topChunks(generation, fullTextQuery, and(where, sqlIn("document_id", [sqlString(documentId)])), CHUNKS_PER_DOCUMENT);
+        const entry = documents.find(([id]) => id === documentId);
+        if (entry === undefined) return;
+        // The chunks already ranked keep their place and score; the query of this document alone only
+        // adds the ones below the cut.
+        const known = new Set(entry[1].map((chunk) => chunk.chunk_index));
+        entry[1] = [...entry[1], ...own.filter((chunk) => !known.has(chunk.chunk_index))];
+      }),
+    );
+  }
+
+  const terms = highlightTerms([...parsed.words, ...parsed.phrases], generation.language.stem);
+  return documents.map(([documentId, chunks]) => {
+    const best = chunks.slice(0, CHUNKS_PER_DOCUMENT);
+    const first = best[0] as ChunkMatch;
+    return {
+      documentId,
+      semanticIdentifier: first.semantic_identifier,
+      title: first.title,
+      source: first.source,
+      link: first.document_link,
+      score: first._score,
+      docUpdatedAt: new Date(first.doc_updated_at),
+      chunks: best.map((chunk) => ({
+        chunkIndex: chunk.chunk_index,
+        snippet: highlightSnippet(chunk.text, terms, generation.language.stem),
+        link: chunk.link,
+        imageFileId: chunk.image_file_id,
+        score: chunk._score,
+      })),
+    };
+  });
+}
