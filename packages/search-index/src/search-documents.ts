@@ -5,6 +5,9 @@ import { highlightSnippet, highlightTerms } from "./highlight-snippet";
 import { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";
 import { sqlIn, sqlString } from "./sql-literal";
 
+/** The FTS index LanceDB names after its column (createGenerationTable builds it on `text`). */
+const FTS_INDEX_NAME = "text_idx";
+
 /** Chunks shown per document, best first. */
 export const CHUNKS_PER_DOCUMENT = 3;
 
@@ -63,16 +66,17 @@ const COLUMNS = [
  * Two facts of LanceDB 0.31 shape it (both seen in this package's tests):
  *  - a BooleanQuery scores with its first clause only, so the first clause is one MatchQuery of every
  *    positive word (phrase words included) with AND: its BM25 sum is the score;
- *  - rows not yet merged into the FTS index are searched by a scan that ignores AND, so each word is
- *    also a Must clause of its own (they only filter); phrases and exclusions follow as clauses.
+ *  - rows not yet merged into the FTS index are searched by a scan that ignores AND, so while there
+ *    are such rows (`hasUnmergedRows`) each word is also a Must clause of its own. They only filter,
+ *    and cost ~4× on merged rows, hence not always. Phrases and exclusions follow as clauses.
  */
-function toFullTextQuery(parsed: ParsedSearchQuery): FullTextQuery | null {
+function toFullTextQuery(parsed: ParsedSearchQuery, hasUnmergedRows: boolean): FullTextQuery | null {
   const phraseWords = parsed.phrases.flatMap((phrase) => phrase.split(" "));
   const positive = [...parsed.words, ...phraseWords];
   if (positive.length === 0) return null;
   const scored = new MatchQuery(positive.join(" "), "text", { operator: Operator.And });
   const clauses: [Occur, FullTextQuery][] = [
-    ...(positive.length > 1 ? positive.map((word): [Occur, FullTextQuery] => [Occur.Must, new MatchQuery(word, "text", { operator: Operator.And })]) : []),
+    ...(hasUnmergedRows && positive.length > 1 ? positive.map((word): [Occur, FullTextQuery] => [Occur.Must, new MatchQuery(word, "text", { operator: Operator.And })]) : []),
     ...parsed.phrases.map((phrase): [Occur, FullTextQuery] => [Occur.Must, new PhraseQuery(phrase, "text")]),
     ...parsed.excludedWords.map((word): [Occur, FullTextQuery] => [Occur.MustNot, new MatchQuery(word, "text")]),
     ...parsed.excludedPhrases.map((phrase): [Occur, FullTextQuery] => [Occur.MustNot, new PhraseQuery(phrase, "text")]),
@@ -113,7 +117,7 @@ function and(...conditions: (string | null)[]): string | null {
  * matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
  * chunks. The top chunks are fetched in widening rounds until `limit` documents are among them (or
  * no more chunks match): the first `limit` distinct documents of the chunk ranking are exactly the
- * top `limit` documents. A document whose best chunks were cut off gets them in a second query.
+ * top `limit` documents. Documents whose other chunks were cut off get them in one second query.
  */
 export async function searchDocuments({
   generation,
@@ -129,7 +133,8 @@ export async function searchDocuments({
   filter?: SearchFilter | null;
 }): Promise<SearchHit[]> {
   const parsed = parseSearchQuery(query);
-  const fullTextQuery = toFullTextQuery(parsed);
+  const unmerged = (await generation.table.indexStats(FTS_INDEX_NAME))?.numUnindexedRows ?? 0;
+  const fullTextQuery = toFullTextQuery(parsed, unmerged > 0);
   if (fullTextQuery === null || limit < 1) return [];
   const where = buildSearchFilter(access, filter);
 
@@ -144,17 +149,16 @@ export async function searchDocuments({
 
   const short = complete ? [] : documents.filter(([, chunks]) => chunks.length < CHUNKS_PER_DOCUMENT).map(([id]) => id);
   if (short.length > 0) {
-    await Promise.all(
-      short.map(async (documentId) => {
-        const own = await topChunks(generation, fullTextQuery, and(where, sqlIn("document_id", [sqlString(documentId)])), CHUNKS_PER_DOCUMENT);
-        const entry = documents.find(([id]) => id === documentId);
-        if (entry === undefined) return;
-        // The chunks already ranked keep their place and score; the query of this document alone only
-        // adds the ones below the cut.
-        const known = new Set(entry[1].map((chunk) => chunk.chunk_index));
-        entry[1] = [...entry[1], ...own.filter((chunk) => !known.has(chunk.chunk_index))];
-      }),
+    // The chunks already ranked keep their place and score; one query over these documents alone only
+    // adds the ones below the cut. Its limit bounds the work: a document with more matching chunks
+    // than that may show fewer than three.
+    const own = groupByDocument(
+      await topChunks(generation, fullTextQuery, and(where, sqlIn("document_id", short.map(sqlString))), short.length * CHUNKS_PER_DOCUMENT * 4),
     );
+    for (const entry of documents) {
+      const known = new Set(entry[1].map((chunk) => chunk.chunk_index));
+      entry[1] = [...entry[1], ...(own.get(entry[0]) ?? []).filter((chunk) => !known.has(chunk.chunk_index))];
+    }
   }
 
   const terms = highlightTerms([...parsed.words, ...parsed.phrases], generation.language.stem);
