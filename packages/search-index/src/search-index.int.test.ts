@@ -180,6 +180,17 @@ describe("access filter", () => {
   });
 });
 
+describe("query text", () => {
+  it("takes quotes, backslashes and operators in the query as text, never as an error", async () => {
+    const generation = await generationWith([chunkRow("q", "it's a back\\slash and 'quoted' words")]);
+    for (const query of [`it's`, `"it's a`, `back\\slash`, `'quoted'`, `\\`, `"" - -- "`, `AND OR NOT ( ) *`, `'; DROP TABLE x; --`]) {
+      await expect(searchDocuments({ generation, query, limit: 10, access: ALL })).resolves.toBeInstanceOf(Array);
+    }
+    expect(await ids(generation, `"back\\slash"`)).toEqual(["q"]);
+    expect(await ids(generation, "it's quoted")).toEqual(["q"]);
+  });
+});
+
 describe("filters", () => {
   it("filters on sources, pairs, tags (a value or a list holding it) and inclusive dates", async () => {
     const generation = await generationWith([
@@ -263,6 +274,17 @@ describe("writes", () => {
 });
 
 describe("generations, language and maintenance", () => {
+  it("opens an object-store URI by the same call (LanceDB's in-memory store stands in for S3)", async () => {
+    const index = await openSearchIndex({ uri: "memory://svc-search-index-test" });
+    try {
+      const generation = await createGenerationTable({ index, generationId: 1, textSearchConfig: "english" });
+      await replaceDocuments({ generation, documentIds: ["m"], chunks: [chunkRow("m", "object store")] });
+      expect(await ids(generation, "store")).toEqual(["m"]);
+    } finally {
+      closeSearchIndex(index);
+    }
+  });
+
   it("opens a generation by id with its language, and says when it is missing", async () => {
     const created = await createGenerationTable({ index: temp.index, generationId: 900, textSearchConfig: "simple" });
     const opened = await openGenerationTable({ index: temp.index, generationId: 900 });
