@@ -3,6 +3,7 @@ import type { SearchAccess } from "./build-search-filter";
 import type { ChunkRow } from "./chunk-row";
 import { createGenerationTable } from "./create-generation-table";
 import { deleteDocuments } from "./delete-documents";
+import { dropGenerationTable } from "./drop-generation-table";
 import type { GenerationTable } from "./generation-table";
 import { openGenerationTable } from "./open-generation-table";
 import { closeSearchIndex, openSearchIndex } from "./open-search-index";
@@ -285,7 +286,7 @@ describe("generations, language and maintenance", () => {
     }
   });
 
-  it("opens a generation by id with its language, and says when it is missing", async () => {
+  it("opens a generation by id with its language, says when it is missing, and drops it", async () => {
     const created = await createGenerationTable({ index: temp.index, generationId: 900, textSearchConfig: "simple" });
     const opened = await openGenerationTable({ index: temp.index, generationId: 900 });
     expect(opened?.language.textSearchConfig).toBe("simple");
@@ -294,6 +295,9 @@ describe("generations, language and maintenance", () => {
     await replaceDocuments({ generation: created, documentIds: ["s"], chunks: [chunkRow("s", "searching")] });
     expect(await ids(created, "search")).toEqual([]);
     expect(await ids(created, "searching")).toEqual(["s"]);
+    await dropGenerationTable({ index: temp.index, generationId: 900 });
+    expect(await openGenerationTable({ index: temp.index, generationId: 900 })).toBeNull();
+    await dropGenerationTable({ index: temp.index, generationId: 900 });
   });
 
   it("stems in the generation's language and refuses a configuration the index cannot honour", async () => {
