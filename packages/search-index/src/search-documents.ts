@@ -105,11 +105,6 @@ function groupByDocument(rows: ChunkMatch[]): Map<string, ChunkMatch[]> {
   return documents;
 }
 
-function and(...conditions: (string | null)[]): string | null {
-  const present = conditions.filter((c) => c !== null);
-  return present.length === 0 ? null : present.map((c) => `(${c})`).join(" AND ");
-}
-
 /**
  * Exact BM25 top-k over a generation's chunks, as documents: `query` in the websearch syntax (all
  * words must match, `"phrases"`, `-exclusions`), the access rule and filters as a where-clause the
@@ -150,10 +145,11 @@ export async function searchDocuments({
   const short = complete ? [] : documents.filter(([, chunks]) => chunks.length < CHUNKS_PER_DOCUMENT).map(([id]) => id);
   if (short.length > 0) {
     // The chunks already ranked keep their place and score; one query over these documents alone only
-    // adds the ones below the cut. Its limit bounds the work: a document with more matching chunks
-    // than that may show fewer than three.
+    // adds the ones below the cut. Access and filters are document-level (every chunk of a document
+    // carries the same values), so these documents passed them already and the query needs neither.
+    // Its limit bounds the work: a document with more matching chunks than that may show fewer than three.
     const own = groupByDocument(
-      await topChunks(generation, fullTextQuery, and(where, sqlIn("document_id", short.map(sqlString))), short.length * CHUNKS_PER_DOCUMENT * 4),
+      await topChunks(generation, fullTextQuery, sqlIn("document_id", short.map(sqlString)), short.length * CHUNKS_PER_DOCUMENT * 4),
     );
     for (const entry of documents) {
       const known = new Set(entry[1].map((chunk) => chunk.chunk_index));
