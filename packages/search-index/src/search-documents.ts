@@ -34,6 +34,7 @@ export interface SearchHit {
 }
 
 interface ChunkMatch {
+  chunk_id: string;
   document_id: string;
   chunk_index: number;
   text: string;
@@ -48,6 +49,7 @@ interface ChunkMatch {
 }
 
 const COLUMNS = [
+  "chunk_id",
   "document_id",
   "chunk_index",
   "text",
@@ -61,38 +63,71 @@ const COLUMNS = [
   "_score",
 ];
 
+/** A search as LanceDB queries: `main` ranks; `everyWord`, when set, checks AND on candidates. */
+interface ChunkQuery {
+  main: FullTextQuery;
+  everyWord: FullTextQuery | null;
+}
+
 /**
- * The parsed query as one LanceDB full-text query, or null when it has nothing to match.
+ * The parsed query as LanceDB full-text queries, or null when it has nothing to match.
  * Two facts of LanceDB 0.31 shape it (both seen in this package's tests):
  *  - a BooleanQuery scores with its first clause only, so the first clause is one MatchQuery of every
- *    positive word (phrase words included) with AND: its BM25 sum is the score;
- *  - rows not yet merged into the FTS index are searched by a scan that ignores AND, so while there
- *    are such rows (`hasUnmergedRows`) each word is also a Must clause of its own. They only filter,
- *    and cost ~4× on merged rows, hence not always. Phrases and exclusions follow as clauses.
+ *    positive word (phrase words included) with AND: its BM25 sum is the score; phrases and
+ *    exclusions follow as clauses;
+ *  - rows not yet merged into the FTS index are searched by a scan that ignores AND. While there are
+ *    such rows (`hasUnmergedRows`), the candidates are checked with `everyWord` (one Must clause per
+ *    word, the index's own tokenizer) restricted to their ids: cheaper than adding those clauses to
+ *    the main query, which makes every common word's postings a full evaluation.
  */
-function toFullTextQuery(parsed: ParsedSearchQuery, hasUnmergedRows: boolean): FullTextQuery | null {
+function toChunkQuery(parsed: ParsedSearchQuery, hasUnmergedRows: boolean): ChunkQuery | null {
   const phraseWords = parsed.phrases.flatMap((phrase) => phrase.split(" "));
   const positive = [...parsed.words, ...phraseWords];
   if (positive.length === 0) return null;
   const scored = new MatchQuery(positive.join(" "), "text", { operator: Operator.And });
   const clauses: [Occur, FullTextQuery][] = [
-    ...(hasUnmergedRows && positive.length > 1 ? positive.map((word): [Occur, FullTextQuery] => [Occur.Must, new MatchQuery(word, "text", { operator: Operator.And })]) : []),
     ...parsed.phrases.map((phrase): [Occur, FullTextQuery] => [Occur.Must, new PhraseQuery(phrase, "text")]),
     ...parsed.excludedWords.map((word): [Occur, FullTextQuery] => [Occur.MustNot, new MatchQuery(word, "text")]),
     ...parsed.excludedPhrases.map((phrase): [Occur, FullTextQuery] => [Occur.MustNot, new PhraseQuery(phrase, "text")]),
   ];
-  if (clauses.length === 0) return scored;
-  return new BooleanQuery([[Occur.Must, scored], ...clauses]);
+  return {
+    main: clauses.length === 0 ? scored : new BooleanQuery([[Occur.Must, scored], ...clauses]),
+    everyWord:
+      hasUnmergedRows && positive.length > 1
+        ? new BooleanQuery(positive.map((word): [Occur, FullTextQuery] => [Occur.Must, new MatchQuery(word, "text", { operator: Operator.And })]))
+        : null,
+  };
 }
 
-async function topChunks(generation: GenerationTable, query: FullTextQuery, where: string | null, limit: number): Promise<ChunkMatch[]> {
-  let builder = generation.table.query().fullTextSearch(query).select(COLUMNS).limit(limit);
+/**
+ * The best `limit` chunks passing `where`, best first, and whether fewer than `limit` matched (no
+ * more to fetch). Candidates failing the AND check are dropped after the count, so a caller that
+ * needs more widens the fetch.
+ */
+async function topChunks(
+  generation: GenerationTable,
+  query: ChunkQuery,
+  where: string | null,
+  limit: number,
+): Promise<{ rows: ChunkMatch[]; exhausted: boolean }> {
+  let builder = generation.table.query().fullTextSearch(query.main).select(COLUMNS).limit(limit);
   if (where !== null) builder = builder.where(where);
-  const rows = (await builder.toArray()) as ChunkMatch[];
+  let rows = (await builder.toArray()) as ChunkMatch[];
+  const exhausted = rows.length < limit;
+  if (query.everyWord !== null && rows.length > 0) {
+    const matching = (await generation.table
+      .query()
+      .fullTextSearch(query.everyWord)
+      .where(sqlIn("chunk_id", rows.map((row) => sqlString(row.chunk_id))))
+      .select(["chunk_id", "_score"])
+      .limit(rows.length)
+      .toArray()) as { chunk_id: string }[];
+    const kept = new Set(matching.map((row) => row.chunk_id));
+    rows = rows.filter((row) => kept.has(row.chunk_id));
+  }
   // Ties in score are ordered by document and chunk, so a page is the same from one call to the next.
-  return rows.sort(
-    (a, b) => b._score - a._score || a.document_id.localeCompare(b.document_id) || a.chunk_index - b.chunk_index,
-  );
+  rows.sort((a, b) => b._score - a._score || a.document_id.localeCompare(b.document_id) || a.chunk_index - b.chunk_index);
+  return { rows, exhausted };
 }
 
 function groupByDocument(rows: ChunkMatch[]): Map<string, ChunkMatch[]> {
@@ -129,18 +164,18 @@ export async function searchDocuments({
 }): Promise<SearchHit[]> {
   const parsed = parseSearchQuery(query);
   const unmerged = (await generation.table.indexStats(FTS_INDEX_NAME))?.numUnindexedRows ?? 0;
-  const fullTextQuery = toFullTextQuery(parsed, unmerged > 0);
-  if (fullTextQuery === null || limit < 1) return [];
+  const chunkQuery = toChunkQuery(parsed, unmerged > 0);
+  if (chunkQuery === null || limit < 1) return [];
   const where = buildSearchFilter(access, filter);
 
   let fetch = limit * CHUNKS_PER_DOCUMENT;
-  let rows = await topChunks(generation, fullTextQuery, where, fetch);
-  while (rows.length === fetch && groupByDocument(rows).size < limit) {
+  let top = await topChunks(generation, chunkQuery, where, fetch);
+  while (!top.exhausted && groupByDocument(top.rows).size < limit) {
     fetch *= 4;
-    rows = await topChunks(generation, fullTextQuery, where, fetch);
+    top = await topChunks(generation, chunkQuery, where, fetch);
   }
-  const complete = rows.length < fetch;
-  const documents = [...groupByDocument(rows)].slice(0, limit);
+  const complete = top.exhausted;
+  const documents = [...groupByDocument(top.rows)].slice(0, limit);
 
   const short = complete ? [] : documents.filter(([, chunks]) => chunks.length < CHUNKS_PER_DOCUMENT).map(([id]) => id);
   if (short.length > 0) {
@@ -149,7 +184,7 @@ export async function searchDocuments({
     // carries the same values), so these documents passed them already and the query needs neither.
     // Its limit bounds the work: a document with more matching chunks than that may show fewer than three.
     const own = groupByDocument(
-      await topChunks(generation, fullTextQuery, sqlIn("document_id", short.map(sqlString)), short.length * CHUNKS_PER_DOCUMENT * 4),
+      (await topChunks(generation, chunkQuery, sqlIn("document_id", short.map(sqlString)), short.length * CHUNKS_PER_DOCUMENT * 4)).rows,
     );
     for (const entry of documents) {
       const known = new Set(entry[1].map((chunk) => chunk.chunk_index));
