@@ -171,7 +171,9 @@ export async function searchDocuments({
   let fetch = limit * CHUNKS_PER_DOCUMENT;
   let top = await topChunks(generation, chunkQuery, where, fetch);
   while (!top.exhausted && groupByDocument(top.rows).size < limit) {
-    fetch *= 4;
+    // Only unmerged rows can fail the AND check, so a fetch larger by their number makes up for any
+    // that were dropped: a query whose candidates all fail (no chunk has every word) ends in one more round.
+    fetch = Math.max(fetch * 4, chunkQuery.everyWord === null ? 0 : fetch + unmerged);
     top = await topChunks(generation, chunkQuery, where, fetch);
   }
   const complete = top.exhausted;

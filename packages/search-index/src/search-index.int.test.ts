@@ -70,6 +70,7 @@ describe("ranking and query syntax", () => {
     expect((await ids(generation, "xylophone")).sort()).toEqual(["fresh-both", "fresh-excluded", "fresh-one"]);
     expect((await ids(generation, "xylophone quartet")).sort()).toEqual(["fresh-both", "fresh-excluded"]);
     expect(await ids(generation, "xylophone quartet -broken")).toEqual(["fresh-both"]);
+    expect(await ids(generation, "tuned broken")).toEqual([]);
     // LanceDB 0.31 matches phrases in merged rows only: the worker's optimize makes them phrase-searchable.
     await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
     expect(await ids(generation, '"quartet tuned"')).toEqual(["fresh-both"]);
