@@ -50,7 +50,7 @@ function createVocabulary(random) {
 }
 
 /** Draws a word by rank: binary search over the cumulative Zipf weights. */
-function drawWord(random, { words, cumulative, total }) {
+export function drawWord(random, { words, cumulative, total }) {
   const target = random() * total;
   let low = 0;
   let high = cumulative.length - 1;

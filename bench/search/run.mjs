@@ -1,0 +1,174 @@
+// bench/search: the search index package on its own (no PostgreSQL, no HTTP). Loads N chunks of
+// seeded Zipf text straight into @svc/search-index, merges them into the FTS index, then times the
+// query classes of issue 19 (limit 10) for a caller who sees everything and for one whose access
+// rule filters inside the query. Prints p50/p95 per class and the load, merge and memory figures.
+//
+//   pnpm --filter @svc/bench search -- --chunks 100000
+//
+// Options: --chunks N (100,000), --runs R timed queries per class and caller (100), --seed S (19),
+// --dir D (a fresh temporary directory, removed at the end unless --keep).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import {
+  closeSearchIndex,
+  createGenerationTable,
+  openSearchIndex,
+  optimizeGenerationTable,
+  replaceDocuments,
+  searchDocuments,
+} from "@svc/search-index";
+import { percentile } from "../lib/harness.mjs";
+import { chunkText, createRandom, createVocabulary } from "./corpus.mjs";
+
+const { values: options } = parseArgs({
+  options: {
+    chunks: { type: "string", default: "100000" },
+    runs: { type: "string", default: "100" },
+    seed: { type: "string", default: "19" },
+    dir: { type: "string" },
+    keep: { type: "boolean", default: false },
+  },
+});
+const CHUNKS = Number(options.chunks);
+const RUNS = Number(options.runs);
+const SEED = Number(options.seed);
+const BATCH_CHUNKS = 2_000;
+const PAIRS = 20;
+const SOURCES = ["web", "file", "confluence", "slack"];
+
+const vocabulary = createVocabulary(SEED);
+const random = createRandom(SEED + 1);
+const pick = (list) => list[Math.floor(random() * list.length)];
+const between = (low, high) => low + Math.floor(random() * (high - low + 1));
+
+/** Phrases that occur in the corpus: two neighbouring words of every 500th chunk. */
+const phrases = [];
+
+/** One document of 1–4 chunks with access fields spread as a real install has them. */
+function makeDocument(number) {
+  const documentId = `bench-doc-${number}`;
+  const chunkCount = between(1, 4);
+  const shared = {
+    documentId,
+    semanticIdentifier: `Bench document ${number}`,
+    title: `Bench document ${number}`,
+    source: pick(SOURCES),
+    documentLink: `https://example.com/doc/${number}`,
+    imageFileId: null,
+    docUpdatedAt: new Date(Date.UTC(2024, 0, 1) + between(0, 700) * 86_400_000),
+    ccPairIds: [between(0, PAIRS - 1)],
+    tags: [{ key: "team", value: `team-${between(0, 9)}` }],
+    isPublic: random() < 0.8 ? null : random() < 0.5,
+    externalUserEmails: random() < 0.1 ? [`user${between(0, 49)}@example.com`] : [],
+    externalUserGroupIds: random() < 0.1 ? [`group${between(0, 19)}`] : [],
+  };
+  return Array.from({ length: chunkCount }, (_, chunkIndex) => {
+    const text = chunkText(random, vocabulary);
+    return { ...shared, chunkIndex, text, link: `${shared.documentLink}#${chunkIndex}` };
+  });
+}
+
+async function load(generation, fromDocument, chunkTarget) {
+  let documents = 0;
+  let chunks = 0;
+  let batch = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await replaceDocuments({ generation, documentIds: [...new Set(batch.map((c) => c.documentId))], chunks: batch });
+    batch = [];
+  };
+  while (chunks < chunkTarget) {
+    const document = makeDocument(fromDocument + documents);
+    documents += 1;
+    for (const chunk of document) {
+      if (chunks % 500 === 0) {
+        const words = chunk.text.split(" ");
+        phrases.push(`"${words[10]} ${words[11]}"`);
+      }
+      chunks += 1;
+    }
+    batch.push(...document);
+    if (batch.length >= BATCH_CHUNKS) await flush();
+  }
+  await flush();
+  return { documents, chunks };
+}
+
+const rankWord = (low, high) => vocabulary.words[between(low, high)];
+function distinctWords(count, low, high) {
+  const words = new Set();
+  while (words.size < count) words.add(rankWord(low, high));
+  return [...words].join(" ");
+}
+
+const CLASSES = {
+  "one common word": () => rankWord(0, 9),
+  "one mid word": () => rankWord(900, 1100),
+  "one rare word": () => rankWord(19_000, 21_000),
+  "two common (AND)": () => distinctWords(2, 0, 19),
+  "five common (AND)": () => distinctWords(5, 0, 19),
+  "twenty common (AND)": () => distinctWords(20, 0, 49),
+  "quoted phrase": () => pick(phrases),
+};
+
+const ADMIN = { all: true };
+const RESTRICTED = { publicPairIds: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], visiblePairIds: [15], email: "user3@example.com", groups: ["group7"] };
+
+async function timeClass(generation, makeQuery, access, runs) {
+  for (let i = 0; i < 5; i += 1) await searchDocuments({ generation, query: makeQuery(), limit: 10, access });
+  const times = [];
+  let results = 0;
+  for (let i = 0; i < runs; i += 1) {
+    const query = makeQuery();
+    const start = performance.now();
+    const hits = await searchDocuments({ generation, query, limit: 10, access });
+    times.push(performance.now() - start);
+    results += hits.length;
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p95: percentile(times, 95), results: results / runs };
+}
+
+const ms = (value) => value.toFixed(1);
+const seconds = (start) => ((performance.now() - start) / 1000).toFixed(1);
+const mib = () => Math.round(process.memoryUsage().rss / 1_048_576);
+
+const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), "svc-bench-search-")));
+const index = await openSearchIndex({ uri: dir });
+try {
+  console.log(`bench/search: ${CHUNKS} chunks, seed ${SEED}, ${RUNS} runs a class, LANCE_CPU_THREADS=${process.env.LANCE_CPU_THREADS}, index in ${dir}`);
+  const generation = await createGenerationTable({ index, generationId: 1, textSearchConfig: "english" });
+
+  let start = performance.now();
+  const loaded = await load(generation, 0, CHUNKS);
+  console.log(`load: ${loaded.chunks} chunks of ${loaded.documents} documents in batches of ~${BATCH_CHUNKS} chunks: ${seconds(start)} s`);
+  start = performance.now();
+  await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+  console.log(`optimize (FTS and B-tree merge, compaction, prune): ${seconds(start)} s; RSS ${mib()} MiB`);
+
+  const report = async (label, runs) => {
+    console.log(`\n${label}\n| class | all: p50 ms | all: p95 ms | all: results | access rule: p50 ms | access rule: p95 ms | access rule: results |`);
+    console.log("|---|---|---|---|---|---|---|");
+    for (const [name, makeQuery] of Object.entries(CLASSES)) {
+      const all = await timeClass(generation, makeQuery, ADMIN, runs);
+      const restricted = await timeClass(generation, makeQuery, RESTRICTED, runs);
+      console.log(`| ${name} | ${ms(all.p50)} | ${ms(all.p95)} | ${all.results.toFixed(1)} | ${ms(restricted.p50)} | ${ms(restricted.p95)} | ${restricted.results.toFixed(1)} |`);
+    }
+  };
+  await report(`merged index (${RUNS} runs a class)`, RUNS);
+
+  start = performance.now();
+  const fresh = await load(generation, loaded.documents, 1_000);
+  console.log(`\nappend: ${fresh.chunks} more chunks, not merged: ${seconds(start)} s`);
+  // Fewer runs: queries over unmerged rows are slow (README of @svc/search-index).
+  const unmergedRuns = Math.min(RUNS, 30);
+  await report(`with the appended chunks not yet merged (${unmergedRuns} runs a class)`, unmergedRuns);
+  start = performance.now();
+  await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+  console.log(`\noptimize after the append: ${seconds(start)} s; RSS ${mib()} MiB`);
+} finally {
+  closeSearchIndex(index);
+  if (!options.keep && options.dir === undefined) await rm(dir, { recursive: true, force: true });
+}

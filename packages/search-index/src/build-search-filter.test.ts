@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { buildSearchFilter } from "./build-search-filter";
+import { SearchIndexError } from "./search-index-error";
+
+describe("buildSearchFilter", () => {
+  it("has no condition for a caller who sees everything and no filters", () => {
+    expect(buildSearchFilter({ all: true }, null)).toBeNull();
+  });
+
+  it("doubles single quotes and leaves backslashes as they are", () => {
+    const where = buildSearchFilter(
+      { publicPairIds: [], visiblePairIds: [], email: "o'brien\\'@x", groups: ["g'1"] },
+      { sources: ["we'b"] },
+    );
+    expect(where).toContain("array_has(external_user_emails, 'o''brien\\''@x')");
+    expect(where).toContain("'g''1'");
+    expect(where).toContain("source IN ('we''b')");
+  });
+
+  it("refuses a pair id that is not an integer", () => {
+    expect(() => buildSearchFilter({ publicPairIds: [1.5], visiblePairIds: [], email: null, groups: [] }, null)).toThrow(
+      SearchIndexError,
+    );
+  });
+
+  it("matches nothing for an empty filter list, as = ANY('{}') did", () => {
+    expect(buildSearchFilter({ all: true }, { ccPairIds: [] })).toBe("FALSE");
+  });
+});

@@ -1,0 +1,22 @@
+// First: LANCE_CPU_THREADS must be raised before LanceDB's native code sizes its thread pool.
+export { ensureLanceCpuThreads, MIN_LANCE_CPU_THREADS } from "./lance-threads";
+
+export { type SearchAccess, type SearchFilter, buildSearchFilter } from "./build-search-filter";
+export { type ChunkRow, type ChunkTag, tagsFromMetadata } from "./chunk-row";
+export { createGenerationTable } from "./create-generation-table";
+export { deleteDocuments } from "./delete-documents";
+export { dropGenerationTable } from "./drop-generation-table";
+export { type GenerationTable, generationTableName } from "./generation-table";
+export { closeSearchIndex, openSearchIndex, type SearchIndex } from "./open-search-index";
+export { openGenerationTable } from "./open-generation-table";
+export { optimizeGenerationTable } from "./optimize-generation-table";
+export { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";
+export { replaceDocuments } from "./replace-documents";
+export { CHUNKS_PER_DOCUMENT, searchDocuments, type SearchHit, type SearchHitChunk } from "./search-documents";
+export { SearchIndexError, type SearchIndexErrorCode } from "./search-index-error";
+export {
+  DEFAULT_TEXT_SEARCH_CONFIG,
+  resolveTextSearchLanguage,
+  SUPPORTED_TEXT_SEARCH_CONFIGS,
+  type TextSearchLanguage,
+} from "./text-search-language";

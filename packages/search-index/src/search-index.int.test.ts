@@ -1,0 +1,326 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SearchAccess } from "./build-search-filter";
+import type { ChunkRow } from "./chunk-row";
+import { createGenerationTable } from "./create-generation-table";
+import { deleteDocuments } from "./delete-documents";
+import { dropGenerationTable } from "./drop-generation-table";
+import type { GenerationTable } from "./generation-table";
+import { openGenerationTable } from "./open-generation-table";
+import { closeSearchIndex, openSearchIndex } from "./open-search-index";
+import { optimizeGenerationTable } from "./optimize-generation-table";
+import { replaceDocuments } from "./replace-documents";
+import { searchDocuments } from "./search-documents";
+import { SearchIndexError } from "./search-index-error";
+import { chunkRow, openTempSearchIndex } from "./testing/temp-search-index";
+
+const ALL: SearchAccess = { all: true };
+let temp: Awaited<ReturnType<typeof openTempSearchIndex>>;
+let nextGeneration = 1;
+
+beforeAll(async () => {
+  temp = await openTempSearchIndex();
+});
+afterAll(async () => {
+  await temp.remove();
+});
+
+/**
+ * A new generation table for one test, filled with `chunks` in one replace batch and then merged into
+ * its indexes, as a rebuild leaves a generation before it becomes current.
+ */
+async function generationWith(chunks: ChunkRow[], textSearchConfig = "english"): Promise<GenerationTable> {
+  const generation = await createGenerationTable({ index: temp.index, generationId: nextGeneration++, textSearchConfig });
+  await replaceDocuments({ generation, documentIds: [...new Set(chunks.map((c) => c.documentId))], chunks });
+  await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+  return generation;
+}
+
+async function ids(generation: GenerationTable, query: string, access: SearchAccess = ALL, limit = 10, filter = null as Parameters<typeof searchDocuments>[0]["filter"]) {
+  return (await searchDocuments({ generation, query, limit, access, filter })).map((hit) => hit.documentId);
+}
+
+const filler = (n: number, seed: string) => Array.from({ length: n }, (_, i) => `${seed}${i}`).join(" ");
+
+describe("ranking and query syntax", () => {
+  it("ranks first a document dominated by the query words, added last", async () => {
+    const generation = await generationWith(
+      Array.from({ length: 40 }, (_, i) => chunkRow(`doc-${i}`, `${filler(60, "f")} alpha ${filler(20, "g")} beta`)),
+    );
+    await replaceDocuments({ generation, documentIds: ["dominated"], chunks: [chunkRow("dominated", "alpha beta alpha beta alpha")] });
+    // Exact ranking of rows not yet merged is LanceDB's weak spot (README): the worker's optimize merges them.
+    await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+    const hits = await searchDocuments({ generation, query: "alpha beta", limit: 10, access: ALL });
+    expect(hits).toHaveLength(10);
+    expect(hits[0]?.documentId).toBe("dominated");
+    expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? Infinity);
+  });
+
+  it("finds rows written after the index was built before any merge (words, AND, exclusions), phrases once merged", async () => {
+    const generation = await generationWith([chunkRow("old", "nothing to see")]);
+    await replaceDocuments({
+      generation,
+      documentIds: ["fresh-both", "fresh-one", "fresh-excluded"],
+      chunks: [
+        chunkRow("fresh-both", "xylophone quartet tuned"),
+        chunkRow("fresh-one", "xylophone solo"),
+        chunkRow("fresh-excluded", "xylophone quartet broken"),
+      ],
+    });
+    expect((await generation.table.indexStats("text_idx"))?.numUnindexedRows).toBe(3);
+    expect((await ids(generation, "xylophone")).sort()).toEqual(["fresh-both", "fresh-excluded", "fresh-one"]);
+    expect((await ids(generation, "xylophone quartet")).sort()).toEqual(["fresh-both", "fresh-excluded"]);
+    expect(await ids(generation, "xylophone quartet -broken")).toEqual(["fresh-both"]);
+    expect(await ids(generation, "tuned broken")).toEqual([]);
+    // LanceDB 0.31 matches phrases in merged rows only: the worker's optimize makes them phrase-searchable.
+    await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+    expect(await ids(generation, '"quartet tuned"')).toEqual(["fresh-both"]);
+  });
+
+  it("needs every word (AND), matches quoted phrases in order, excludes -words, and stems", async () => {
+    const generation = await generationWith([
+      chunkRow("both", "the quick brown fox"),
+      chunkRow("only-quick", "quick silver"),
+      chunkRow("reversed", "brown quick"),
+      chunkRow("stemmed", "foxes were searching"),
+    ]);
+    expect((await ids(generation, "quick brown")).sort()).toEqual(["both", "reversed"]);
+    expect(await ids(generation, '"quick brown"')).toEqual(["both"]);
+    expect(await ids(generation, "quick -fox")).not.toContain("both");
+    expect((await ids(generation, "quick -fox")).sort()).toEqual(["only-quick", "reversed"]);
+    expect(await ids(generation, 'quick -"brown fox"')).not.toContain("both");
+    expect(await ids(generation, "search fox")).toEqual(["stemmed"]);
+    expect(await ids(generation, "-quick")).toEqual([]);
+  });
+
+  it("groups chunks per document: best chunk's score, best three chunks first, snippets escaped and marked", async () => {
+    const chunks = [
+      chunkRow("many", "gamma <b>gamma</b> gamma & gamma", { chunkIndex: 0, title: "Many" }),
+      ...[1, 2, 3, 4].map((i) => chunkRow("many", `gamma ${filler(10 * i, "x")}`, { chunkIndex: i })),
+      chunkRow("one", `gamma ${filler(30, "y")}`),
+    ];
+    const generation = await generationWith(chunks);
+    const hits = await searchDocuments({ generation, query: "gamma", limit: 10, access: ALL });
+    expect(hits.map((h) => h.documentId)).toEqual(["many", "one"]);
+    const many = hits[0];
+    expect(many?.title).toBe("Many");
+    expect(many?.chunks.map((c) => c.chunkIndex)).toEqual([0, 1, 2]);
+    expect(many?.score).toBe(many?.chunks[0]?.score);
+    expect(many?.chunks[0]?.snippet).toBe(
+      "<mark>gamma</mark> &lt;b&gt;<mark>gamma</mark>&lt;/b&gt; <mark>gamma</mark> &amp; <mark>gamma</mark>",
+    );
+  });
+
+  it("finds a document's best three chunks even when other documents fill the first chunk page", async () => {
+    const generation = await generationWith([
+      ...Array.from({ length: 5 }, (_, i) => chunkRow("top", `delta delta delta ${i}`, { chunkIndex: i })),
+      chunkRow("weak", `delta ${filler(40, "z")}`, { chunkIndex: 0 }),
+      chunkRow("weak", `delta ${filler(50, "z")}`, { chunkIndex: 1 }),
+    ]);
+    const hits = await searchDocuments({ generation, query: "delta", limit: 2, access: ALL });
+    expect(hits.map((h) => [h.documentId, h.chunks.length])).toEqual([
+      ["top", 3],
+      ["weak", 2],
+    ]);
+  });
+});
+
+describe("access filter", () => {
+  it("never shows a restricted caller another pair's chunk, on a page that would otherwise be full of them", async () => {
+    const generation = await generationWith([
+      ...Array.from({ length: 60 }, (_, i) => chunkRow(`other-${i}`, "secret secret secret", { ccPairIds: [2], isPublic: null })),
+      ...Array.from({ length: 3 }, (_, i) => chunkRow(`mine-${i}`, `secret ${filler(40, "m")}`, { ccPairIds: [1], isPublic: null })),
+    ]);
+    const access: SearchAccess = { publicPairIds: [], visiblePairIds: [1], email: null, groups: [] };
+    expect((await ids(generation, "secret", access)).sort()).toEqual(["mine-0", "mine-1", "mine-2"]);
+    expect(await ids(generation, "secret", ALL)).toHaveLength(10);
+  });
+
+  it("shows exactly the documents of rules (a) to (e)", async () => {
+    const generation = await generationWith([
+      chunkRow("a-public-pair", "omega", { isPublic: null, ccPairIds: [10] }),
+      chunkRow("a-private-pair", "omega", { isPublic: null, ccPairIds: [11] }),
+      chunkRow("a-overridden", "omega", { isPublic: false, ccPairIds: [10] }),
+      chunkRow("b-public", "omega", { isPublic: true, ccPairIds: [11] }),
+      chunkRow("c-email", "omega", { isPublic: false, ccPairIds: [11], externalUserEmails: ["ann@x.io"] }),
+      chunkRow("d-group", "omega", { isPublic: false, ccPairIds: [11], externalUserGroupIds: ["eng"] }),
+      chunkRow("e-visible-pair", "omega", { isPublic: false, ccPairIds: [12] }),
+    ]);
+    const seen = async (access: SearchAccess) => (await ids(generation, "omega", access)).sort();
+    const nobody: SearchAccess = { publicPairIds: [10], visiblePairIds: [], email: null, groups: [] };
+    expect(await seen(nobody)).toEqual(["a-public-pair", "b-public"]);
+    expect(await seen({ ...nobody, email: "ann@x.io" })).toEqual(["a-public-pair", "b-public", "c-email"]);
+    expect(await seen({ ...nobody, groups: ["eng"] })).toEqual(["a-public-pair", "b-public", "d-group"]);
+    expect(await seen({ ...nobody, visiblePairIds: [12] })).toEqual(["a-public-pair", "b-public", "e-visible-pair"]);
+    // A pair that turns public shows at once: the public pairs are an input of the query, not of the rows.
+    expect(await seen({ ...nobody, publicPairIds: [10, 11] })).toEqual(["a-private-pair", "a-public-pair", "b-public"]);
+    expect(await seen(ALL)).toHaveLength(7);
+  });
+
+  it("takes hostile strings in ids, emails, groups and tags literally", async () => {
+    const hostile = ["o'brien", "x') OR TRUE --", "back\\slash\\'", '"double"', "' OR '1'='1"];
+    const generation = await generationWith(
+      hostile.map((value, i) =>
+        chunkRow(`doc ${value}`, "zeta", {
+          isPublic: false,
+          externalUserEmails: [value],
+          externalUserGroupIds: [value],
+          tags: [{ key: value, value }],
+          source: value,
+          ccPairIds: [i],
+        }),
+      ),
+    );
+    for (const value of hostile) {
+      const only = [`doc ${value}`];
+      expect(await ids(generation, "zeta", { publicPairIds: [], visiblePairIds: [], email: value, groups: [] })).toEqual(only);
+      expect(await ids(generation, "zeta", { publicPairIds: [], visiblePairIds: [], email: null, groups: [value] })).toEqual(only);
+      expect(await ids(generation, "zeta", ALL, 10, { tags: [{ key: value, value }] })).toEqual(only);
+      expect(await ids(generation, "zeta", ALL, 10, { sources: [value] })).toEqual(only);
+    }
+    await deleteDocuments({ generation, documentIds: [`doc ${hostile[1]}`, `doc ${hostile[2]}`] });
+    expect(await ids(generation, "zeta")).toHaveLength(hostile.length - 2);
+  });
+});
+
+describe("query text", () => {
+  it("takes quotes, backslashes and operators in the query as text, never as an error", async () => {
+    const generation = await generationWith([chunkRow("q", "it's a back\\slash and 'quoted' words")]);
+    for (const query of [`it's`, `"it's a`, `back\\slash`, `'quoted'`, `\\`, `"" - -- "`, `AND OR NOT ( ) *`, `'; DROP TABLE x; --`]) {
+      await expect(searchDocuments({ generation, query, limit: 10, access: ALL })).resolves.toBeInstanceOf(Array);
+    }
+    expect(await ids(generation, `"back\\slash"`)).toEqual(["q"]);
+    expect(await ids(generation, "it's quoted")).toEqual(["q"]);
+  });
+});
+
+describe("filters", () => {
+  it("filters on sources, pairs, tags (a value or a list holding it) and inclusive dates", async () => {
+    const generation = await generationWith([
+      chunkRow("web-1", "eta", { source: "web", ccPairIds: [1], docUpdatedAt: new Date("2024-01-01T00:00:00Z") }),
+      chunkRow("file-2", "eta", {
+        source: "file",
+        ccPairIds: [2, 3],
+        tags: [
+          { key: "team", value: "search" },
+          { key: "team", value: "infra" },
+        ],
+        docUpdatedAt: new Date("2024-06-01T00:00:00Z"),
+      }),
+      chunkRow("web-3", "eta", { source: "web", ccPairIds: [3], tags: [{ key: "owner", value: "infra" }], docUpdatedAt: new Date("2025-01-01T00:00:00Z") }),
+    ]);
+    const sorted = async (filter: Parameters<typeof searchDocuments>[0]["filter"]) => (await ids(generation, "eta", ALL, 10, filter)).sort();
+    expect(await sorted({ sources: ["web"] })).toEqual(["web-1", "web-3"]);
+    expect(await sorted({ ccPairIds: [3] })).toEqual(["file-2", "web-3"]);
+    expect(await sorted({ tags: [{ key: "team", value: "infra" }] })).toEqual(["file-2"]);
+    expect(await sorted({ tags: [{ key: "team", value: "search" }, { key: "owner", value: "infra" }] })).toEqual(["file-2", "web-3"]);
+    expect(await sorted({ docUpdatedAfter: new Date("2024-06-01T00:00:00Z") })).toEqual(["file-2", "web-3"]);
+    expect(await sorted({ docUpdatedBefore: new Date("2024-06-01T00:00:00Z") })).toEqual(["file-2", "web-1"]);
+    expect(await sorted({ sources: ["web"], docUpdatedAfter: new Date("2024-06-01T00:00:00Z") })).toEqual(["web-3"]);
+    expect(await sorted({ ccPairIds: [] })).toEqual([]);
+    const hit = (await searchDocuments({ generation, query: "eta", limit: 1, access: ALL, filter: { ccPairIds: [1] } }))[0];
+    expect(hit?.docUpdatedAt.toISOString()).toBe("2024-01-01T00:00:00.000Z");
+  });
+});
+
+describe("writes", () => {
+  it("replaces a document's rows, drops chunks it no longer has, and a repeated batch changes nothing", async () => {
+    const generation = await generationWith([0, 1, 2].map((i) => chunkRow("doc", `theta old ${i}`, { chunkIndex: i })));
+    const batch = { generation, documentIds: ["doc", "gone"], chunks: [chunkRow("doc", "theta new", { chunkIndex: 0 })] };
+    await replaceDocuments(batch);
+    await replaceDocuments(batch);
+    expect(await generation.table.countRows()).toBe(1);
+    expect(await ids(generation, "old")).toEqual([]);
+    expect(await ids(generation, "theta new")).toEqual(["doc"]);
+    await replaceDocuments({ generation, documentIds: ["doc"], chunks: [] });
+    expect(await generation.table.countRows()).toBe(0);
+  });
+
+  it("commits one batch of many documents once", async () => {
+    const generation = await generationWith([chunkRow("seed", "iota")]);
+    const before = await generation.table.version();
+    const chunks = Array.from({ length: 50 }, (_, i) => chunkRow(`batch-${i}`, "iota"));
+    await replaceDocuments({ generation, documentIds: chunks.map((c) => c.documentId), chunks });
+    expect(await generation.table.version()).toBe(before + 1);
+  });
+
+  it("deletes documents' rows and ignores absent ones", async () => {
+    const generation = await generationWith([chunkRow("keep", "kappa"), chunkRow("drop", "kappa"), chunkRow("drop", "kappa", { chunkIndex: 1 })]);
+    await deleteDocuments({ generation, documentIds: ["drop", "never-there"] });
+    expect(await ids(generation, "kappa")).toEqual(["keep"]);
+    expect(await generation.table.countRows()).toBe(1);
+  });
+
+  it("takes concurrent writers on one table, each through its own connection", async () => {
+    const generation = await generationWith([chunkRow("seed", "lambda")]);
+    const writers = await Promise.all(Array.from({ length: 4 }, () => openSearchIndex({ uri: temp.dir })));
+    try {
+      await Promise.all(
+        writers.map(async (index, writer) => {
+          const own = await openGenerationTable({ index, generationId: generation.generationId });
+          if (own === null) throw new Error("table missing");
+          for (let batch = 0; batch < 5; batch++) {
+            const chunks = Array.from({ length: 10 }, (_, i) => chunkRow(`w${writer}-b${batch}-${i}`, "lambda"));
+            // Every writer also replaces the same shared document: the last commit wins, never two copies.
+            chunks.push(chunkRow("shared", `lambda from ${writer}`));
+            await replaceDocuments({ generation: own, documentIds: chunks.map((c) => c.documentId), chunks });
+          }
+        }),
+      );
+    } finally {
+      writers.forEach(closeSearchIndex);
+    }
+    await generation.table.checkoutLatest();
+    expect(await generation.table.countRows()).toBe(1 + 4 * 5 * 10 + 1);
+    expect(await generation.table.countRows("document_id = 'shared'")).toBe(1);
+  });
+});
+
+describe("generations, language and maintenance", () => {
+  it("opens an object-store URI by the same call (LanceDB's in-memory store stands in for S3)", async () => {
+    const index = await openSearchIndex({ uri: "memory://svc-search-index-test" });
+    try {
+      const generation = await createGenerationTable({ index, generationId: 1, textSearchConfig: "english" });
+      await replaceDocuments({ generation, documentIds: ["m"], chunks: [chunkRow("m", "object store")] });
+      expect(await ids(generation, "store")).toEqual(["m"]);
+    } finally {
+      closeSearchIndex(index);
+    }
+  });
+
+  it("opens a generation by id with its language, says when it is missing, and drops it", async () => {
+    const created = await createGenerationTable({ index: temp.index, generationId: 900, textSearchConfig: "simple" });
+    const opened = await openGenerationTable({ index: temp.index, generationId: 900 });
+    expect(opened?.language.textSearchConfig).toBe("simple");
+    expect(await openGenerationTable({ index: temp.index, generationId: 901 })).toBeNull();
+    // simple: no stemming.
+    await replaceDocuments({ generation: created, documentIds: ["s"], chunks: [chunkRow("s", "searching")] });
+    expect(await ids(created, "search")).toEqual([]);
+    expect(await ids(created, "searching")).toEqual(["s"]);
+    await dropGenerationTable({ index: temp.index, generationId: 900 });
+    expect(await openGenerationTable({ index: temp.index, generationId: 900 })).toBeNull();
+    await dropGenerationTable({ index: temp.index, generationId: 900 });
+  });
+
+  it("stems in the generation's language and refuses a configuration the index cannot honour", async () => {
+    const german = await generationWith([chunkRow("de", "Die Häuser sind groß")], "german");
+    expect(await ids(german, "haus")).toEqual(["de"]);
+    const refused = createGenerationTable({ index: temp.index, generationId: 902, textSearchConfig: "klingon" });
+    await expect(refused).rejects.toBeInstanceOf(SearchIndexError);
+    await expect(refused).rejects.toMatchObject({ code: "UNSUPPORTED_TEXT_SEARCH_CONFIG" });
+    expect(await openGenerationTable({ index: temp.index, generationId: 902 })).toBeNull();
+  });
+
+  it("optimize merges unindexed rows into the index and prunes old versions; search still finds everything", async () => {
+    const generation = await generationWith([chunkRow("first", "mu")]);
+    for (let i = 0; i < 5; i++) await replaceDocuments({ generation, documentIds: [`more-${i}`], chunks: [chunkRow(`more-${i}`, "mu nu")] });
+    const unindexed = async () => (await generation.table.indexStats("text_idx"))?.numUnindexedRows;
+    expect(await unindexed()).toBe(5);
+    // Rows written before the index existed were merged when generationWith optimized.
+    const versionsBefore = (await generation.table.listVersions()).length;
+    const stats = await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+    expect(await unindexed()).toBe(0);
+    expect(stats.versionsRemoved).toBeGreaterThan(0);
+    expect((await generation.table.listVersions()).length).toBeLessThan(versionsBefore);
+    expect(await ids(generation, "mu")).toHaveLength(6);
+  });
+});
