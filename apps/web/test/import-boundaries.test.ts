@@ -1,10 +1,11 @@
-// The dependency rules of ARCHITECTURE.md, checked on every run so that they stay true: no two
-// folders of core or of the web app import each other, apps reach @svc/core only through its declared
+// The dependency rules of ARCHITECTURE.md, checked on every run so that they stay true: the folders
+// of core and of the web app depend one way (no two import each other, nor any loop of them), no
+// infrastructure imports a route module or page, apps reach @svc/core only through its declared
 // exports, and no package imports from an app. Production files only; tests may reach anywhere.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  findMutualFolderImports,
+  findFolderCycles,
   listProductionFiles,
   listWorkspaceDirectories,
   readImports,
@@ -18,7 +19,7 @@ const APP_NAMES = APP_DIRECTORIES.map((directory) => readPackageJson(directory).
 describe("import boundaries", () => {
   it("core's folders depend one way", () => {
     const root = "packages/core/src";
-    expect(findMutualFolderImports(listProductionFiles(root), root)).toEqual([]);
+    expect(findFolderCycles(listProductionFiles(root), root)).toEqual([]);
   });
 
   it("the web app's folders depend one way", () => {
@@ -26,7 +27,15 @@ describe("import boundaries", () => {
       listProductionFiles(path.join("apps/web", folder)),
     );
     expect(files.length).toBeGreaterThan(20);
-    expect(findMutualFolderImports([...files, "apps/web/server.ts"], "apps/web")).toEqual([]);
+    expect(findFolderCycles([...files, "apps/web/server.ts"], "apps/web")).toEqual([]);
+  });
+
+  it("no web infrastructure imports a route module or a page", () => {
+    const offenders = [...["components", "lib", "server"].flatMap((folder) => listProductionFiles(path.join("apps/web", folder))), "apps/web/server.ts"]
+      .flatMap(readImports)
+      .filter(({ resolved }) => resolved !== null && resolved.startsWith(`apps${path.sep}web${path.sep}app${path.sep}`))
+      .map(({ from, specifier }) => `${from} imports ${specifier}`);
+    expect(offenders).toEqual([]);
   });
 
   it("@svc/core is imported only through its declared exports", () => {

@@ -60,9 +60,9 @@ export function folderOf(file: string, root: string): string | null {
   return rest.length === 0 ? `${first} (file)` : first!;
 }
 
-/** Pairs of folders under `root` that import each other, each with one edge per direction as evidence. */
-export function findMutualFolderImports(files: string[], root: string): string[] {
-  const edges = new Map<string, ImportEdge>();
+/** The imports between different folders under `root`: one edge per ordered pair, the first seen as evidence. */
+export function readFolderEdges(files: string[], root: string): Map<string, Map<string, ImportEdge>> {
+  const edges = new Map<string, Map<string, ImportEdge>>();
   for (const file of files) {
     const from = folderOf(file, root);
     if (from === null) continue;
@@ -70,21 +70,40 @@ export function findMutualFolderImports(files: string[], root: string): string[]
       if (edge.resolved === null) continue;
       const to = folderOf(edge.resolved, root);
       if (to === null || to === from) continue;
-      const key = `${from} -> ${to}`;
-      if (!edges.has(key)) edges.set(key, edge);
+      const targets = edges.get(from) ?? new Map<string, ImportEdge>();
+      if (!targets.has(to)) targets.set(to, edge);
+      edges.set(from, targets);
     }
   }
+  return edges;
+}
+
+/**
+ * The folders under `root` that depend on each other, directly (`a` imports `b` and `b` imports `a`)
+ * or around a longer loop: one line per loop, each step with the import that makes it.
+ */
+export function findFolderCycles(files: string[], root: string): string[] {
+  const edges = readFolderEdges(files, root);
   const cycles: string[] = [];
-  for (const [key, edge] of edges) {
-    const [from, to] = key.split(" -> ") as [string, string];
-    const back = edges.get(`${to} -> ${from}`);
-    if (back && from < to) {
-      cycles.push(
-        `${from} <-> ${to}: ${edge.from} imports ${edge.specifier}; ${back.from} imports ${back.specifier}`,
-      );
+  const done = new Set<string>();
+  // Depth-first from every folder in name order; a folder on the current path seen again closes a loop.
+  const visit = (folder: string, trail: string[]) => {
+    if (done.has(folder)) return;
+    const at = trail.indexOf(folder);
+    if (at >= 0) {
+      const loop = [...trail.slice(at), folder];
+      const steps = loop.slice(1).map((to, index) => {
+        const edge = edges.get(loop[index]!)!.get(to)!;
+        return `${edge.from} imports ${edge.specifier}`;
+      });
+      cycles.push(`${loop.join(" -> ")}: ${steps.join("; ")}`);
+      return;
     }
-  }
-  return cycles.sort();
+    for (const next of [...(edges.get(folder)?.keys() ?? [])].sort()) visit(next, [...trail, folder]);
+    done.add(folder);
+  };
+  for (const folder of [...edges.keys()].sort()) visit(folder, []);
+  return cycles;
 }
 
 interface PackageJson {
