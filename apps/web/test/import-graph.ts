@@ -17,7 +17,7 @@ export interface ImportEdge {
   resolved: string | null;
 }
 
-const SOURCE_FILE = /\.(ts|tsx|mts|cts)$/;
+const SOURCE_FILE = /\.(ts|tsx|mts|cts|js|mjs)$/;
 const TEST_FILE = /\.(test|spec)\.(ts|tsx|mts|cts)$|\.d\.ts$/;
 const SKIPPED_DIRECTORIES = new Set(["node_modules", "dist", ".next", ".turbo", "test", "testing", "e2e"]);
 
