@@ -1,6 +1,6 @@
 // The dependency rules of ARCHITECTURE.md, checked on every run so that they stay true: the folders
 // of core and of the web app depend one way (no two import each other, nor any loop of them), no
-// infrastructure imports a route module or page, apps reach @svc/core only through its declared
+// infrastructure imports a route module or page, packages import only the packages below them, apps reach @svc/core only through its declared
 // exports, and no package imports from an app. Production files only; tests may reach anywhere.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -50,6 +50,26 @@ describe("import boundaries", () => {
       // Test support is for tests: production code gets no factories.
       .filter(({ specifier }) => !declared.includes(specifier) || specifier === "@svc/core/testing")
       .map(({ from, specifier }) => `${from} imports ${specifier}`);
+    expect(offenders).toEqual([]);
+  });
+
+  it("packages import only the packages below them (schema → db, search-index → core)", () => {
+    const below: Record<string, string[]> = {
+      "@svc/schema": [],
+      "@svc/db": ["@svc/schema"],
+      "@svc/search-index": ["@svc/schema"],
+      "@svc/core": ["@svc/schema", "@svc/db", "@svc/search-index"],
+    };
+    const offenders = PACKAGE_DIRECTORIES.flatMap((directory) => {
+      const name = readPackageJson(directory).name;
+      const allowed = below[name];
+      if (allowed === undefined) return [`${directory}: ${name} has no place in the package order yet`];
+      return listProductionFiles(path.join(directory, "src"))
+        .flatMap(readImports)
+        .filter(({ specifier }) => specifier.startsWith("@svc/"))
+        .filter(({ specifier }) => !allowed.some((target) => specifier === target || specifier.startsWith(`${target}/`)))
+        .map(({ from, specifier }) => `${from} imports ${specifier}`);
+    });
     expect(offenders).toEqual([]);
   });
 
