@@ -105,7 +105,11 @@ describe("buildOpenApiDocument", () => {
       expect.objectContaining({ name: "cursor", in: "query" }),
     ]);
     expect((pairListing?.parameters as unknown[])[0]).toMatchObject({ name: "cc_pair_id", in: "path" });
-    expect(refsIn(listing)).toContain("#/components/schemas/DocMinimalInfoPage");
+    // A bare array (the original's list[DocMinimalInfo]); a page says where the next is in Link.
+    expect(refsIn(listing)).toContain("#/components/schemas/DocMinimalInfoList");
+    expect(document.components.schemas.DocMinimalInfoList).toMatchObject({ type: "array", items: { $ref: "#/components/schemas/DocMinimalInfo" } });
+    expect(listing?.responses).toMatchObject({ 200: { headers: { Link: { schema: { type: "string" } } } } });
+    expect(document.components.schemas.DeletedDocument).toMatchObject({ type: "null" });
     expect(document.components.schemas.DocumentIndexingStatus).toMatchObject({ enum: ["queued", "indexing", "indexed", "failed"] });
     expect(document.components.schemas.DocumentDetail).toMatchObject({
       required: expect.arrayContaining(["indexing_status", "current_version", "cc_pair_ids"]) as unknown,
