@@ -116,6 +116,20 @@ describe("buildOpenApiDocument", () => {
     });
   });
 
+  it("describes the drop-in routes: pair status, the projects upload path", () => {
+    const status = document.paths["/manage/admin/cc-pair/{id}/status"]?.put;
+    expect(refsIn(status)).toEqual(
+      expect.arrayContaining(["#/components/schemas/CCStatusUpdateRequest", "#/components/schemas/CcPair"]),
+    );
+    expect(document.components.schemas.CCStatusUpdateRequest).toMatchObject({ required: ["status"] });
+    const projects = document.paths["/user/projects/file/upload"]?.post;
+    expect(refsIn(projects)).toContain("#/components/schemas/CategorizedFilesSnapshot");
+    expect(document.components.schemas.UserFileSnapshot).toMatchObject({
+      required: expect.arrayContaining(["id", "temp_id", "file_id", "status", "chat_file_type", "token_count"]) as unknown,
+    });
+    expect(refsIn(document.components.schemas.FederatedConnectorStatus)).toContain("#/components/schemas/FederatedConnectorSource");
+  });
+
   it("points every $ref at a component that exists", () => {
     const refs = refsIn(document);
     expect(refs.length).toBeGreaterThan(10);
