@@ -5,13 +5,20 @@ import type { DocMinimalInfo, DocMinimalInfoPage } from "@svc/schema";
  * "Document lists"). A page (`limit` given) carries `Link: <…>; rel="next"` (RFC 8288) while more
  * remain; the whole list is streamed batch by batch, pulled only as fast as the client reads.
  */
-export function documentListResponse(request: Request, list: DocMinimalInfoPage | AsyncIterable<DocMinimalInfo[]>): Response {
+export async function documentListResponse(
+  request: Request,
+  list: DocMinimalInfoPage | AsyncIterable<DocMinimalInfo[]>,
+): Promise<Response> {
   if (!(Symbol.asyncIterator in list)) {
     const headers = new Headers();
     if (list.next_cursor !== null) headers.set("link", `<${nextPageUrl(request, list.next_cursor)}>; rel="next"`);
     return Response.json(list.documents, { headers });
   }
-  return new Response(streamJsonArray(list), { headers: { "content-type": "application/json" } });
+  // The first batch is read before the response exists, so a failure there (the database away: 503)
+  // is still answered through the error table rather than as a cut-off stream.
+  const batches = list[Symbol.asyncIterator]();
+  const first = await batches.next();
+  return new Response(streamJsonArray(first, batches), { headers: { "content-type": "application/json" } });
 }
 
 /** The request's own URL with `cursor` replaced: every other parameter (`limit`) carries over. */
@@ -32,13 +39,17 @@ const STREAM_CHUNK_CHARS = 16 * 1024;
  * Once the 200 is sent a failing query cannot change the status: the stream errors and the client
  * sees a truncated (invalid) array, never a wrong one.
  */
-function streamJsonArray(batches: AsyncIterable<DocMinimalInfo[]>): ReadableStream<Uint8Array> {
+function streamJsonArray(
+  first: IteratorResult<DocMinimalInfo[]>,
+  iterator: AsyncIterator<DocMinimalInfo[]>,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const iterator = batches[Symbol.asyncIterator]();
+  let pending: IteratorResult<DocMinimalInfo[]> | null = first;
   let separator = "[";
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const next = await iterator.next();
+      const next = pending ?? (await iterator.next());
+      pending = null;
       if (next.done) {
         controller.enqueue(encoder.encode(separator === "[" ? "[]" : "]"));
         controller.close();
