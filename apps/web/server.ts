@@ -2,6 +2,7 @@
 // dispatcher (the REST contract's handlers, the same the Next catch-all route calls), which more than
 // doubles their throughput over Next's full request pipeline (bench/RESULTS.md); every other path,
 // and the console's /api/trpc and /api/admin/upload, are Next's.
+import { once } from "node:events";
 import http from "node:http";
 import path from "node:path";
 import { Readable, type Duplex } from "node:stream";
@@ -109,11 +110,44 @@ function toWebRequest(incoming: http.IncomingMessage, url: URL): Request {
   } as RequestInit);
 }
 
+/**
+ * Sends a web Response. A body that is complete in its first chunk (every JSON answer) goes out with
+ * a Content-Length; a longer stream (a whole document list) is written chunk by chunk, reading the
+ * next chunk only once the socket has taken the last, so memory holds one chunk whatever the size.
+ * A stream that fails after its 200 went out can only be cut off: the connection is destroyed, and
+ * the client sees a truncated body rather than a complete-looking wrong one.
+ */
 async function sendWebResponse(response: Response, outgoing: http.ServerResponse): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  const body = Buffer.from(await response.arrayBuffer());
-  headers["content-length"] = String(body.byteLength);
+  if (!response.body) {
+    outgoing.writeHead(response.status, { ...headers, "content-length": "0" });
+    outgoing.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  const second = first.done ? first : await reader.read();
+  if (second.done) {
+    const body = first.done ? Buffer.alloc(0) : Buffer.from(first.value);
+    outgoing.writeHead(response.status, { ...headers, "content-length": String(body.byteLength) });
+    outgoing.end(body);
+    return;
+  }
   outgoing.writeHead(response.status, headers);
-  outgoing.end(body);
+  // A client that goes away stops the stream (and the queries behind it).
+  const closed = new Promise<void>((resolve) => outgoing.once("close", resolve));
+  void closed.then(() => reader.cancel().catch(() => undefined));
+  try {
+    const pending = [first.value, second.value].filter((chunk) => chunk !== undefined);
+    for (;;) {
+      const chunk = pending.shift() ?? (await reader.read()).value;
+      if (chunk === undefined || outgoing.destroyed) break;
+      if (!outgoing.write(chunk)) await Promise.race([once(outgoing, "drain"), closed]);
+    }
+    outgoing.end();
+  } catch (error) {
+    console.error("[svc] response stream failed", error);
+    outgoing.destroy();
+  }
 }

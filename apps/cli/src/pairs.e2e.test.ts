@@ -35,7 +35,7 @@ describe("svc pairs", () => {
     expect((await failure("pause", "abc")).code).toBe(2);
     const unknown = await failure("pause", "424242");
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("does not exist");
+    expect(unknown.stderr).toContain("Connector-Credential Pair not found");
     expect((await failure("delete", "1")).code).toBe(1);
   });
 });

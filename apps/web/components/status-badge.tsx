@@ -29,6 +29,7 @@ const ATTEMPT_STATUS: Record<IndexingStatus, { color: MantineColor; label: strin
   canceled: { color: "gray", label: "Canceled" },
   failed: { color: "red", label: "Failed" },
   completed_with_errors: { color: "orange", label: "With errors" },
+  interrupted: { color: "yellow", label: "Interrupted" },
 };
 
 export const ATTEMPT_STATUS_LABELS = Object.fromEntries(

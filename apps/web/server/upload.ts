@@ -5,11 +5,18 @@ import { readBodyBytes } from "./rest/read-request";
 import type { Services } from "./services";
 
 /**
- * An image upload: multipart/form-data with one or more parts named `files`, read with the request
- * limit, handed to core's uploadFiles. Shared by POST /api/user/file/upload (bearer key) and
- * POST /api/admin/upload (the console's session).
+ * An image upload handed to core's uploadFiles. Shared by POST /api/user/file/upload (bearer key)
+ * and POST /api/admin/upload (the console's session).
  */
 export async function handleUpload({ request, services }: { request: Request; services: Services }): Promise<FileUploadResponse> {
+  return uploadFiles({ db: services.db, files: await readUploadedFiles(request), maxFileBytes: webEnv().SVC_MAX_UPLOAD_FILE_BYTES });
+}
+
+/**
+ * The files of an upload request: multipart/form-data with one or more parts named `files`, read
+ * with the request limit (422 at `["body","files"]` when there are none).
+ */
+export async function readUploadedFiles(request: Request): Promise<IncomingFile[]> {
   const env = webEnv();
   const contentType = request.headers.get("content-type") ?? "";
   if (!contentType.toLowerCase().startsWith("multipart/form-data")) {
@@ -29,7 +36,7 @@ export async function handleUpload({ request, services }: { request: Request; se
       detail: [{ type: "missing", loc: ["body", "files"], msg: "Field required", input: null }],
     });
   }
-  return uploadFiles({ db: services.db, files, maxFileBytes: env.SVC_MAX_UPLOAD_FILE_BYTES });
+  return files;
 }
 
 async function parseForm(body: Uint8Array, contentType: string): Promise<FormData> {

@@ -1,6 +1,6 @@
 import { indexDocuments } from "@svc/core";
 import { createTestPair } from "@svc/core/testing";
-import { DocMinimalInfoPageSchema, DocumentDetailSchema, encodeDocumentCursor, type DocMinimalInfoPage } from "@svc/schema";
+import { DocMinimalInfoListSchema, DocumentDetailSchema, encodeDocumentCursor, type DocMinimalInfoList } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { ERROR_DETAIL, useTestApp } from "./app";
 import { indexNow, ingestOverApi, uploadTestImage } from "./factories";
@@ -40,18 +40,27 @@ async function remnants(id: string) {
   return { documents, sections, chunks, links };
 }
 
-/** Follows next_cursor from the first page to the last; every page checked against the schema. */
-async function walk(path: string, limit: number, key?: string): Promise<{ ids: string[]; pages: DocMinimalInfoPage[] }> {
-  const pages: DocMinimalInfoPage[] = [];
-  let cursor: string | null = null;
-  do {
-    const query: string = `?limit=${limit}${cursor === null ? "" : `&cursor=${cursor}`}`;
-    const page = DocMinimalInfoPageSchema.strict().parse(await json(await app.request("GET", `${path}${query}`, { key }), 200));
-    expect(page.documents.length).toBeLessThanOrEqual(limit);
+/** The URL of a `Link: <…>; rel="next"` header, as a path under the app; null when there is none. */
+function nextLink(response: Response): string | null {
+  const match = /^<([^>]+)>; rel="next"$/.exec(response.headers.get("link") ?? "");
+  if (!match?.[1]) return null;
+  const url = new URL(match[1]);
+  return `${url.pathname}${url.search}`;
+}
+
+/** Follows the `Link` header from the first page to the last; every page checked against the schema. */
+async function walk(path: string, limit: number, key?: string): Promise<{ ids: string[]; pages: DocMinimalInfoList[] }> {
+  const pages: DocMinimalInfoList[] = [];
+  let next: string | null = `${path}?limit=${limit}`;
+  while (next !== null && pages.length < 1000) {
+    const response = await app.request("GET", next, { key });
+    const page = DocMinimalInfoListSchema.parse(await json(response, 200));
+    for (const row of page) expect(Object.keys(row).sort()).toEqual(["document_id", "link", "semantic_id"]);
+    expect(page.length).toBeLessThanOrEqual(limit);
     pages.push(page);
-    cursor = page.next_cursor;
-  } while (cursor !== null && pages.length < 1000);
-  return { ids: pages.flatMap((page) => page.documents.map((document) => document.document_id)), pages };
+    next = nextLink(response);
+  }
+  return { ids: pages.flat().map((document) => document.document_id), pages };
 }
 
 /** A document written directly, as a connector (not the ingestion API) would write it. */
@@ -181,7 +190,7 @@ describe("DELETE /api/svc-api/ingestion/{document_id}", () => {
     expect([await docsIndexed(first), await docsIndexed(second)]).toEqual([2, 1]);
     expect((await remnants("doomed/1")).chunks).toBeGreaterThan(0);
 
-    expect(await json(await app.request("DELETE", documentPath("doomed/1")), 200)).toEqual({ document_id: "doomed/1" });
+    expect(await json(await app.request("DELETE", documentPath("doomed/1")), 200)).toBeNull();
     expect(await remnants("doomed/1")).toEqual({ documents: 0, sections: 0, chunks: 0, links: 0 });
     expect([await docsIndexed(first), await docsIndexed(second)]).toEqual([1, 0]);
     expect(await countMismatches()).toEqual([]);
@@ -198,7 +207,7 @@ describe("DELETE /api/svc-api/ingestion/{document_id}", () => {
   it("leaves docs_indexed alone for links not indexed yet, and lets the id be ingested again", async () => {
     const pair = await createTestPair(app.db, { name: "Delete queued" });
     await ingestOverApi(app, { id: "queued-doc", ccPairId: pair });
-    expect(await json(await app.request("DELETE", documentPath("queued-doc")), 200)).toEqual({ document_id: "queued-doc" });
+    expect(await json(await app.request("DELETE", documentPath("queued-doc")), 200)).toBeNull();
     expect(await docsIndexed(pair)).toBe(0);
     await ingestOverApi(app, { id: "queued-doc", ccPairId: pair });
     await indexNow(app, "queued-doc");
@@ -248,7 +257,7 @@ describe("document listings", () => {
       expect(pages).toHaveLength(Math.max(1, Math.ceil(pairIds.length / limit)));
     }
     const { pages } = await walk(`${CONNECTOR_DOCS}/${pair}`, 1000);
-    expect(pages[0]?.documents.find((document) => document.document_id === "page/00")).toEqual({
+    expect(pages[0]?.find((document) => document.document_id === "page/00")).toEqual({
       document_id: "page/00",
       semantic_id: "Title of page/00",
       link: "https://example.com/page/00",
@@ -265,26 +274,23 @@ describe("document listings", () => {
     }
     expect(ingested).toEqual(expect.arrayContaining(ids));
     expect(ingested).not.toContain("page/connector");
-    expect(await json(await app.request("GET", INGESTION), 200)).toMatchObject({ next_cursor: null });
+    // Without limit: the whole list in one array, no Link header.
+    const whole = await app.request("GET", INGESTION);
+    expect(whole.headers.get("link")).toBeNull();
+    expect(DocMinimalInfoListSchema.parse(await json(whole, 200)).map((row) => row.document_id)).toEqual(ingested);
   });
 
-  it("start after the cursor's id, and end with a null cursor", async () => {
+  it("start after the cursor's id, and end without a Link header", async () => {
     const pair = await createTestPair(app.db, { name: "Cursor" });
     for (const id of ["c/1", "c/2", "c/3"]) await ingestOverApi(app, { id, ccPairId: pair });
-    const page = await json(await app.request("GET", `${CONNECTOR_DOCS}/${pair}?limit=2`), 200);
-    expect(page).toEqual({
-      documents: [expect.objectContaining({ document_id: "c/1" }), expect.objectContaining({ document_id: "c/2" })],
-      next_cursor: encodeDocumentCursor("c/2"),
-    });
-    expect(await json(await app.request("GET", `${CONNECTOR_DOCS}/${pair}?limit=2&cursor=${encodeDocumentCursor("c/1")}`), 200)).toMatchObject({
-      documents: [{ document_id: "c/2" }, { document_id: "c/3" }],
-      next_cursor: null,
-    });
-    // An id past the last one: an empty last page.
-    expect(await json(await app.request("GET", `${CONNECTOR_DOCS}/${pair}?cursor=${encodeDocumentCursor("c/9")}`), 200)).toEqual({
-      documents: [],
-      next_cursor: null,
-    });
+    const first = await app.request("GET", `${CONNECTOR_DOCS}/${pair}?limit=2`);
+    expect(await json(first, 200)).toEqual([expect.objectContaining({ document_id: "c/1" }), expect.objectContaining({ document_id: "c/2" })]);
+    expect(nextLink(first)).toBe(`${CONNECTOR_DOCS}/${pair}?limit=2&cursor=${encodeDocumentCursor("c/2")}`);
+    const second = await app.request("GET", `${CONNECTOR_DOCS}/${pair}?limit=2&cursor=${encodeDocumentCursor("c/1")}`);
+    expect(await json(second, 200)).toMatchObject([{ document_id: "c/2" }, { document_id: "c/3" }]);
+    expect(second.headers.get("link")).toBeNull();
+    // An id past the last one: an empty list.
+    expect(await json(await app.request("GET", `${CONNECTOR_DOCS}/${pair}?cursor=${encodeDocumentCursor("c/9")}`), 200)).toEqual([]);
   });
 
   it("answer 422 at the query parameter for a bad limit or cursor", async () => {
@@ -364,7 +370,7 @@ describe("authentication and scope", () => {
     expect(await json(await app.request("DELETE", documentPath("scope/theirs"), { key }), 404)).toEqual(ERROR_DETAIL);
     expect(await json(await app.request("DELETE", documentPath("scope/public"), { key }), 403)).toEqual(ERROR_DETAIL);
     expect(await json(await app.request("DELETE", documentPath("scope/shared"), { key }), 403)).toEqual(ERROR_DETAIL);
-    expect(await json(await app.request("DELETE", documentPath("scope/mine"), { key }), 200)).toEqual({ document_id: "scope/mine" });
+    expect(await json(await app.request("DELETE", documentPath("scope/mine"), { key }), 200)).toBeNull();
     for (const id of ["scope/public", "scope/shared", "scope/theirs"]) expect((await remnants(id)).documents).toBe(1);
     expect((await remnants("scope/mine")).documents).toBe(0);
   });

@@ -135,6 +135,7 @@ describe("rows", () => {
             last_status: null,
             last_success: null,
             is_editable: true,
+            permissions: { edit: true, pause: true, delete: true },
             docs_indexed: 0,
             latest_index_attempt_docs_indexed: null,
           },

@@ -12,6 +12,8 @@ const serverEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export interface ProductionServer {
   /** `http://127.0.0.1:<port>` */
   base: string;
+  /** The server process's id (to read its memory from /proc). */
+  pid: number;
   /** What the server printed so far (for failure messages). */
   output(): string;
   stop(): Promise<void>;
@@ -51,7 +53,7 @@ export async function startProductionServer({ databaseUrl, env = {} }: { databas
     await stop();
     throw error;
   }
-  return { base, output: () => output, stop };
+  return { base, pid: child.pid ?? 0, output: () => output, stop };
 }
 
 export interface ProductionApp {

@@ -3,7 +3,7 @@
 // REST and the console's tRPC, is tried against B's documents, and B's stored rows are compared
 // byte for byte before and after.
 import { indexDocuments } from "@svc/core";
-import { DocMinimalInfoPageSchema, DocumentDetailSchema } from "@svc/schema";
+import { DocMinimalInfoListSchema, DocumentDetailSchema } from "@svc/schema";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ingestionBody, useTestApp } from "./app";
 import { createTestPair } from "@svc/core/testing";
@@ -191,8 +191,8 @@ describe("reads", () => {
   });
 
   it("REST listings: the ingestion list and the indexing status leave out what is only B's", async () => {
-    const listed = DocMinimalInfoPageSchema.parse(await (await app.request("GET", `${INGESTION}?limit=1000`, { key: keys.a })).json());
-    const ids = listed.documents.map((row) => row.document_id);
+    const listed = DocMinimalInfoListSchema.parse(await (await app.request("GET", `${INGESTION}?limit=1000`, { key: keys.a })).json());
+    const ids = listed.map((row) => row.document_id);
     expect(ids).toEqual(expect.arrayContaining(["a/own", "shared"]));
     expect(ids).not.toContain("b/secret");
     expect(ids).not.toContain("b/failed");

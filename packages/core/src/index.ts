@@ -40,9 +40,12 @@ export { deleteDocument } from "./documents/delete-document";
 export { retryDocumentIndexing } from "./documents/retry-document-indexing";
 export { listIngestedDocuments } from "./documents/list-ingested-documents";
 export { listCcPairDocuments } from "./documents/list-cc-pair-documents";
+export { streamIngestedDocuments } from "./documents/stream-ingested-documents";
+export { streamCcPairDocuments } from "./documents/stream-cc-pair-documents";
 
 // Uploaded files.
 export { uploadFiles, type IncomingFile } from "./files/upload-files";
+export { uploadProjectFiles } from "./files/upload-project-files";
 export { listUploadedFiles } from "./files/list-uploaded-files";
 
 // Search.

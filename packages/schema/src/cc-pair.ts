@@ -36,6 +36,12 @@ export const UpdateCcPairRequestSchema = pyModel("UpdateCcPairRequest", {
 });
 export type UpdateCcPairRequest = z.infer<typeof UpdateCcPairRequestSchema>;
 
+/** Body of PUT /manage/admin/cc-pair/{id}/status (the original's `CCStatusUpdateRequest`). */
+export const CcStatusUpdateRequestSchema = pyModel("CCStatusUpdateRequest", {
+  status: pyEnum(SettableCcPairStatusSchema),
+});
+export type CcStatusUpdateRequest = z.infer<typeof CcStatusUpdateRequestSchema>;
+
 /** A connector-credential pair as GET, PATCH and DELETE /manage/admin/cc-pair/{id} answer it. */
 export const CcPairSchema = z.object({
   id: z.int(),

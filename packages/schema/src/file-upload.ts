@@ -46,3 +46,33 @@ export const FileUploadResponseSchema = z.object({
   rejected_files: z.array(RejectedFileSchema),
 });
 export type FileUploadResponse = z.infer<typeof FileUploadResponseSchema>;
+
+/**
+ * A stored upload as the original's newer releases describe it (`UserFileSnapshot`): the fields svc
+ * has no notion of (projects, users, token counts) are null, an upload is `COMPLETED` at once, and
+ * `id` is the upload's UUID, the same as `file_id` (docs/decisions.md "Upload paths").
+ */
+export const UserFileSnapshotSchema = z.object({
+  id: z.uuid(),
+  temp_id: z.null(),
+  name: z.string(),
+  project_id: z.null(),
+  user_id: z.null(),
+  file_id: z.string(),
+  created_at: z.iso.datetime({ offset: true }),
+  status: z.literal("COMPLETED"),
+  last_accessed_at: z.null(),
+  /** The MIME type. */
+  file_type: z.string(),
+  chat_file_type: z.literal("image"),
+  token_count: z.null(),
+  chunk_count: z.null(),
+});
+export type UserFileSnapshot = z.infer<typeof UserFileSnapshotSchema>;
+
+/** Response of POST /user/projects/file/upload (the newer release's `CategorizedFilesSnapshot`). */
+export const CategorizedFilesSnapshotSchema = z.object({
+  user_files: z.array(UserFileSnapshotSchema),
+  rejected_files: z.array(RejectedFileSchema),
+});
+export type CategorizedFilesSnapshot = z.infer<typeof CategorizedFilesSnapshotSchema>;

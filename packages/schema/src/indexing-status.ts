@@ -24,6 +24,8 @@ export const IndexingStatusSchema = z.enum([
   "canceled",
   "failed",
   "completed_with_errors",
+  // Cut short by a crash or shutdown, not by a user (that is `canceled`): docs/decisions.md "Listing rows: newer fields".
+  "interrupted",
 ]);
 export type IndexingStatus = z.infer<typeof IndexingStatusSchema>;
 
@@ -49,6 +51,17 @@ export const IndexingStatusRequestSchema = pyModel("IndexingStatusRequest", {
 export type IndexingStatusRequest = z.infer<typeof IndexingStatusRequestSchema>;
 
 /** One connector-credential pair in the listing; every key is always present. */
+/**
+ * What the requesting key may do to a listed pair (the original's newest listing requires it):
+ * `edit` renames, `pause` pauses or resumes, `delete` deletes, each as the pair routes would allow.
+ */
+export const CcPairPermissionsSchema = z.object({
+  edit: z.boolean(),
+  pause: z.boolean(),
+  delete: z.boolean(),
+});
+export type CcPairPermissions = z.infer<typeof CcPairPermissionsSchema>;
+
 export const ConnectorIndexingStatusLiteSchema = z.object({
   cc_pair_id: z.int(),
   name: z.string(),
@@ -61,6 +74,7 @@ export const ConnectorIndexingStatusLiteSchema = z.object({
   last_status: IndexingStatusSchema.nullable(),
   last_success: z.iso.datetime({ offset: true }).nullable(),
   is_editable: z.boolean(),
+  permissions: CcPairPermissionsSchema,
   docs_indexed: z.int(),
   latest_index_attempt_docs_indexed: z.int().nullable(),
 });

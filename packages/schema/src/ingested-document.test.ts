@@ -24,13 +24,13 @@ describe("document cursors", () => {
 });
 
 describe("DocumentPageQuerySchema", () => {
-  it("defaults to 100 from the beginning, and reads lax integers and cursors", () => {
-    expect(DocumentPageQuerySchema.parse({})).toEqual({ limit: 100, cursor: null });
+  it("defaults to the whole list from the beginning, and reads lax integers and cursors", () => {
+    expect(DocumentPageQuerySchema.parse({})).toEqual({ limit: null, cursor: null });
     expect(DocumentPageQuerySchema.parse({ limit: "1000", cursor: encodeDocumentCursor("doc/1") })).toEqual({
       limit: 1000,
       cursor: "doc/1",
     });
-    expect(DocumentPageQuerySchema.parse({ cursor: "" })).toEqual({ limit: 100, cursor: null });
+    expect(DocumentPageQuerySchema.parse({ cursor: "" })).toEqual({ limit: null, cursor: null });
   });
 
   it("reports a bad limit or cursor at its query loc", () => {

@@ -25,6 +25,7 @@ export const CcPairIdPathSchema = pyModel("CcPairIdPath", {
 });
 export type CcPairIdPath = z.infer<typeof CcPairIdPathSchema>;
 
+/** The console's page size when it names none. */
 export const DEFAULT_DOCUMENT_PAGE_SIZE = 100;
 export const MAX_DOCUMENT_PAGE_SIZE = 1000;
 
@@ -46,11 +47,12 @@ export const DocumentCursorSchema = z.preprocess(
 );
 
 /**
- * Query of the document listings. `cursor` comes out as the id after which the page starts; an
- * empty cursor, like none, starts at the beginning.
+ * Query of the document listings. Without `limit` the whole list is answered (streamed); with it, one
+ * page. `cursor` comes out as the id after which the list starts; an empty cursor, like none, starts
+ * at the beginning (docs/decisions.md "Document lists").
  */
 export const DocumentPageQuerySchema = pyModel("DocumentPageQuery", {
-  limit: pyInt({ ge: 1, le: MAX_DOCUMENT_PAGE_SIZE }).default(DEFAULT_DOCUMENT_PAGE_SIZE),
+  limit: pyInt({ ge: 1, le: MAX_DOCUMENT_PAGE_SIZE }).nullable().default(null),
   cursor: DocumentCursorSchema.transform((lastId) => (lastId === "" ? null : lastId))
     .nullable()
     .default(null),
@@ -65,7 +67,11 @@ export const DocMinimalInfoSchema = z.object({
 });
 export type DocMinimalInfo = z.infer<typeof DocMinimalInfoSchema>;
 
-/** One page of a document listing, ordered by id; `next_cursor` is null on the last page. */
+/** A REST document listing: a bare array ordered by id (the original's `list[DocMinimalInfo]`). */
+export const DocMinimalInfoListSchema = z.array(DocMinimalInfoSchema);
+export type DocMinimalInfoList = z.infer<typeof DocMinimalInfoListSchema>;
+
+/** One page of a document listing (the console's), ordered by id; `next_cursor` is null on the last page. */
 export const DocMinimalInfoPageSchema = z.object({
   documents: z.array(DocMinimalInfoSchema),
   next_cursor: z.string().nullable(),
@@ -130,8 +136,6 @@ export const DocumentDetailSchema = z.object({
 });
 export type DocumentDetail = z.infer<typeof DocumentDetailSchema>;
 
-/** Answer to DELETE /svc-api/ingestion/{document_id}. */
-export const DeletedDocumentSchema = z.object({
-  document_id: z.string(),
-});
+/** Answer to DELETE /svc-api/ingestion/{document_id}: `null`, as the original answers. */
+export const DeletedDocumentSchema = z.null();
 export type DeletedDocument = z.infer<typeof DeletedDocumentSchema>;

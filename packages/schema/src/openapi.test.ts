@@ -113,11 +113,29 @@ describe("buildOpenApiDocument", () => {
       expect.objectContaining({ name: "cursor", in: "query" }),
     ]);
     expect((pairListing?.parameters as unknown[])[0]).toMatchObject({ name: "cc_pair_id", in: "path" });
-    expect(refsIn(listing)).toContain("#/components/schemas/DocMinimalInfoPage");
+    // A bare array (the original's list[DocMinimalInfo]); a page says where the next is in Link.
+    expect(refsIn(listing)).toContain("#/components/schemas/DocMinimalInfoList");
+    expect(document.components.schemas.DocMinimalInfoList).toMatchObject({ type: "array", items: { $ref: "#/components/schemas/DocMinimalInfo" } });
+    expect(listing?.responses).toMatchObject({ 200: { headers: { Link: { schema: { type: "string" } } } } });
+    expect(document.components.schemas.DeletedDocument).toMatchObject({ type: "null" });
     expect(document.components.schemas.DocumentIndexingStatus).toMatchObject({ enum: ["queued", "indexing", "indexed", "failed"] });
     expect(document.components.schemas.DocumentDetail).toMatchObject({
       required: expect.arrayContaining(["indexing_status", "current_version", "cc_pair_ids"]) as unknown,
     });
+  });
+
+  it("describes the drop-in routes: pair status, the projects upload path", () => {
+    const status = document.paths["/manage/admin/cc-pair/{id}/status"]?.put;
+    expect(refsIn(status)).toEqual(
+      expect.arrayContaining(["#/components/schemas/CCStatusUpdateRequest", "#/components/schemas/CcPair"]),
+    );
+    expect(document.components.schemas.CCStatusUpdateRequest).toMatchObject({ required: ["status"] });
+    const projects = document.paths["/user/projects/file/upload"]?.post;
+    expect(refsIn(projects)).toContain("#/components/schemas/CategorizedFilesSnapshot");
+    expect(document.components.schemas.UserFileSnapshot).toMatchObject({
+      required: expect.arrayContaining(["id", "temp_id", "file_id", "status", "chat_file_type", "token_count"]) as unknown,
+    });
+    expect(refsIn(document.components.schemas.FederatedConnectorStatus)).toContain("#/components/schemas/FederatedConnectorSource");
   });
 
   it("points every $ref at a component that exists", () => {

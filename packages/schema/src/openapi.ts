@@ -6,6 +6,7 @@ import {
   CreatedCcPairSchema,
   CreateFederatedConnectorRequestSchema,
   FederatedConnectorIdSchema,
+  CcStatusUpdateRequestSchema,
   SettableCcPairStatusSchema,
   UpdateCcPairRequestSchema,
 } from "./cc-pair";
@@ -14,7 +15,14 @@ import { ErrorDetailSchema } from "./error-detail";
 import { ServiceCheckSchema, ServiceStatusSchema } from "./service-status";
 import { ExternalAccessSchema } from "./external-access";
 import { FederatedConnectorSourceSchema } from "./federated-connector-source";
-import { FileUploadRequestSchema, FileUploadResponseSchema, RejectedFileSchema, UserFileSchema } from "./file-upload";
+import {
+  CategorizedFilesSnapshotSchema,
+  FileUploadRequestSchema,
+  FileUploadResponseSchema,
+  RejectedFileSchema,
+  UserFileSchema,
+  UserFileSnapshotSchema,
+} from "./file-upload";
 import {
   AccessTypeSchema,
   ConnectorCredentialPairStatusSchema,
@@ -28,7 +36,7 @@ import {
 } from "./indexing-status";
 import {
   DeletedDocumentSchema,
-  DocMinimalInfoPageSchema,
+  DocMinimalInfoListSchema,
   DocMinimalInfoSchema,
   DocumentDetailSchema,
   StoredExternalAccessSchema,
@@ -94,6 +102,7 @@ const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
   CreateCcPairRequest: CreateCcPairRequestSchema,
   UpdateCcPairRequest: UpdateCcPairRequestSchema,
   SettableCcPairStatus: SettableCcPairStatusSchema,
+  CCStatusUpdateRequest: CcStatusUpdateRequestSchema,
   CreateFederatedConnectorRequest: CreateFederatedConnectorRequestSchema,
   FederatedConnectorSource: FederatedConnectorSourceSchema,
   SearchRequest: SearchRequestSchema,
@@ -130,7 +139,9 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   StoredExternalAccess: StoredExternalAccessSchema,
   DocumentDetail: DocumentDetailSchema,
   DocMinimalInfo: DocMinimalInfoSchema,
-  DocMinimalInfoPage: DocMinimalInfoPageSchema,
+  DocMinimalInfoList: DocMinimalInfoListSchema,
+  UserFileSnapshot: UserFileSnapshotSchema,
+  CategorizedFilesSnapshot: CategorizedFilesSnapshotSchema,
   DeletedDocument: DeletedDocumentSchema,
   SearchResponse: SearchResponseSchema,
   SearchResult: SearchResultSchema,

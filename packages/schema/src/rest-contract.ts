@@ -4,18 +4,19 @@ import {
   CcPairSchema,
   CreateCcPairRequestSchema,
   CreatedCcPairSchema,
+  CcStatusUpdateRequestSchema,
   CreateFederatedConnectorRequestSchema,
   FederatedConnectorIdSchema,
   IdPathSchema,
   UpdateCcPairRequestSchema,
 } from "./cc-pair";
 import { ErrorDetailSchema } from "./error-detail";
-import { FileUploadRequestSchema, FileUploadResponseSchema } from "./file-upload";
+import { CategorizedFilesSnapshotSchema, FileUploadRequestSchema, FileUploadResponseSchema } from "./file-upload";
 import { ConnectorIndexingStatusResponseSchema, IndexingStatusRequestSchema } from "./indexing-status";
 import {
   CcPairIdPathSchema,
   DeletedDocumentSchema,
-  DocMinimalInfoPageSchema,
+  DocMinimalInfoListSchema,
   DocumentDetailSchema,
   DocumentIdPathSchema,
   DocumentPageQuerySchema,
@@ -100,10 +101,31 @@ const DOCUMENT_ID = {
 const DOCUMENT_PAGE = {
   schema: DocumentPageQuerySchema,
   descriptions: {
-    limit: "Documents per page",
-    cursor: "The `next_cursor` of the previous page; absent for the first page",
+    limit: "Documents per page (1–1,000). Without it the whole list is answered, streamed",
+    cursor: "Opaque; taken from the `Link` header's `rel=\"next\"` URL. Absent for the first page",
   },
 } satisfies RestParameters;
+/** A document listing: a bare array; a page says where the next one is in `Link` (docs/decisions.md "Document lists"). */
+const DOCUMENT_LIST: RestResponse = {
+  ...ok(DocMinimalInfoListSchema),
+  headers: {
+    Link: {
+      description:
+        'With `limit`, while more documents remain: `<{this URL with cursor=…}>; rel="next"` (RFC 8288). Absent on the last page and without `limit`',
+    },
+  },
+};
+/** What a change of a pair (PATCH, PUT …/status) answers. */
+const PAIR_CHANGED = {
+  200: ok(CcPairSchema),
+  400: error("The default pair cannot be changed"),
+  401: UNAUTHORIZED,
+  403: ADMIN_ONLY,
+  404: error("No such pair"),
+  409: error("The pair is being deleted"),
+  413: TOO_LARGE,
+  422: VALIDATION_FAILED,
+};
 const json = <Schema extends z.ZodType>(schema: Schema, required = true) => ({ type: "json" as const, schema, required });
 
 /** Keeps each entry's literal types (its schemas, its auth) while checking it is an endpoint. */
@@ -161,10 +183,10 @@ export const REST_CONTRACT = {
     auth: ADMIN_OR_CURATOR,
     summary: "List ingested documents",
     description:
-      "The documents created through the ingestion API, ordered by id, a page at a time. A key scoped to pairs lists the documents of pairs it may see.",
+      "The documents created through the ingestion API, ordered by id: all of them (streamed) or, with `limit`, a page at a time. A key scoped to pairs lists the documents of pairs it may see.",
     tag: "ingestion",
     query: DOCUMENT_PAGE,
-    responses: { 200: ok(DocMinimalInfoPageSchema), 401: UNAUTHORIZED, 403: FORBIDDEN, 422: VALIDATION_FAILED },
+    responses: { 200: DOCUMENT_LIST, 401: UNAUTHORIZED, 403: FORBIDDEN, 422: VALIDATION_FAILED },
   }),
   getIngestionDocument: endpoint({
     method: "GET",
@@ -192,7 +214,7 @@ export const REST_CONTRACT = {
     tag: "ingestion",
     pathParams: DOCUMENT_ID,
     responses: {
-      200: ok(DeletedDocumentSchema),
+      200: ok(DeletedDocumentSchema, "Deleted; the body is `null`"),
       400: error("The document was not created through the ingestion API"),
       401: UNAUTHORIZED,
       403: error("The API key's role does not allow this, or the document belongs to a pair outside its scope"),
@@ -204,12 +226,12 @@ export const REST_CONTRACT = {
     path: "/svc-api/connector-docs/{cc_pair_id}",
     auth: ADMIN_OR_CURATOR,
     summary: "List a connector-credential pair's documents",
-    description: "The documents linked to the pair, ordered by id, a page at a time.",
+    description: "The documents linked to the pair, ordered by id: all of them (streamed) or, with `limit`, a page at a time.",
     tag: "ingestion",
     pathParams: { schema: CcPairIdPathSchema, descriptions: { cc_pair_id: "The pair's id" } },
     query: DOCUMENT_PAGE,
     responses: {
-      200: ok(DocMinimalInfoPageSchema),
+      200: DOCUMENT_LIST,
       401: UNAUTHORIZED,
       403: FORBIDDEN,
       404: error("No such pair, or none the key may see"),
@@ -286,15 +308,19 @@ export const REST_CONTRACT = {
     tag: "connectors",
     pathParams: PAIR_ID,
     body: json(UpdateCcPairRequestSchema),
-    responses: {
-      200: ok(CcPairSchema),
-      400: error("The default pair cannot be changed"),
-      401: UNAUTHORIZED,
-      403: ADMIN_ONLY,
-      404: error("No such pair"),
-      409: error("The pair is being deleted"),
-      422: VALIDATION_FAILED,
-    },
+    responses: PAIR_CHANGED,
+  }),
+  setCcPairStatus: endpoint({
+    method: "PUT",
+    path: "/manage/admin/cc-pair/{id}/status",
+    auth: ADMIN,
+    summary: "Pause or resume a connector-credential pair",
+    description:
+      "The original's `CCStatusUpdateRequest`: `PAUSED` pauses the pair (documents are still accepted; their indexing waits), `ACTIVE` resumes it. Answers the pair as GET shows it.",
+    tag: "connectors",
+    pathParams: PAIR_ID,
+    body: json(CcStatusUpdateRequestSchema),
+    responses: PAIR_CHANGED,
   }),
   deleteCcPair: endpoint({
     method: "DELETE",
@@ -393,6 +419,23 @@ export const REST_CONTRACT = {
     body: { type: "multipart", schema: FileUploadRequestSchema },
     responses: {
       200: ok(FileUploadResponseSchema),
+      401: UNAUTHORIZED,
+      403: FORBIDDEN,
+      413: TOO_LARGE,
+      422: VALIDATION_FAILED,
+    },
+  }),
+  uploadProjectFiles: endpoint({
+    method: "POST",
+    path: "/user/projects/file/upload",
+    auth: ADMIN_OR_CURATOR,
+    summary: "Upload images (the newer releases' path)",
+    description:
+      "Stores files exactly as `POST /user/file/upload` does and answers the newer releases' `CategorizedFilesSnapshot`; `file_id` is what a section's `image_file_id` names.",
+    tag: "files",
+    body: { type: "multipart", schema: FileUploadRequestSchema },
+    responses: {
+      200: ok(CategorizedFilesSnapshotSchema),
       401: UNAUTHORIZED,
       403: FORBIDDEN,
       413: TOO_LARGE,

@@ -14,14 +14,19 @@ import {
   listIngestedDocuments,
   searchDocuments,
   startIndexRebuild,
+  streamCcPairDocuments,
+  streamIngestedDocuments,
   updateCcPair,
+  uploadProjectFiles,
   type Principal,
 } from "@svc/core";
 import { buildOpenApiDocument, type RestContract, type RestEndpoint, type RestOperationId } from "@svc/schema";
 import type { z } from "zod";
 import { readReadiness } from "../read-readiness";
 import type { Services } from "../services";
-import { handleUpload } from "../upload";
+import { handleUpload, readUploadedFiles } from "../upload";
+import { webEnv } from "../env";
+import { documentListResponse } from "./document-list-response";
 
 type Parsed<Part> = Part extends { schema: infer Schema extends z.ZodType } ? z.output<Schema> : undefined;
 type JsonBody<Body> = Body extends { type: "json"; schema: infer Schema extends z.ZodType } ? z.output<Schema> : undefined;
@@ -58,14 +63,27 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
   getReadiness: () => readReadiness(),
   upsertIngestionDocument: ({ body, principal, services }) =>
     ingestDocument({ db: services.db, boss: services.boss, principal, input: body }),
-  listIngestedDocuments: ({ query, principal, services }) =>
-    listIngestedDocuments({ db: services.db, principal, limit: query.limit, afterId: query.cursor }),
+  // Without `limit` the whole list is streamed; with it, one page and a Link header.
+  listIngestedDocuments: async ({ request, query, principal, services }) =>
+    documentListResponse(
+      request,
+      query.limit === null
+        ? streamIngestedDocuments({ db: services.db, principal, afterId: query.cursor })
+        : await listIngestedDocuments({ db: services.db, principal, limit: query.limit, afterId: query.cursor }),
+    ),
   getIngestionDocument: ({ path, principal, services }) =>
     getDocument({ db: services.db, principal, documentId: path.document_id }),
-  deleteIngestionDocument: ({ path, principal, services }) =>
-    deleteDocument({ db: services.db, principal, documentId: path.document_id }),
-  listCcPairDocuments: ({ path, query, principal, services }) =>
-    listCcPairDocuments({ db: services.db, principal, ccPairId: path.cc_pair_id, limit: query.limit, afterId: query.cursor }),
+  deleteIngestionDocument: async ({ path, principal, services }) => {
+    await deleteDocument({ db: services.db, principal, documentId: path.document_id });
+    return null;
+  },
+  listCcPairDocuments: async ({ request, path, query, principal, services }) => {
+    const list = { db: services.db, principal, ccPairId: path.cc_pair_id, afterId: query.cursor };
+    return documentListResponse(
+      request,
+      query.limit === null ? await streamCcPairDocuments(list) : await listCcPairDocuments({ ...list, limit: query.limit }),
+    );
+  },
   searchDocuments: ({ body, principal, services }) => searchDocuments({ db: services.db, principal, request: body }),
   getConnectorIndexingStatus: ({ body, principal, services }) =>
     listIndexingStatus({ db: services.db, principal, request: body }),
@@ -76,6 +94,8 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
   getCcPair: ({ path, principal, services }) => getCcPair({ db: services.db, principal, ccPairId: path.id }),
   updateCcPair: ({ path, body, principal, services }) =>
     updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id, name: body.name, status: body.status }),
+  setCcPairStatus: ({ path, body, principal, services }) =>
+    updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id, status: body.status }),
   deleteCcPair: ({ path, principal, services }) =>
     deleteCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id }),
   createFederatedConnector: ({ body, services }) =>
@@ -92,5 +112,11 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
     }),
   cancelIndexRebuild: ({ principal, services }) => cancelIndexRebuild({ db: services.db, boss: services.boss, principal }),
   uploadUserFiles: ({ request, services }) => handleUpload({ request, services }),
+  uploadProjectFiles: async ({ request, services }) =>
+    uploadProjectFiles({
+      db: services.db,
+      files: await readUploadedFiles(request),
+      maxFileBytes: webEnv().SVC_MAX_UPLOAD_FILE_BYTES,
+    }),
   getOpenApiDocument: () => buildOpenApiDocument(),
 };

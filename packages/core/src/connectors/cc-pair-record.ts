@@ -31,7 +31,7 @@ export async function requireViewableCcPair(db: DbOrTx, principal: Principal, cc
   const pair = isStoredId(ccPairId)
     ? await db.connectorCredentialPair.findUnique({ where: { id: ccPairId }, select: { id: true, accessType: true } })
     : null;
-  if (!pair || !canViewPair(accessRuleOf(principal), pair)) throw ccPairNotFound(ccPairId);
+  if (!pair || !canViewPair(accessRuleOf(principal), pair)) throw ccPairNotFound();
 }
 
 export async function readCcPair(db: DbOrTx, ccPairId: number): Promise<CcPair> {
@@ -68,7 +68,7 @@ export async function lockEditableCcPair(tx: DbOrTx, principal: Principal, ccPai
         FROM connector_credential_pair WHERE id = ${ccPairId} FOR UPDATE`
     : [];
   const rule = accessRuleOf(principal);
-  if (!pair || !canViewPair(rule, { id: pair.id, accessType: pair.access_type })) throw ccPairNotFound(ccPairId);
+  if (!pair || !canViewPair(rule, { id: pair.id, accessType: pair.access_type })) throw ccPairNotFound();
   if (!canEditPair(rule, pair.id)) {
     throw new AppError("FORBIDDEN", `This API key may not change connector-credential pair ${pair.id}.`);
   }
@@ -78,6 +78,7 @@ export async function lockEditableCcPair(tx: DbOrTx, principal: Principal, ccPai
   return { id: pair.id, accessType: pair.access_type, status: pair.status };
 }
 
-export function ccPairNotFound(ccPairId: number): AppError {
-  return new AppError("NOT_FOUND", `Connector-credential pair ${ccPairId} does not exist.`);
+/** The original's words for a missing pair (docs/decisions.md "Pair status"); the id is not echoed. */
+export function ccPairNotFound(): AppError {
+  return new AppError("NOT_FOUND", "Connector-Credential Pair not found");
 }

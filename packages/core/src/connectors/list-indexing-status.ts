@@ -16,6 +16,7 @@ import {
 import { accessRuleOf } from "../auth/access-policy";
 import { editablePairSql, viewablePairSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
+import { pairPermissions } from "./pair-permissions";
 import { buildingAttempt, readBuildingGenerationId, servingAttempt } from "../search-index/index-generations";
 import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 
@@ -224,11 +225,11 @@ export async function listIndexingStatus({
     ) repeated ON TRUE
     ORDER BY r.source::text COLLATE "C", r.position`;
 
-  return groupBySource(rows, request);
+  return groupBySource(rows, request, principal);
 }
 
 /** Rows arrive ordered by source, then position: one group per run of a source. */
-function groupBySource(rows: ListingRow[], request: IndexingStatusRequest): ConnectorIndexingStatusResponse {
+function groupBySource(rows: ListingRow[], request: IndexingStatusRequest, principal: Principal): ConnectorIndexingStatusResponse {
   const groups: ConnectorIndexingStatusResponse = [];
   let group: ConnectorIndexingStatusGroup | undefined;
   for (const row of rows) {
@@ -247,12 +248,12 @@ function groupBySource(rows: ListingRow[], request: IndexingStatusRequest): Conn
       };
       groups.push(group);
     }
-    group.indexing_statuses.push(row.kind === 0 ? toPairStatus(row) : toFederatedStatus(row));
+    group.indexing_statuses.push(row.kind === 0 ? toPairStatus(row, principal) : toFederatedStatus(row));
   }
   return groups;
 }
 
-function toPairStatus(row: ListingRow): ConnectorIndexingStatusLite {
+function toPairStatus(row: ListingRow, principal: Principal): ConnectorIndexingStatusLite {
   if (row.access_type === null || row.status === null) throw new Error(`pair ${row.id} came back without its pair fields`);
   return {
     cc_pair_id: row.id,
@@ -266,6 +267,7 @@ function toPairStatus(row: ListingRow): ConnectorIndexingStatusLite {
     last_status: row.last_status,
     last_success: row.last_success?.toISOString() ?? null,
     is_editable: row.is_editable,
+    permissions: pairPermissions(principal, { id: row.id, status: row.status, isEditable: row.is_editable }),
     docs_indexed: row.docs_indexed,
     latest_index_attempt_docs_indexed: row.latest_docs_indexed,
   };

@@ -1,5 +1,4 @@
 import type { Db } from "@svc/db";
-import type { DeletedDocument } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 import { closeAttemptIfDrained, lockDocumentPairs } from "../indexing/index-attempts";
@@ -19,7 +18,7 @@ export async function deleteDocument({
   db: Db;
   principal: Principal;
   documentId: string;
-}): Promise<DeletedDocument> {
+}): Promise<void> {
   return db.$transaction(async (tx) => {
     const document = await lockEditableDocument(tx, principal, documentId);
     if (!document.fromIngestionApi) {
@@ -38,6 +37,5 @@ export async function deleteDocument({
     await tx.$executeRaw`DELETE FROM document WHERE id = ${documentId}`;
     // The document may have been the last one an open attempt was waiting for.
     for (const pair of pairs) await closeAttemptIfDrained(tx, pair.id);
-    return { document_id: documentId };
   });
 }

@@ -3,9 +3,12 @@ import { accessRuleOf, canEditDocument, canViewDocument, type DocumentPairLink }
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 
-/** Unknown documents and documents the principal may not see get the same answer. */
-export function documentNotFound(documentId: string): AppError {
-  return new AppError("NOT_FOUND", `Document ${JSON.stringify(documentId)} does not exist.`);
+/**
+ * Unknown documents and documents the principal may not see get the same answer, the original's
+ * (docs/decisions.md "Every error is JSON").
+ */
+export function documentNotFound(): AppError {
+  return new AppError("NOT_FOUND", "Document not found");
 }
 
 export interface LockedDocument {
@@ -23,13 +26,13 @@ export async function lockEditableDocument(tx: Tx, principal: Principal, documen
   const [document] = await tx.$queryRaw<LockedDocument[]>`
     SELECT from_ingestion_api AS "fromIngestionApi", version, indexing_status::text AS "indexingStatus"
     FROM document WHERE id = ${documentId} FOR UPDATE`;
-  if (!document) throw documentNotFound(documentId);
+  if (!document) throw documentNotFound();
   const links = await tx.$queryRaw<DocumentPairLink[]>`
     SELECT l.cc_pair_id AS "ccPairId", p.access_type::text AS "accessType"
     FROM document_by_cc_pair l JOIN connector_credential_pair p ON p.id = l.cc_pair_id
     WHERE l.document_id = ${documentId}`;
   const rule = accessRuleOf(principal);
-  if (!canViewDocument(rule, links)) throw documentNotFound(documentId);
+  if (!canViewDocument(rule, links)) throw documentNotFound();
   if (!canEditDocument(rule, links)) {
     throw new AppError("FORBIDDEN", "This API key may not change every connector-credential pair the document belongs to.");
   }

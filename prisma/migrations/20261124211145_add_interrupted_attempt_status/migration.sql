@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "IndexingStatus" ADD VALUE 'interrupted';
