@@ -17,7 +17,7 @@ const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
 const QUEUE_RETRY_AFTER_SECONDS = 5;
 /** How long one reading of the queue depth serves every request. */
 const QUEUE_DEPTH_TTL_MS = 1_000;
-/** The event-loop delay monitor's sampling step, and how often its mean is read and restarted. */
+/** The event-loop delay monitor's sampling step, and how often its reading is taken and restarted. */
 const LOOP_DELAY_RESOLUTION_MS = 10;
 const LOOP_DELAY_WINDOW_MS = 500;
 
@@ -92,8 +92,9 @@ function refusalFor(entry: RestEndpoint): Refusal | undefined {
 }
 
 /**
- * Keeps `loopDelayMs` at the mean delay of the last window. The histogram's samples include the
- * monitor's own step, which is not lag, so it is taken off.
+ * Keeps `loopDelayMs` at the 99th percentile of the last window's delays: a mean would hide the long
+ * stalls (a starved or saturated process) among the many short samples, and a request arriving during
+ * a stall waits for all of it. The samples include the monitor's own step, which is not lag.
  */
 function startLoopDelayMonitor(): void {
   if (loopDelayMonitoring) return;
@@ -101,8 +102,8 @@ function startLoopDelayMonitor(): void {
   const histogram = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   histogram.enable();
   setInterval(() => {
-    const meanMs = histogram.count > 0 ? histogram.mean / 1e6 : 0;
-    loopDelayMs = Math.max(0, meanMs - LOOP_DELAY_RESOLUTION_MS);
+    const p99Ms = histogram.count > 0 ? histogram.percentile(99) / 1e6 : 0;
+    loopDelayMs = Math.max(0, p99Ms - LOOP_DELAY_RESOLUTION_MS);
     histogram.reset();
   }, LOOP_DELAY_WINDOW_MS).unref();
 }
