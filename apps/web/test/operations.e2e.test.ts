@@ -236,6 +236,39 @@ describe("connections past SVC_MAX_CONNECTIONS", () => {
   });
 });
 
+describe("ingestion while the event loop lags past SVC_MAX_EVENT_LOOP_DELAY_MS", () => {
+  const app = useServer({ SVC_MAX_EVENT_LOOP_DELAY_MS: "100" });
+
+  /** A ~20 MB body of ten million numbers: parsing it holds the server's event loop for a while. */
+  const stallingBody = `{"junk":[${"0,".repeat(10_000_000)}0]}`;
+
+  it("answers 429 'busy' with Retry-After after a stall, while health still answers; 200 again once the loop is calm", async () => {
+    const refused = await waitFor(
+      "a 429 after the server's event loop stalled",
+      async () => {
+        await (
+          await fetch(`${app.server.base}/api/svc-api/ingestion`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${app.adminKey}`, "content-type": "application/json" },
+            body: stallingBody,
+          })
+        ).arrayBuffer();
+        const response = await ingest(app, "after-stall");
+        return response.status === 429 ? response : undefined;
+      },
+      { timeoutMs: 90_000 },
+    );
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await refused.json()).toEqual({ detail: "The server is busy; try again later" });
+    expect((await fetch(`${app.server.base}/api/health`)).status).toBe(200);
+
+    await waitFor("a 200 once the loop is calm", async () => ((await ingest(app, "calm")).status === 200 ? true : undefined), {
+      timeoutMs: 90_000,
+    });
+    expect(await app.queue.db.document.count({ where: { id: "calm" } })).toBe(1);
+  });
+});
+
 describe("ingestion past SVC_MAX_QUEUE_DEPTH", () => {
   const app = useServer({ SVC_MAX_QUEUE_DEPTH: "3" });
 
