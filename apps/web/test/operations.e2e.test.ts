@@ -77,6 +77,22 @@ function openRawConnection(base: string): Promise<RawConnection> {
   });
 }
 
+/** An authorized ingestion whose body stops halfway: it stays in flight until the socket closes. */
+function stalledIngestion(app: { server: ProductionServer; adminKey: string }): Promise<net.Socket> {
+  const { hostname, port } = new URL(app.server.base);
+  const body = JSON.stringify(testIngestionBody({ id: "stalled" }));
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: hostname, port: Number(port) }, () => {
+      socket.write(
+        `POST /api/svc-api/ingestion HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${app.adminKey}\r\n` +
+          `content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      );
+      resolve(socket);
+    });
+    socket.on("error", reject);
+  });
+}
+
 function ingest(app: { server: ProductionServer; adminKey: string }, id: string): Promise<Response> {
   return fetch(`${app.server.base}/api/svc-api/ingestion`, {
     method: "POST",
@@ -141,24 +157,8 @@ describe("GET /api/ready", () => {
 describe("ingestion past SVC_MAX_IN_FLIGHT", () => {
   const app = useServer({ SVC_MAX_IN_FLIGHT: "2", SVC_BODY_IDLE_TIMEOUT_MS: "30000" });
 
-  /** An authorized ingestion whose body stops halfway: it stays in flight until the socket closes. */
-  function stalledIngestion(): Promise<net.Socket> {
-    const { hostname, port } = new URL(app.server.base);
-    const body = JSON.stringify(testIngestionBody({ id: "stalled" }));
-    return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: hostname, port: Number(port) }, () => {
-        socket.write(
-          `POST /api/svc-api/ingestion HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${app.adminKey}\r\n` +
-            `content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
-        );
-        resolve(socket);
-      });
-      socket.on("error", reject);
-    });
-  }
-
   it("answers 429 with Retry-After and a detail at once, while other routes still answer; 200 again once requests finish", async () => {
-    const stalled = [await stalledIngestion(), await stalledIngestion()];
+    const stalled = [await stalledIngestion(app), await stalledIngestion(app)];
     const refused = await waitFor("a 429", async () => {
       const response = await ingest(app, "refused");
       return response.status === 429 ? response : undefined;
@@ -174,7 +174,7 @@ describe("ingestion past SVC_MAX_IN_FLIGHT", () => {
   });
 
   it("refuses before the body is sent, and keeps the connection: its next request is answered on the same socket", async () => {
-    const stalled = [await stalledIngestion(), await stalledIngestion()];
+    const stalled = [await stalledIngestion(app), await stalledIngestion(app)];
     try {
       const { hostname } = new URL(app.server.base);
       const body = JSON.stringify(testIngestionBody({ id: "refused-early" }));
@@ -237,22 +237,25 @@ describe("connections past SVC_MAX_CONNECTIONS", () => {
 });
 
 describe("ingestion while the event loop lags past SVC_MAX_EVENT_LOOP_DELAY_MS", () => {
-  const app = useServer({ SVC_MAX_EVENT_LOOP_DELAY_MS: "100" });
+  const app = useServer({ SVC_MAX_EVENT_LOOP_DELAY_MS: "100", SVC_BODY_IDLE_TIMEOUT_MS: "120000" });
 
   /** A ~20 MB body of ten million numbers: parsing it holds the server's event loop for a while. */
   const stallingBody = `{"junk":[${"0,".repeat(10_000_000)}0]}`;
+  async function sendStallingBody(): Promise<void> {
+    const response = await fetch(`${app.server.base}/api/svc-api/ingestion`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${app.adminKey}`, "content-type": "application/json" },
+      body: stallingBody,
+    });
+    await response.arrayBuffer();
+  }
 
-  it("answers 429 'busy' with Retry-After after a stall, while health still answers; 200 again once the loop is calm", async () => {
+  it("answers 429 'busy' with Retry-After after a stall while a request is in flight, health still answers; 200 again once calm", async () => {
+    const stalled = await stalledIngestion(app);
     const refused = await waitFor(
       "a 429 after the server's event loop stalled",
       async () => {
-        await (
-          await fetch(`${app.server.base}/api/svc-api/ingestion`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${app.adminKey}`, "content-type": "application/json" },
-            body: stallingBody,
-          })
-        ).arrayBuffer();
+        await sendStallingBody();
         const response = await ingest(app, "after-stall");
         return response.status === 429 ? response : undefined;
       },
@@ -261,6 +264,7 @@ describe("ingestion while the event loop lags past SVC_MAX_EVENT_LOOP_DELAY_MS",
     expect(refused.headers.get("retry-after")).toBe("1");
     expect(await refused.json()).toEqual({ detail: "The server is busy; try again later" });
     expect((await fetch(`${app.server.base}/api/health`)).status).toBe(200);
+    stalled.destroy();
 
     await waitFor("a 200 once the loop is calm", async () => ((await ingest(app, "calm")).status === 200 ? true : undefined), {
       timeoutMs: 90_000,

@@ -81,8 +81,9 @@ function refusalFor(entry: RestEndpoint): Refusal | undefined {
     return { status: 429, detail: "Too many requests in flight; try again later", retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS };
   }
   // A lagging event loop means requests already wait unparsed in front of this check: taking more
-  // would only lengthen that wait for everyone.
-  if (env.SVC_MAX_EVENT_LOOP_DELAY_MS > 0 && loopDelayMs > env.SVC_MAX_EVENT_LOOP_DELAY_MS) {
+  // would only lengthen that wait for everyone. With nothing in flight the lag is not this process's
+  // requests (a starved machine, a one-off stall), and refusing would not relieve it.
+  if (env.SVC_MAX_EVENT_LOOP_DELAY_MS > 0 && inFlight > 0 && loopDelayMs > env.SVC_MAX_EVENT_LOOP_DELAY_MS) {
     return { status: 429, detail: "The server is busy; try again later", retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS };
   }
   if (currentQueueDepth() > env.SVC_MAX_QUEUE_DEPTH) {
