@@ -7,8 +7,11 @@ import http from "node:http";
 import path from "node:path";
 import { Readable, type Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { REST_CONTRACT, type HttpMethod, type RestEndpoint } from "@svc/schema";
 import next from "next";
-import { dispatchRestRequest, isRestPath } from "./server/rest/dispatch-rest-request";
+import { webEnv } from "./server/env";
+import { admitIncomingRequest, type Refusal } from "./server/rest/admit-request";
+import { dispatchRestRequest, isRestPath, matchRestPath } from "./server/rest/dispatch-rest-request";
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? "0.0.0.0";
@@ -22,8 +25,12 @@ await app.prepare();
 // connection before the URL could be read, so it is raised far enough to answer.
 const MAX_URL_LENGTH = 8 * 1024;
 const MAX_HEADER_SIZE = 256 * 1024;
+// A connection must deliver its request's headers within this time (408), and the check runs every
+// second instead of Node's 30 s, so sockets that never send a request cannot pile up under load.
+const HEADERS_TIMEOUT_MS = 10_000;
+const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 
-const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE }, (incoming, outgoing) => {
+const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS }, (incoming, outgoing) => {
   const rawUrl = incoming.url ?? "/";
   if (rawUrl.length > MAX_URL_LENGTH) {
     sendDetail(outgoing, 414, "URI Too Long");
@@ -38,6 +45,14 @@ const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE }, (incoming, 
     void handleWithNext(incoming, outgoing);
     return;
   }
+  // Admission happens here, on the raw request, so a refusal costs no web Request, no body read and
+  // no key check (issue 12: under overload the 429s themselves must stay cheap and quick).
+  const admission = admitIncomingRequest(restEntry(incoming.method, url.pathname));
+  if ("refusal" in admission) {
+    sendRefusal(outgoing, admission.refusal);
+    return;
+  }
+  outgoing.once("close", admission.release);
   dispatchRestRequest(toWebRequest(incoming, url))
     .then((response) => sendWebResponse(response, outgoing))
     .catch((error: unknown) => {
@@ -62,6 +77,10 @@ server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
   );
 });
 server.keepAliveTimeout = 65_000;
+server.headersTimeout = HEADERS_TIMEOUT_MS;
+// Past this many open sockets Node closes new connections at once: every socket holds a parser and
+// buffers, and an overloaded process must not grow without bound (the kernel's backlog waits instead).
+server.maxConnections = webEnv().SVC_MAX_CONNECTIONS;
 server.listen(port, hostname, () => console.log(`[web] listening on http://${hostname}:${port}`));
 
 /** Stops accepting, lets in-flight requests finish (10 s at most), exits 0. */
@@ -89,10 +108,24 @@ function clientErrorAnswer(code: string | undefined): [number, string] {
   return [400, "Bad Request"];
 }
 
-function sendDetail(outgoing: http.ServerResponse, status: number, detail: string): void {
+/** The contract entry a method and path name, if any (the dispatcher answers 404/405 otherwise). */
+function restEntry(method: string | undefined, pathname: string): RestEndpoint | undefined {
+  const operationId = matchRestPath(pathname)?.operations[method as HttpMethod];
+  return operationId ? REST_CONTRACT[operationId] : undefined;
+}
+
+function sendDetail(outgoing: http.ServerResponse, status: number, detail: string, headers: Record<string, string> = { connection: "close" }): void {
   const body = JSON.stringify({ detail });
-  outgoing.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" });
+  outgoing.writeHead(status, { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
   outgoing.end(body);
+}
+
+/**
+ * A 429 that keeps the connection: once the answer is sent, node:http reads and discards the unread
+ * body, so the client's next request can use the same socket.
+ */
+function sendRefusal(outgoing: http.ServerResponse, refusal: Refusal): void {
+  sendDetail(outgoing, refusal.status, refusal.detail, { "retry-after": String(refusal.retryAfterSeconds) });
 }
 
 function toWebRequest(incoming: http.IncomingMessage, url: URL): Request {

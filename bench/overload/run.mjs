@@ -3,7 +3,8 @@
 // worker) on DATABASE_URL's server, whatever the answers; each request's latency counts from the
 // moment it was due, so a slow server cannot hide its queue. Then: every id answered 200 must be in
 // the database, and the indexing queue must drain.
-//   pnpm build && node bench/overload/run.mjs     (env: DATABASE_URL, BENCH_RATE, BENCH_SECONDS, SVC_MAX_IN_FLIGHT, …)
+//   pnpm build && node bench/overload/run.mjs     (env: DATABASE_URL, BENCH_RATE, BENCH_SECONDS, SVC_MAX_IN_FLIGHT,
+//   SVC_MAX_EVENT_LOOP_DELAY_MS, SVC_MAX_CONNECTIONS, …)
 import http from "node:http";
 import path from "node:path";
 import pg from "pg";
@@ -19,6 +20,7 @@ import {
   root,
 } from "../lib/harness.mjs";
 import { readdirSync, readFileSync } from "node:fs";
+import os from "node:os";
 
 const rate = Number(process.env.BENCH_RATE ?? 800);
 const seconds = Number(process.env.BENCH_SECONDS ?? 60);
@@ -120,6 +122,8 @@ try {
     request.end(body);
   }
 
+  // The machine may be shared: its load before and after says how much of it svc had.
+  const loadBefore = os.loadavg();
   process.stderr.write(`offering ${rate}/s for ${seconds} s…\n`);
   const total = rate * seconds;
   const startedAt = performance.now();
@@ -176,9 +180,14 @@ try {
   const refused = latencies(429);
   const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
   const ms = (value) => (value === undefined ? "-" : `${value.toFixed(0)} ms`);
+  const load = (averages) => averages.map((value) => value.toFixed(1)).join(" ");
   console.log(`machine: ${describeMachine()}`);
+  console.log(`load average (1/5/15 min): ${load(loadBefore)} before the load, ${load(os.loadavg())} after the drain`);
   console.log(`offered: ${total} ingestions in ${offeredSeconds.toFixed(1)} s (${(total / offeredSeconds).toFixed(0)}/s), ~${planningNotesBody("overload-0", 0).length} B each, open loop`);
-  console.log(`limits: SVC_MAX_IN_FLIGHT=${process.env.SVC_MAX_IN_FLIGHT ?? "default"}, SVC_MAX_QUEUE_DEPTH=${process.env.SVC_MAX_QUEUE_DEPTH ?? "default"}`);
+  console.log(
+    `limits: SVC_MAX_IN_FLIGHT=${process.env.SVC_MAX_IN_FLIGHT ?? "default"}, SVC_MAX_QUEUE_DEPTH=${process.env.SVC_MAX_QUEUE_DEPTH ?? "default"}, ` +
+      `SVC_MAX_EVENT_LOOP_DELAY_MS=${process.env.SVC_MAX_EVENT_LOOP_DELAY_MS ?? "default"}, SVC_MAX_CONNECTIONS=${process.env.SVC_MAX_CONNECTIONS ?? "default"}`,
+  );
   console.log(`answers: ${JSON.stringify(byStatus)}; client-side requests outstanding at most ${maxOutstanding}`);
   console.log(`accepted: ${ok.length} (${(ok.length / offeredSeconds).toFixed(0)}/s); p50 ${ms(percentile(ok, 50))}, p99 ${ms(percentile(ok, 99))}, max ${ms(ok.at(-1))}`);
   console.log(`429: ${refused.length} (${(refused.length / offeredSeconds).toFixed(0)}/s); p50 ${ms(percentile(refused, 50))}, p99 ${ms(percentile(refused, 99))}`);

@@ -14,6 +14,10 @@ const WebEnvSchema = z.object({
   // Admission control (decisions: "Limits and overload"): ingestion answers 429 past either bound.
   SVC_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(128),
   SVC_MAX_QUEUE_DEPTH: z.coerce.number().int().nonnegative().default(50_000),
+  // …and past this event-loop delay (p99 over 0.5 s; 0: off), since requests then wait unparsed.
+  SVC_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().nonnegative().default(200),
+  // Sockets the web server holds open at once; past it, new connections are closed unanswered.
+  SVC_MAX_CONNECTIONS: z.coerce.number().int().positive().default(1024),
 });
 
 export type WebEnv = z.infer<typeof WebEnvSchema>;
