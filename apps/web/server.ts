@@ -37,7 +37,7 @@ const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE }, (incoming, 
     void handleWithNext(incoming, outgoing);
     return;
   }
-  dispatchRestRequest(toWebRequest(incoming, url))
+  dispatchRestRequest(toWebRequest(incoming, outgoing, url))
     .then((response) => sendWebResponse(response, outgoing))
     .catch((error: unknown) => {
       console.error("[svc] request failed", error);
@@ -94,14 +94,21 @@ function sendDetail(outgoing: http.ServerResponse, status: number, detail: strin
   outgoing.end(body);
 }
 
-function toWebRequest(incoming: http.IncomingMessage, url: URL): Request {
+function toWebRequest(incoming: http.IncomingMessage, outgoing: http.ServerResponse, url: URL): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(incoming.headers)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else if (value !== undefined) headers.set(name, value);
   }
   const hasBody = incoming.method !== "GET" && incoming.method !== "HEAD";
+  // A connection that closes before the answer is written means the client went away: the request's
+  // signal aborts, and the operations that listen to it cancel their running statement.
+  const disconnected = new AbortController();
+  outgoing.once("close", () => {
+    if (!outgoing.writableFinished) disconnected.abort();
+  });
   return new Request(url, {
+    signal: disconnected.signal,
     method: incoming.method,
     headers,
     body: hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : undefined,
