@@ -49,9 +49,18 @@ const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE }, (incoming, 
 // still get a JSON answer, then the connection closes.
 server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
   const [status, detail] = clientErrorAnswer(error.code);
-  // A reset connection, or one already answering, cannot take a response.
-  if (error.code === "ECONNRESET" || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+  // A reset connection cannot take a response.
+  if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  // Bytes after a request's declared body (a Content-Length shorter than the body) that do not parse
+  // as a next request: the request in flight still gets its answer, then the connection closes.
+  const answering = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (answering) {
+    answering.shouldKeepAlive = false;
+    if (answering.writableFinished) socket.end();
+    else answering.once("finish", () => socket.end());
     return;
   }
   const body = JSON.stringify({ detail });
