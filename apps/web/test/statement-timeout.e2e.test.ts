@@ -3,6 +3,7 @@
 // answers 503 with Retry-After when it runs too long, and stops on the server when the client leaves.
 import { waitFor } from "@svc/db/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { createSlowListingPairs, SLOW_LISTING } from "./factories";
 import { startProductionServer, useProductionServer, type ProductionServer } from "./production-server";
 
 // The default timeout (30 s) is far longer than the slow listing; a second server on the same
@@ -11,23 +12,9 @@ const app = useProductionServer();
 let shortTimeout: ProductionServer | undefined;
 
 const LISTING = "/api/manage/admin/connector/indexing-status";
-/** A name filter that matches nothing, so PostgreSQL lowercases every pair's (1 MB) name. */
-const SLOW_LISTING = { name_filter: "no such pair", get_all_connectors: true };
 
 beforeAll(async () => {
-  // 600 pairs with 1 MB names (stored compressed, a few kB each): the slow listing takes seconds.
-  await app.database.db.$executeRaw`
-    WITH c AS (
-      INSERT INTO connector (name, source, updated_at) SELECT 'slow ' || g, 'web', now() FROM generate_series(1, 600) g RETURNING id
-    ), cr AS (
-      INSERT INTO credential (source) SELECT 'web' FROM generate_series(1, 600) RETURNING id
-    ), pairs AS (
-      SELECT c.id AS connector_id, cr.id AS credential_id, c.n
-      FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM c) c
-      JOIN (SELECT id, row_number() OVER (ORDER BY id) AS n FROM cr) cr USING (n)
-    )
-    INSERT INTO connector_credential_pair (name, connector_id, credential_id, access_type, updated_at)
-    SELECT repeat('ab', 500000) || n, connector_id, credential_id, 'public', now() FROM pairs`;
+  await createSlowListingPairs(app.database.db);
   shortTimeout = await startProductionServer({ databaseUrl: app.database.databaseUrl, env: { SVC_STATEMENT_TIMEOUT_MS: "300" } });
 }, 120_000);
 
