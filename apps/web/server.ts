@@ -103,6 +103,8 @@ function sendDetail(outgoing: http.ServerResponse, status: number, detail: strin
   outgoing.end(body);
 }
 
+const FETCH_FORBIDDEN_METHODS = new Set(["TRACE"]);
+
 function toWebRequest(incoming: http.IncomingMessage, outgoing: http.ServerResponse, url: URL): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(incoming.headers)) {
@@ -110,6 +112,10 @@ function toWebRequest(incoming: http.IncomingMessage, outgoing: http.ServerRespo
     else if (value !== undefined) headers.set(name, value);
   }
   const hasBody = incoming.method !== "GET" && incoming.method !== "HEAD";
+  // The fetch API refuses TRACE (new Request throws, and the client would wait for an
+  // answer that never comes). No route takes it, and none takes OPTIONS either: asked as OPTIONS,
+  // the dispatcher answers what it answers any method a path does not take (404, or 405 with Allow).
+  const method = FETCH_FORBIDDEN_METHODS.has(incoming.method ?? "") ? "OPTIONS" : incoming.method;
   // A connection that closes before the answer is written means the client went away: the request's
   // signal aborts, and the operations that listen to it cancel their running statement.
   const disconnected = new AbortController();
@@ -118,7 +124,7 @@ function toWebRequest(incoming: http.IncomingMessage, outgoing: http.ServerRespo
   });
   return new Request(url, {
     signal: disconnected.signal,
-    method: incoming.method,
+    method,
     headers,
     body: hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : undefined,
     duplex: "half",
