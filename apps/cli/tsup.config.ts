@@ -1,11 +1,4 @@
 import { defineConfig } from "tsup";
+import { APP_BUNDLE_OPTIONS } from "../../tsup.shared";
 
-// Bundles the workspace packages (TypeScript source) into one file; npm packages stay external.
-export default defineConfig({
-  entry: { svc: "src/svc.ts" },
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  noExternal: [/^@svc\//],
-  clean: true,
-});
+export default defineConfig({ entry: { svc: "src/svc.ts" }, ...APP_BUNDLE_OPTIONS });

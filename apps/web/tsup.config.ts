@@ -1,12 +1,6 @@
 import { defineConfig } from "tsup";
+import { APP_BUNDLE_OPTIONS } from "../../tsup.shared";
 
-// Bundles the production server with the route handlers and workspace packages (TypeScript source);
-// npm packages, Next.js included, stay external.
-export default defineConfig({
-  entry: { server: "server.ts" },
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  noExternal: [/^@svc\//],
-  clean: true,
-});
+// The production server, with the route handlers it dispatches to; Next.js stays external like every
+// npm package.
+export default defineConfig({ entry: { server: "server.ts" }, ...APP_BUNDLE_OPTIONS });

@@ -28,11 +28,14 @@ const SYLLABLES = "ka lo mi ne ru sa te vo an el in or um bar den fil gor hal ju
 const VOCABULARY_SIZE = 8000;
 const ZIPF_EXPONENT = 1.05;
 
-function createVocabulary(random) {
-  const words = [...COMMON_WORDS];
+/**
+ * Made-up words of `minSyllables` to `minSyllables + 2` syllables, distinct, appended to `words` until
+ * it holds `size` of them. bench/search draws its vocabulary the same way.
+ */
+export function addSyllableWords(random, words, { size, minSyllables }) {
   const seen = new Set(words);
-  while (words.length < VOCABULARY_SIZE) {
-    const syllables = 2 + Math.floor(random() * 3);
+  while (words.length < size) {
+    const syllables = minSyllables + Math.floor(random() * 3);
     let word = "";
     for (let i = 0; i < syllables; i += 1) word += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
     if (!seen.has(word)) {
@@ -40,13 +43,23 @@ function createVocabulary(random) {
       words.push(word);
     }
   }
+  return words;
+}
+
+/** The Zipf table `drawWord` samples from: rank r (0 the most common) weighs 1 / (r + 1)^exponent. */
+export function zipfVocabulary(words, exponent) {
   const cumulative = new Float64Array(words.length);
   let total = 0;
   for (let rank = 0; rank < words.length; rank += 1) {
-    total += 1 / (rank + 1) ** ZIPF_EXPONENT;
+    total += 1 / (rank + 1) ** exponent;
     cumulative[rank] = total;
   }
   return { words, cumulative, total };
+}
+
+function createVocabulary(random) {
+  const words = addSyllableWords(random, [...COMMON_WORDS], { size: VOCABULARY_SIZE, minSyllables: 2 });
+  return zipfVocabulary(words, ZIPF_EXPONENT);
 }
 
 /** Draws a word by rank: binary search over the cumulative Zipf weights. */

@@ -3,7 +3,7 @@
 //   pnpm build && node bench/ingest/run.mjs     (env: DATABASE_URL, BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS)
 import path from "node:path";
 import autocannon from "autocannon";
-import { createAdminKey, databaseUrl, describeMachine, ProcessGroup, recreateDatabase, root, waitForHttp } from "../lib/harness.mjs";
+import { createAdminKey, databaseUrl, describeMachine, planningNotesBody, ProcessGroup, recreateDatabase, root, waitForHttp } from "../lib/harness.mjs";
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
@@ -13,19 +13,10 @@ const BASELINE_PORT = 3101;
 
 
 // ~2 KB documents with unique ids.
-const PARAGRAPH = "Quarterly planning notes: the platform team ships the ingestion queue, the search team tunes ranking, and support documents the new workflow. ".repeat(13);
 let sequence = 0;
 function documentBody(prefix) {
   sequence += 1;
-  return JSON.stringify({
-    document: {
-      id: `${prefix}-${process.pid}-${sequence}`,
-      semantic_identifier: `Planning notes ${sequence}`,
-      sections: [{ text: PARAGRAPH, link: `https://wiki.example.com/notes/${sequence}` }],
-      metadata: { team: "platform", tags: ["planning", "q3"] },
-      doc_updated_at: "2026-11-01T09:00:00Z",
-    },
-  });
+  return planningNotesBody(`${prefix}-${process.pid}-${sequence}`, sequence);
 }
 
 function measure(url, headers, prefix) {

@@ -138,6 +138,22 @@ export function postgresCpuSeconds() {
   return total;
 }
 
+// ~2 KB documents, as the ingestion benchmarks send them.
+const PLANNING_NOTES = "Quarterly planning notes: the platform team ships the ingestion queue, the search team tunes ranking, and support documents the new workflow. ".repeat(13);
+
+/** The JSON body of one ingestion of a ~2 KB document with the given id. */
+export function planningNotesBody(id, sequence) {
+  return JSON.stringify({
+    document: {
+      id,
+      semantic_identifier: `Planning notes ${sequence}`,
+      sections: [{ text: PLANNING_NOTES, link: `https://wiki.example.com/notes/${sequence}` }],
+      metadata: { team: "platform", tags: ["planning", "q3"] },
+      doc_updated_at: "2026-11-01T09:00:00Z",
+    },
+  });
+}
+
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** The nearest-rank percentile of already sorted values. */

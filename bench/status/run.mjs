@@ -107,14 +107,11 @@ async function seedPairs(db) {
              ELSE 'canceled' END AS status
       FROM generate_series(1, ${attemptCount}) a
     ) x`);
-  // Every 40th pair: its last 6 attempts failed (repeated error state when it has 5 or more).
+  // Every 40th pair: its last 6 attempts failed (the listing reports the repeated error state from them).
   await db.query(`
     UPDATE index_attempt ia SET status = 'failed', docs_indexed = 0, docs_failed = 10, error_message = 'credentials rejected'
     FROM (SELECT id, row_number() OVER (PARTITION BY cc_pair_id ORDER BY id DESC) AS rn FROM index_attempt) r
     WHERE ia.id = r.id AND r.rn <= 6 AND ia.cc_pair_id % 40 = 0`);
-  await db.query(`
-    UPDATE connector_credential_pair p SET in_repeated_error_state = TRUE
-    WHERE p.id % 40 = 0 AND (SELECT count(*) FROM index_attempt ia WHERE ia.cc_pair_id = p.id) >= 5`);
   // Every 25th pair is indexing right now, every 150th has an attempt queued.
   await db.query(`
     UPDATE index_attempt ia

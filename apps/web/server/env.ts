@@ -14,6 +14,9 @@ const WebEnvSchema = z.object({
   // Every statement of this process's pool (the queries clients shape: listings, documents, the
   // console) stops after this long and the request answers 503 with Retry-After (decisions.md).
   SVC_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  // Admission control (decisions: "Limits and overload"): ingestion answers 429 past either bound.
+  SVC_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(128),
+  SVC_MAX_QUEUE_DEPTH: z.coerce.number().int().nonnegative().default(50_000),
 });
 
 export type WebEnv = z.infer<typeof WebEnvSchema>;

@@ -1,5 +1,6 @@
 // Every entry of the REST contract, as the dispatcher serves it: the roles the entry names are the
 // ones that get in. The route list is the contract itself, so a new entry is covered without edits.
+import { recordWorkerHeartbeat } from "@svc/core";
 import { REST_CONTRACT, type RestEndpoint } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { ERROR_DETAIL, useTestApp } from "./app";
@@ -32,6 +33,8 @@ describe("the REST contract's roles", () => {
   });
 
   it("serves public entries without a key", async () => {
+    // Readiness also needs a worker: stamp a heartbeat as a running worker does.
+    await recordWorkerHeartbeat({ db: app.db, workerId: "contract-test", hostname: "test", pid: process.pid, startedAt: new Date() });
     for (const [id, entry] of entries) {
       if (entry.auth !== "public") continue;
       expect((await app.request(entry.method, pathOf(entry), { key: null })).status, id).toBe(200);

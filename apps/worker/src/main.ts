@@ -7,11 +7,15 @@ import {
   purgeIndexGeneration,
   purgeIndexGenerationJob,
   rebuildIndexJob,
+  recordWorkerHeartbeat,
+  removeWorkerHeartbeat,
   runIndexRebuild,
   startJobQueue,
   workJobs,
 } from "@svc/core";
-import { createDb, isDatabaseUnavailable } from "@svc/db";
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import { createDb, isDatabaseUnavailable, type Db } from "@svc/db";
 import { workerEnv } from "./env";
 
 /**
@@ -75,11 +79,14 @@ async function main(): Promise<void> {
     `[worker] consuming ${[indexDocumentJob, deleteCcPairJob, rebuildIndexJob, purgeIndexGenerationJob].map((job) => job.name).join(", ")} jobs`,
   );
 
+  const heartbeat = startHeartbeat(db, env.SVC_WORKER_HEARTBEAT_SECONDS);
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`[worker] ${signal}: finishing in-flight jobs`);
+    await heartbeat.stop();
     // Graceful: stop fetching, wait for running handlers; pg-boss fails the jobs still active at the
     // timeout, and their retries run on another worker. A worker that dies without this (kill -9)
     // leaves its jobs active until their heartbeat lapses (HEARTBEAT_SECONDS in the job catalog).
@@ -93,6 +100,32 @@ async function main(): Promise<void> {
   // Under `svc start` the IPC channel to the supervisor closes when it dies (even by kill -9).
   process.once("disconnect", () => void shutdown("supervisor gone"));
   if (process.send && !process.connected) void shutdown("supervisor gone");
+}
+
+/**
+ * Stamps this worker's heartbeat row now and then every `seconds` (readiness wants one within 60 s),
+ * on a timer of its own, off the job path. A failed stamp (database away) is retried on the next tick.
+ */
+function startHeartbeat(db: Db, seconds: number): { stop: () => Promise<void> } {
+  const beat = { db, workerId: randomUUID(), hostname: os.hostname(), pid: process.pid, startedAt: new Date() };
+  let warned = false;
+  const stamp = () =>
+    recordWorkerHeartbeat(beat).then(
+      () => (warned = false),
+      (error: unknown) => {
+        if (!warned) console.error(`[worker] heartbeat not recorded: ${(error as Error).message}`);
+        warned = true;
+      },
+    );
+  void stamp();
+  const timer = setInterval(() => void stamp(), seconds * 1000);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await removeWorkerHeartbeat({ db, workerId: beat.workerId }).catch(() => undefined);
+    },
+  };
 }
 
 main().catch((error: unknown) => {

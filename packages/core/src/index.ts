@@ -57,6 +57,9 @@ export { runIndexRebuild } from "./indexing/run-index-rebuild";
 export { summarizeIndexRebuild } from "./indexing/summarize-index-rebuild";
 export { purgeIndexGeneration } from "./search-index/purge-index-generation";
 export { getIndexingHealth } from "./health/get-indexing-health";
+export { checkReadiness } from "./health/check-readiness";
+export { recordWorkerHeartbeat, removeWorkerHeartbeat } from "./health/worker-heartbeats";
+export { getIndexingQueueDepth } from "./jobs/get-indexing-queue-depth";
 
 // Jobs and set-up.
 export { deleteCcPairJob, indexDocumentJob, purgeIndexGenerationJob, rebuildIndexJob, type IndexDocumentPayload } from "./jobs/catalog";

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,18 @@ export async function applyMigrations(databaseUrl: string): Promise<void> {
   const script = path.join(findPackageDir(), "scripts", "prisma6.mjs");
   const { failure, output } = await runNode(script, ["migrate", "deploy"], { ...process.env, DATABASE_URL: databaseUrl });
   if (failure) throw new Error(`Applying migrations to ${describeDatabase(databaseUrl)} failed (${failure}):\n${output}`);
+}
+
+/**
+ * The migrations this build ships (prisma/migrations' folder names, as `_prisma_migrations` records
+ * them), in order; readiness compares them with what the database has applied.
+ */
+export function listMigrationNames(): string[] {
+  const dir = path.resolve(findPackageDir(), "../../prisma/migrations");
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }
 
 /** Creates the database named in the URL unless it exists (through the server's `postgres` database). */

@@ -22,4 +22,5 @@ export * from "./rest-contract";
 export * from "./search";
 export * from "./search-index";
 export * from "./section";
+export * from "./service-status";
 export * from "./validation-error";

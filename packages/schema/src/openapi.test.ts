@@ -23,16 +23,24 @@ describe("buildOpenApiDocument", () => {
     ]);
   });
 
-  it("describes every operation of the REST contract, each behind BearerAuth", () => {
+  it("describes every operation of the REST contract, each behind BearerAuth but the public ones", () => {
     const documented = Object.values(REST_CONTRACT).filter((entry: RestEndpoint) => !entry.undocumented);
     expect(Object.keys(document.paths).sort()).toEqual([...new Set(documented.map((entry) => entry.path))].sort());
     for (const entry of documented) expect(document.paths[entry.path]).toHaveProperty(entry.method.toLowerCase());
     expect(document.components.securitySchemes.BearerAuth).toEqual({ type: "http", scheme: "bearer" });
     const operations = Object.values(document.paths).flatMap((path) => Object.values(path));
     expect(operations).toHaveLength(documented.length);
-    for (const operation of operations) {
-      expect(operation.security).toEqual([{ BearerAuth: [] }]);
+    for (const entry of documented) {
+      const operation = document.paths[entry.path]?.[entry.method.toLowerCase() as "get"];
+      // An empty list overrides the document's default: no key (the probes of "Operations endpoints").
+      expect(operation?.security, entry.path).toEqual(entry.auth === "public" ? [] : [{ BearerAuth: [] }]);
     }
+  });
+
+  it("describes the liveness and readiness probes, keyless, with their 200 and 503 bodies", () => {
+    expect(refsIn(document.paths["/health"])).toEqual(["#/components/schemas/ServiceStatus"]);
+    expect(Object.keys(document.paths["/ready"]?.get?.responses ?? {}).sort()).toEqual(["200", "503"]);
+    expect(document.components.schemas.ServiceStatus).toMatchObject({ required: ["status", "checks"] });
   });
 
   it("describes the connector management operations with their path parameter and statuses", () => {
@@ -55,7 +63,7 @@ describe("buildOpenApiDocument", () => {
 
   it("gives each operation its bodies and error statuses", () => {
     const responses = (path: string) => Object.keys(document.paths[path]?.post?.responses ?? {}).sort();
-    expect(responses("/svc-api/ingestion")).toEqual(["200", "400", "401", "403", "413", "422"]);
+    expect(responses("/svc-api/ingestion")).toEqual(["200", "400", "401", "403", "413", "422", "429"]);
     expect(responses("/manage/admin/connector/indexing-status")).toEqual(["200", "401", "403", "422"]);
     expect(responses("/user/file/upload")).toEqual(["200", "401", "403", "413", "422"]);
     expect(responses("/svc-api/search")).toEqual(["200", "401", "403", "413", "422"]);

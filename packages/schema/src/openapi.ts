@@ -11,6 +11,7 @@ import {
 } from "./cc-pair";
 import { DocumentSourceSchema } from "./document-source";
 import { ErrorDetailSchema } from "./error-detail";
+import { ServiceCheckSchema, ServiceStatusSchema } from "./service-status";
 import { ExternalAccessSchema } from "./external-access";
 import { FederatedConnectorSourceSchema } from "./federated-connector-source";
 import { FileUploadRequestSchema, FileUploadResponseSchema, RejectedFileSchema, UserFileSchema } from "./file-upload";
@@ -138,6 +139,8 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   IndexGenerationSettings: IndexGenerationSettingsSchema,
   IndexRebuildProgress: IndexRebuildProgressSchema,
   IndexRebuildStatus: IndexRebuildStatusSchema,
+  ServiceStatus: ServiceStatusSchema,
+  ServiceCheck: ServiceCheckSchema,
 };
 
 const componentRef = (id: string): JsonObject => ({ $ref: `#/components/schemas/${id}` });
@@ -242,7 +245,8 @@ function operationOf(operationId: string, entry: RestEndpoint): JsonObject {
     summary: entry.summary,
     ...(entry.description ? { description: entry.description } : {}),
     tags: [entry.tag],
-    security: BEARER,
+    // `[]` overrides the document's default: public entries take no key.
+    security: entry.auth === "public" ? [] : BEARER,
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(entry.body ? { requestBody: requestBodyOf(entry.body) } : {}),
     responses: Object.fromEntries(Object.entries(entry.responses).map(([status, response]) => [status, responseOf(response)])),

@@ -22,6 +22,11 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
+/** A numeric bound's error: pydantic names the bound in its message and again in `ctx`. */
+function boundError(type: string, relation: string, key: "ge" | "gt" | "le" | "lt", bound: number): PydanticError {
+  return { type, msg: `Input should be ${relation} ${bound}`, ctx: { [key]: bound } };
+}
+
 export const pydanticErrors = {
   missing: (): PydanticError => ({ type: "missing", msg: "Field required" }),
   stringType: (): PydanticError => ({ type: "string_type", msg: "Input should be a valid string" }),
@@ -48,26 +53,10 @@ export const pydanticErrors = {
     type: "int_from_float",
     msg: "Input should be a valid integer, got a number with a fractional part",
   }),
-  greaterThanEqual: (ge: number): PydanticError => ({
-    type: "greater_than_equal",
-    msg: `Input should be greater than or equal to ${ge}`,
-    ctx: { ge },
-  }),
-  greaterThan: (gt: number): PydanticError => ({
-    type: "greater_than",
-    msg: `Input should be greater than ${gt}`,
-    ctx: { gt },
-  }),
-  lessThanEqual: (le: number): PydanticError => ({
-    type: "less_than_equal",
-    msg: `Input should be less than or equal to ${le}`,
-    ctx: { le },
-  }),
-  lessThan: (lt: number): PydanticError => ({
-    type: "less_than",
-    msg: `Input should be less than ${lt}`,
-    ctx: { lt },
-  }),
+  greaterThanEqual: (ge: number): PydanticError => boundError("greater_than_equal", "greater than or equal to", "ge", ge),
+  greaterThan: (gt: number): PydanticError => boundError("greater_than", "greater than", "gt", gt),
+  lessThanEqual: (le: number): PydanticError => boundError("less_than_equal", "less than or equal to", "le", le),
+  lessThan: (lt: number): PydanticError => boundError("less_than", "less than", "lt", lt),
   floatType: (): PydanticError => ({ type: "float_type", msg: "Input should be a valid number" }),
   boolType: (): PydanticError => ({ type: "bool_type", msg: "Input should be a valid boolean" }),
   boolParsing: (): PydanticError => ({

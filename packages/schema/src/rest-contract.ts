@@ -22,6 +22,7 @@ import {
 } from "./ingested-document";
 import { IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
 import { SearchRequestSchema, SearchResponseSchema } from "./search";
+import { ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "./service-status";
 import { IndexRebuildRequestSchema, IndexRebuildStatusSchema } from "./search-index";
 import { HTTPValidationErrorSchema } from "./validation-error";
 
@@ -85,6 +86,10 @@ const FORBIDDEN = error("The API key's role or scope does not allow this operati
 const ADMIN_ONLY = error("The API key is not an admin key, or the pair is outside its scope");
 const UNSCOPED_ADMIN_ONLY = error("The API key is not an admin key, or is scoped to pairs");
 const TOO_LARGE = error("The request body is larger than the configured limit");
+const OVERLOADED: RestResponse = {
+  ...error("Too many requests in flight, or the indexing queue is past its limit; try again later"),
+  headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
+};
 const VALIDATION_FAILED: RestResponse = { description: "Validation Error", schema: HTTPValidationErrorSchema };
 
 const PAIR_ID = { schema: IdPathSchema, descriptions: { id: "The pair's id" } } satisfies RestParameters;
@@ -108,6 +113,30 @@ function endpoint<const Endpoint extends RestEndpoint>(entry: Endpoint): Endpoin
 
 /** Every REST endpoint, by operation id. */
 export const REST_CONTRACT = {
+  getHealth: endpoint({
+    method: "GET",
+    path: "/health",
+    auth: "public",
+    summary: "Liveness",
+    description:
+      "Whether the web process answers; it calls no database, so a database outage does not make it fail. `checks.process` is its one check.",
+    tag: "operations",
+    responses: { 200: ok(ServiceStatusSchema, "The process answers") },
+  }),
+  getReadiness: endpoint({
+    method: "GET",
+    path: "/ready",
+    auth: "public",
+    summary: "Readiness",
+    description:
+      "Whether svc can serve: the database is reachable (`checks.database`), every migration this build knows is applied (`checks.migrations`), " +
+      `and a worker's heartbeat was seen within the last ${WORKER_HEARTBEAT_MAX_AGE_SECONDS} s (\`checks.worker\`).`,
+    tag: "operations",
+    responses: {
+      200: ok(ServiceStatusSchema, "Every check is `ok`"),
+      503: { description: "A check is `unavailable`; its `detail` says why", schema: ServiceStatusSchema },
+    },
+  }),
   upsertIngestionDocument: endpoint({
     method: "POST",
     path: "/svc-api/ingestion",
@@ -123,6 +152,7 @@ export const REST_CONTRACT = {
       403: FORBIDDEN,
       413: TOO_LARGE,
       422: VALIDATION_FAILED,
+      429: OVERLOADED,
     },
   }),
   listIngestedDocuments: endpoint({

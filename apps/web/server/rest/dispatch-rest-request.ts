@@ -1,4 +1,5 @@
 import { REST_CONTRACT, type HttpMethod, type RestOperationId } from "@svc/schema";
+import { admitRequest } from "./admit-request";
 import { detailResponse } from "./error-response";
 import { runRestOperation } from "./run-rest-operation";
 
@@ -85,5 +86,5 @@ export async function dispatchRestRequest(request: Request): Promise<Response> {
   if (!operationId) {
     return detailResponse(405, "Method Not Allowed", { allow: Object.keys(match.operations).join(", ") });
   }
-  return runRestOperation(operationId, match.params, request);
+  return admitRequest(REST_CONTRACT[operationId], () => runRestOperation(operationId, match.params, request));
 }

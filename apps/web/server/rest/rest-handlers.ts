@@ -19,6 +19,7 @@ import {
 } from "@svc/core";
 import { buildOpenApiDocument, type RestContract, type RestEndpoint, type RestOperationId } from "@svc/schema";
 import type { z } from "zod";
+import { readReadiness } from "../read-readiness";
 import type { Services } from "../services";
 import { handleUpload } from "../upload";
 
@@ -52,6 +53,9 @@ export type RestHandler<Endpoint extends RestEndpoint> = (
 
 /** Every contract entry's handler: an entry without one does not compile. */
 export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[Id]> } = {
+  // Liveness answers from the process alone: no database call, so an outage does not restart it.
+  getHealth: () => ({ status: "ok", checks: { process: { status: "ok" } } }),
+  getReadiness: () => readReadiness(),
   upsertIngestionDocument: ({ body, principal, services }) =>
     ingestDocument({ db: services.db, boss: services.boss, principal, input: body }),
   listIngestedDocuments: ({ query, principal, services }) =>

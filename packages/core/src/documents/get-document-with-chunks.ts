@@ -1,23 +1,14 @@
-import type { DbOrTx } from "@svc/db";
 import type { DocumentWithChunks } from "@svc/schema";
-import type { Principal } from "../auth/principal";
-import { getDocument } from "./get-document";
+import { getDocument, type DocumentLookup } from "./get-document";
 
 /**
  * A document as GET /svc-api/ingestion/{id} shows it, plus the chunks the search index holds for its
  * indexed version in the current generation, the one search serves (during a rebuild the building
  * generation holds a second copy). None until it is first indexed. Same visibility rule as getDocument.
  */
-export async function getDocumentWithChunks({
-  db,
-  principal,
-  documentId,
-}: {
-  db: DbOrTx;
-  principal: Principal;
-  documentId: string;
-}): Promise<DocumentWithChunks> {
-  const document = await getDocument({ db, principal, documentId });
+export async function getDocumentWithChunks(lookup: DocumentLookup): Promise<DocumentWithChunks> {
+  const { db, documentId } = lookup;
+  const document = await getDocument(lookup);
   const chunks = await db.documentChunk.findMany({
     where: { documentId, generation: { status: "current" } },
     orderBy: { chunkIndex: "asc" },

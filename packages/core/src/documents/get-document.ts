@@ -35,19 +35,18 @@ const documentDetailSelect = {
   pairs: { select: { ccPairId: true, ccPair: { select: { accessType: true } } }, orderBy: { ccPairId: "asc" } },
 } as const;
 
+/** Which document to read, and for whom: the input of every single-document read. */
+export interface DocumentLookup {
+  db: DbOrTx;
+  principal: Principal;
+  documentId: string;
+}
+
 /**
  * One stored document with where it stands in its indexing. A document the principal may not see
  * is reported as missing.
  */
-export async function getDocument({
-  db,
-  principal,
-  documentId,
-}: {
-  db: DbOrTx;
-  principal: Principal;
-  documentId: string;
-}): Promise<DocumentDetail> {
+export async function getDocument({ db, principal, documentId }: DocumentLookup): Promise<DocumentDetail> {
   const row = await db.document.findUnique({ where: { id: documentId }, select: documentDetailSelect });
   const links = row?.pairs.map((link) => ({ ccPairId: link.ccPairId, accessType: link.ccPair.accessType })) ?? [];
   const rule = accessRuleOf(principal);

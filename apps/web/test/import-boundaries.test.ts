@@ -1,0 +1,88 @@
+// The dependency rules of ARCHITECTURE.md, checked on every run so that they stay true: the folders
+// of core and of the web app depend one way (no two import each other, nor any loop of them), no
+// infrastructure imports a route module or page, packages import only the packages below them, apps reach @svc/core only through its declared
+// exports, and no package imports from an app. Production files only; tests may reach anywhere.
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  findFolderCycles,
+  listProductionFiles,
+  listWorkspaceDirectories,
+  readImports,
+  readPackageJson,
+} from "./import-graph";
+
+const APP_DIRECTORIES = listWorkspaceDirectories("apps");
+const PACKAGE_DIRECTORIES = listWorkspaceDirectories("packages");
+const APP_NAMES = APP_DIRECTORIES.map((directory) => readPackageJson(directory).name);
+
+describe("import boundaries", () => {
+  it("core's folders depend one way", () => {
+    const root = "packages/core/src";
+    expect(findFolderCycles(listProductionFiles(root), root)).toEqual([]);
+  });
+
+  it("the web app's folders depend one way", () => {
+    const files = ["app", "components", "lib", "server"].flatMap((folder) =>
+      listProductionFiles(path.join("apps/web", folder)),
+    );
+    expect(files.length).toBeGreaterThan(20);
+    expect(findFolderCycles([...files, "apps/web/server.ts"], "apps/web")).toEqual([]);
+  });
+
+  it("no web infrastructure imports a route module or a page", () => {
+    const offenders = [...["components", "lib", "server"].flatMap((folder) => listProductionFiles(path.join("apps/web", folder))), "apps/web/server.ts"]
+      .flatMap(readImports)
+      .filter(({ resolved }) => resolved !== null && resolved.startsWith(`apps${path.sep}web${path.sep}app${path.sep}`))
+      .map(({ from, specifier }) => `${from} imports ${specifier}`);
+    expect(offenders).toEqual([]);
+  });
+
+  it("@svc/core is imported only through its declared exports", () => {
+    const declared = Object.keys(readPackageJson("packages/core").exports ?? {}).map((key) =>
+      path.posix.join("@svc/core", key),
+    );
+    expect(declared).toContain("@svc/core");
+    const offenders = [...APP_DIRECTORIES, ...PACKAGE_DIRECTORIES, "bench"]
+      .flatMap((directory) => listProductionFiles(directory))
+      .flatMap(readImports)
+      .filter(({ specifier }) => specifier === "@svc/core" || specifier.startsWith("@svc/core/"))
+      // Test support is for tests: production code gets no factories.
+      .filter(({ specifier }) => !declared.includes(specifier) || specifier === "@svc/core/testing")
+      .map(({ from, specifier }) => `${from} imports ${specifier}`);
+    expect(offenders).toEqual([]);
+  });
+
+  it("packages import only the packages below them (schema → db, search-index → core)", () => {
+    const below: Record<string, string[]> = {
+      "@svc/schema": [],
+      "@svc/db": ["@svc/schema"],
+      "@svc/search-index": ["@svc/schema"],
+      "@svc/core": ["@svc/schema", "@svc/db", "@svc/search-index"],
+    };
+    const offenders = PACKAGE_DIRECTORIES.flatMap((directory) => {
+      const name = readPackageJson(directory).name;
+      const allowed = below[name];
+      if (allowed === undefined) return [`${directory}: ${name} has no place in the package order yet`];
+      return listProductionFiles(path.join(directory, "src"))
+        .flatMap(readImports)
+        .filter(({ specifier }) => specifier.startsWith("@svc/"))
+        .filter(({ specifier }) => !allowed.some((target) => specifier === target || specifier.startsWith(`${target}/`)))
+        .map(({ from, specifier }) => `${from} imports ${specifier}`);
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it("no package imports from an app", () => {
+    expect(APP_NAMES).toContain("@svc/web");
+    const offenders = PACKAGE_DIRECTORIES.flatMap((directory) => listProductionFiles(directory))
+      .flatMap(readImports)
+      .filter(
+        ({ specifier, resolved }) =>
+          APP_NAMES.some((name) => specifier === name || specifier.startsWith(`${name}/`)) ||
+          (resolved !== null && resolved.startsWith(`apps${path.sep}`)),
+      )
+      .map(({ from, specifier }) => `${from} imports ${specifier}`);
+    expect(offenders).toEqual([]);
+  });
+});

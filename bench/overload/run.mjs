@@ -1,0 +1,192 @@
+// bench/overload: ingestion under more load than svc can take (issue 12, "Backpressure"). An open-loop
+// generator offers BENCH_RATE ingestions per second for BENCH_SECONDS against `svc start` (web +
+// worker) on DATABASE_URL's server, whatever the answers; each request's latency counts from the
+// moment it was due, so a slow server cannot hide its queue. Then: every id answered 200 must be in
+// the database, and the indexing queue must drain.
+//   pnpm build && node bench/overload/run.mjs     (env: DATABASE_URL, BENCH_RATE, BENCH_SECONDS, SVC_MAX_IN_FLIGHT, …)
+import http from "node:http";
+import path from "node:path";
+import pg from "pg";
+import {
+  createAdminKey,
+  databaseUrl,
+  describeMachine,
+  percentile,
+  planningNotesBody,
+  processMemory,
+  ProcessGroup,
+  recreateDatabase,
+  root,
+} from "../lib/harness.mjs";
+import { readdirSync, readFileSync } from "node:fs";
+
+const rate = Number(process.env.BENCH_RATE ?? 800);
+const seconds = Number(process.env.BENCH_SECONDS ?? 60);
+const drainDeadlineSeconds = Number(process.env.BENCH_DRAIN_SECONDS ?? 900);
+const PORT = 3102;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Processes below `pid` (children, grandchildren…) whose command line contains `needle`. */
+function findDescendant(pid, needle) {
+  const parents = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // Exited while being read.
+    }
+  }
+  for (const [candidate] of parents) {
+    let ancestor = parents.get(candidate);
+    while (ancestor && ancestor !== pid) ancestor = parents.get(ancestor);
+    if (ancestor !== pid) continue;
+    try {
+      if (readFileSync(`/proc/${candidate}/cmdline`, "utf8").includes(needle)) return candidate;
+    } catch {
+      // Exited while being read.
+    }
+  }
+  return undefined;
+}
+
+async function waitUntil(what, probe, deadlineMs) {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+const processes = new ProcessGroup();
+const dbName = "svc_bench_overload";
+let client;
+try {
+  await recreateDatabase(dbName);
+  const url = databaseUrl(dbName);
+  const key = createAdminKey(url);
+  const svc = processes.start("svc start", [path.join(root, "apps/cli/dist/svc.js"), "start"], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url, PORT: String(PORT), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  const base = `http://127.0.0.1:${PORT}`;
+  await waitUntil("svc to be ready (web, database, a worker heartbeat)", async () => (await fetch(`${base}/api/ready`)).ok, 120_000);
+  const webPid = findDescendant(svc.pid, "apps/web/dist/server.js");
+  const workerPid = findDescendant(svc.pid, "apps/worker/dist/main.js");
+  if (!webPid || !workerPid) throw new Error("could not find the web and worker processes under svc start");
+  client = new pg.Client({ connectionString: url });
+  await client.connect();
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4096 });
+  const results = [];
+  const accepted = [];
+  let outstanding = 0;
+  let sent = 0;
+  let maxOutstanding = 0;
+  let webRssMax = 0;
+
+  function send(index, dueAt) {
+    const id = `overload-${index}`;
+    const body = planningNotesBody(id, index);
+    outstanding += 1;
+    maxOutstanding = Math.max(maxOutstanding, outstanding);
+    const finish = (status) => {
+      outstanding -= 1;
+      const latency = performance.now() - dueAt;
+      results.push({ status, latency });
+      if (status === 200) accepted.push(id);
+    };
+    const request = http.request(
+      {
+        agent,
+        host: "127.0.0.1",
+        port: PORT,
+        path: "/api/svc-api/ingestion",
+        method: "POST",
+        timeout: REQUEST_TIMEOUT_MS,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () => finish(response.statusCode));
+        response.on("error", () => finish("error"));
+      },
+    );
+    request.on("timeout", () => request.destroy(new Error("timeout")));
+    request.on("error", (error) => finish(error.message === "timeout" ? "timeout" : "error"));
+    request.end(body);
+  }
+
+  process.stderr.write(`offering ${rate}/s for ${seconds} s…\n`);
+  const total = rate * seconds;
+  const startedAt = performance.now();
+  const memoryTimer = setInterval(() => {
+    webRssMax = Math.max(webRssMax, processMemory(webPid).rss);
+  }, 250);
+  // Open loop: every few milliseconds, send whatever the schedule says is due by now.
+  await new Promise((resolve) => {
+    const tick = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - startedAt) / 1000) * rate));
+      while (sent < due) {
+        send(sent, startedAt + (sent * 1000) / rate);
+        sent += 1;
+      }
+      if (sent >= total) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 2);
+  });
+  const offeredSeconds = (performance.now() - startedAt) / 1000;
+  await waitUntil("every request to be answered", async () => outstanding === 0, REQUEST_TIMEOUT_MS + 5_000);
+  clearInterval(memoryTimer);
+  const webMemory = processMemory(webPid);
+  const workerMemory = processMemory(workerPid);
+
+  // Nothing accepted is lost: every id answered 200 is a document row.
+  let found = 0;
+  for (let start = 0; start < accepted.length; start += 10_000) {
+    const { rows } = await client.query("SELECT count(*)::int AS n FROM document WHERE id = ANY($1)", [accepted.slice(start, start + 10_000)]);
+    found += rows[0].n;
+  }
+  // The service drains: nothing queued or being indexed, no index-document job left to run.
+  const drainStarted = performance.now();
+  await waitUntil(
+    "the indexing queue to drain",
+    async () => {
+      const { rows } = await client.query(
+        `SELECT (SELECT count(*) FROM document WHERE indexing_status IN ('queued', 'indexing'))::int AS pending,
+                (SELECT count(*) FROM pgboss.job WHERE name = 'index-document' AND state IN ('created', 'retry', 'active'))::int AS jobs`,
+      );
+      return rows[0].pending === 0 && rows[0].jobs === 0;
+    },
+    drainDeadlineSeconds * 1000,
+  );
+  const drainSeconds = (performance.now() - drainStarted) / 1000;
+  const { rows: indexed } = await client.query("SELECT count(*)::int AS n FROM document WHERE indexing_status = 'indexed'");
+  const readyAfter = (await fetch(`${base}/api/ready`)).status;
+
+  const byStatus = {};
+  for (const result of results) byStatus[result.status] = (byStatus[result.status] ?? 0) + 1;
+  const latencies = (status) => results.filter((r) => r.status === status).map((r) => r.latency).sort((a, b) => a - b);
+  const ok = latencies(200);
+  const refused = latencies(429);
+  const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+  const ms = (value) => (value === undefined ? "-" : `${value.toFixed(0)} ms`);
+  console.log(`machine: ${describeMachine()}`);
+  console.log(`offered: ${total} ingestions in ${offeredSeconds.toFixed(1)} s (${(total / offeredSeconds).toFixed(0)}/s), ~${planningNotesBody("overload-0", 0).length} B each, open loop`);
+  console.log(`limits: SVC_MAX_IN_FLIGHT=${process.env.SVC_MAX_IN_FLIGHT ?? "default"}, SVC_MAX_QUEUE_DEPTH=${process.env.SVC_MAX_QUEUE_DEPTH ?? "default"}`);
+  console.log(`answers: ${JSON.stringify(byStatus)}; client-side requests outstanding at most ${maxOutstanding}`);
+  console.log(`accepted: ${ok.length} (${(ok.length / offeredSeconds).toFixed(0)}/s); p50 ${ms(percentile(ok, 50))}, p99 ${ms(percentile(ok, 99))}, max ${ms(ok.at(-1))}`);
+  console.log(`429: ${refused.length} (${(refused.length / offeredSeconds).toFixed(0)}/s); p50 ${ms(percentile(refused, 50))}, p99 ${ms(percentile(refused, 99))}`);
+  console.log(`web RSS: peak ${mb(Math.max(webMemory.peak, webRssMax))} (VmHWM), ${mb(webMemory.rss)} after; worker RSS peak ${mb(workerMemory.peak)}`);
+  console.log(`lost: ${accepted.length - found} of ${accepted.length} accepted ids missing from the database`);
+  agent.destroy();
+  console.log(`drained in ${drainSeconds.toFixed(1)} s after the last answer; ${indexed[0].n} documents indexed; /api/ready ${readyAfter}`);
+} finally {
+  await client?.end().catch(() => undefined);
+  processes.stopAll();
+}

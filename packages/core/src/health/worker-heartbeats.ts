@@ -1,0 +1,42 @@
+import { Prisma, executeSql, selectSql, type Db } from "@svc/db";
+
+// The one module that writes `worker_heartbeat`. Plain pg through Prisma.sql templates: the worker
+// keeps its hot path off Prisma's query compiler (ARCHITECTURE.md), and a stamp every few seconds is
+// nowhere near a hot path either.
+
+/** Stamps this worker's row (created on its first beat); also prunes the rows of workers dead a day. */
+export async function recordWorkerHeartbeat({
+  db,
+  workerId,
+  hostname,
+  pid,
+  startedAt,
+}: {
+  db: Db;
+  workerId: string;
+  hostname: string;
+  pid: number;
+  startedAt: Date;
+}): Promise<void> {
+  await executeSql(
+    db,
+    Prisma.sql`INSERT INTO worker_heartbeat (worker_id, hostname, pid, started_at, seen_at)
+      VALUES (${workerId}, ${hostname}, ${pid}, ${startedAt}, now())
+      ON CONFLICT (worker_id) DO UPDATE SET seen_at = now()`,
+  );
+  await executeSql(db, Prisma.sql`DELETE FROM worker_heartbeat WHERE seen_at < now() - interval '1 day'`);
+}
+
+/** A stopping worker leaves: readiness then reflects the workers still running at once. */
+export async function removeWorkerHeartbeat({ db, workerId }: { db: Db; workerId: string }): Promise<void> {
+  await executeSql(db, Prisma.sql`DELETE FROM worker_heartbeat WHERE worker_id = ${workerId}`);
+}
+
+/** Seconds since the newest heartbeat of any worker; null when there is none. */
+export async function readNewestWorkerHeartbeatAge({ db }: { db: Db }): Promise<number | null> {
+  const [row] = await selectSql<{ age: number | null }>(
+    db,
+    Prisma.sql`SELECT extract(epoch FROM now() - max(seen_at))::float8 AS age FROM worker_heartbeat`,
+  );
+  return row?.age ?? null;
+}
