@@ -53,7 +53,7 @@ const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE, connectionsCh
     return;
   }
   outgoing.once("close", admission.release);
-  dispatchRestRequest(toWebRequest(incoming, url))
+  dispatchRestRequest(toWebRequest(incoming, outgoing, url))
     .then((response) => sendWebResponse(response, outgoing))
     .catch((error: unknown) => {
       console.error("[svc] request failed", error);
@@ -65,9 +65,24 @@ const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE, connectionsCh
 // still get a JSON answer, then the connection closes.
 server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
   const [status, detail] = clientErrorAnswer(error.code);
-  // A reset connection, or one already answering, cannot take a response.
-  if (error.code === "ECONNRESET" || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+  // A reset connection cannot take a response.
+  if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  // Bytes after a request's declared body (a Content-Length shorter than the body) that do not parse
+  // as a next request: the request in flight still gets its answer, then the connection closes.
+  const answering = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  // A request whose own body never arrived whole (the client went away mid-body) has no answer to
+  // wait for: close at once, which also frees its in-flight slot and aborts its work.
+  if (answering && !answering.req.complete) {
+    socket.destroy();
+    return;
+  }
+  if (answering) {
+    answering.shouldKeepAlive = false;
+    if (answering.writableFinished) socket.end();
+    else answering.once("finish", () => socket.end());
     return;
   }
   const body = JSON.stringify({ detail });
@@ -128,15 +143,28 @@ function sendRefusal(outgoing: http.ServerResponse, refusal: Refusal): void {
   sendDetail(outgoing, refusal.status, refusal.detail, { "retry-after": String(refusal.retryAfterSeconds) });
 }
 
-function toWebRequest(incoming: http.IncomingMessage, url: URL): Request {
+const FETCH_FORBIDDEN_METHODS = new Set(["TRACE"]);
+
+function toWebRequest(incoming: http.IncomingMessage, outgoing: http.ServerResponse, url: URL): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(incoming.headers)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else if (value !== undefined) headers.set(name, value);
   }
   const hasBody = incoming.method !== "GET" && incoming.method !== "HEAD";
+  // The fetch API refuses TRACE (new Request throws, and the client would wait for an
+  // answer that never comes). No route takes it, and none takes OPTIONS either: asked as OPTIONS,
+  // the dispatcher answers what it answers any method a path does not take (404, or 405 with Allow).
+  const method = FETCH_FORBIDDEN_METHODS.has(incoming.method ?? "") ? "OPTIONS" : incoming.method;
+  // A connection that closes before the answer is written means the client went away: the request's
+  // signal aborts, and the operations that listen to it cancel their running statement.
+  const disconnected = new AbortController();
+  outgoing.once("close", () => {
+    if (!outgoing.writableFinished) disconnected.abort();
+  });
   return new Request(url, {
-    method: incoming.method,
+    signal: disconnected.signal,
+    method,
     headers,
     body: hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : undefined,
     duplex: "half",

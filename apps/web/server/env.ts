@@ -11,6 +11,9 @@ const WebEnvSchema = z.object({
   SVC_DB_POOL_SIZE: z.coerce.number().int().positive().default(16),
   // A request body that stops arriving this long before its end is answered 408 (decisions: within 10 s).
   SVC_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),
+  // Every statement of this process's pool (the queries clients shape: listings, documents, the
+  // console) stops after this long and the request answers 503 with Retry-After (decisions.md).
+  SVC_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   // Admission control (decisions: "Limits and overload"): ingestion answers 429 past either bound.
   SVC_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(128),
   SVC_MAX_QUEUE_DEPTH: z.coerce.number().int().nonnegative().default(50_000),

@@ -22,7 +22,12 @@ export function getServices(): Promise<Services> {
 
 async function createServices(): Promise<Services> {
   const env = webEnv();
-  const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_DB_POOL_SIZE, applicationName: "svc-web" });
+  const db = createDb({
+    databaseUrl: env.DATABASE_URL,
+    poolSize: env.SVC_DB_POOL_SIZE,
+    applicationName: "svc-web",
+    statementTimeoutMs: env.SVC_STATEMENT_TIMEOUT_MS,
+  });
   // With the database down, every request tries again; none may leave a pool behind.
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "producer", poolSize: 2 }).catch(async (error: unknown) => {
     await db.$disconnect().catch(() => undefined);

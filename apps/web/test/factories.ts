@@ -1,7 +1,7 @@
 // HTTP-level factories for the web tests: data goes in through the REST routes, as a client sends it,
 // on top of the core factories of @svc/core/testing (indexing runs in this process, as the worker would).
 import { indexTestDocuments, testIngestionBody, type TestDocument } from "@svc/core/testing";
-import type { AccessType, DocumentSource } from "@svc/db";
+import type { AccessType, Db, DocumentSource } from "@svc/db";
 import { CreatedCcPairSchema, FileUploadResponseSchema } from "@svc/schema";
 import { expect } from "vitest";
 import type { TestApp } from "./app";
@@ -59,4 +59,26 @@ export async function uploadTestImage(app: TestApp, name = "image.png"): Promise
   const [uploaded] = FileUploadResponseSchema.parse(await response.json()).user_files;
   if (!uploaded) throw new Error(`${name} was rejected`);
   return { fileId: uploaded.file_id };
+}
+
+/**
+ * A listing request that is slow for a real reason, not a test hook: its name filter matches
+ * nothing, so PostgreSQL lowercases every pair's name; with createSlowListingPairs it runs seconds.
+ */
+export const SLOW_LISTING = { name_filter: "no such pair", get_all_connectors: true };
+
+/** 600 pairs with 1 MB names (stored compressed, a few kB each), for SLOW_LISTING. */
+export async function createSlowListingPairs(db: Db): Promise<void> {
+  await db.$executeRaw`
+    WITH c AS (
+      INSERT INTO connector (name, source, updated_at) SELECT 'slow ' || g, 'web', now() FROM generate_series(1, 600) g RETURNING id
+    ), cr AS (
+      INSERT INTO credential (source) SELECT 'web' FROM generate_series(1, 600) RETURNING id
+    ), pairs AS (
+      SELECT c.id AS connector_id, cr.id AS credential_id, c.n
+      FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM c) c
+      JOIN (SELECT id, row_number() OVER (ORDER BY id) AS n FROM cr) cr USING (n)
+    )
+    INSERT INTO connector_credential_pair (name, connector_id, credential_id, access_type, updated_at)
+    SELECT repeat('ab', 500000) || n, connector_id, credential_id, 'public', now() FROM pairs`;
 }

@@ -69,13 +69,16 @@ export interface ProductionApp {
  * A database of its own, an admin key and the production server on it, for the whole test file.
  * Call at the top level of a test file; the returned object is filled in by beforeAll.
  */
-export function useProductionServer({ adminKeyName = "e2e admin" }: { adminKeyName?: string } = {}): ProductionApp {
+export function useProductionServer({
+  adminKeyName = "e2e admin",
+  env,
+}: { adminKeyName?: string; env?: Record<string, string> } = {}): ProductionApp {
   const app = {} as ProductionApp;
   let server: ProductionServer | undefined;
   beforeAll(async () => {
     app.database = await createTestDatabase();
     app.adminKey = (await createApiKey({ db: app.database.db, name: adminKeyName, role: "admin" })).key;
-    server = await startProductionServer({ databaseUrl: app.database.databaseUrl });
+    server = await startProductionServer({ databaseUrl: app.database.databaseUrl, env });
     app.base = server.base;
   });
   afterAll(async () => {

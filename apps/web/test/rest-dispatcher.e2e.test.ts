@@ -80,6 +80,13 @@ describe("the REST dispatcher over HTTP", () => {
     }
   });
 
+  it("answers TRACE, which the fetch API cannot carry, like any method a path does not take", async () => {
+    const host = new URL(app.base).host;
+    const trace = (path: string) => rawExchange(`TRACE ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`, { timeoutMs: 10_000 });
+    expect(parseRaw((await trace("/api/svc-api/ingestion")).text)).toEqual({ status: 405, body: { detail: "Method Not Allowed" } });
+    expect(parseRaw((await trace("/api/no-such-route")).text)).toEqual({ status: 404, body: { detail: "Not Found" } });
+  });
+
   it("accepts a trailing slash on every route", async () => {
     const listing = await answer(await call("POST", "/api/manage/admin/connector/indexing-status", {}));
     expect(listing.status).toBe(200);

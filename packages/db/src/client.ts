@@ -1,6 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaClient } from "./generated/prisma/client";
+import { Prisma, PrismaClient } from "./generated/prisma/client";
+import { QUERY_CANCELED } from "./is-database-unavailable";
 
 export type Db = PrismaClient;
 /** The client handed to a callback of `db.$transaction(async (tx) => …)`. */
@@ -15,6 +17,12 @@ export interface CreateDbOptions {
   poolSize?: number;
   /** Shown in pg_stat_activity (e.g. "svc-web"), so each process's connections can be counted. */
   applicationName?: string;
+  /**
+   * Longest a single statement may run on this pool's connections, in ms (PostgreSQL's
+   * `statement_timeout`); none when left out. The web process bounds the queries clients shape; the
+   * worker and migrations run without one.
+   */
+  statementTimeoutMs?: number;
 }
 
 // Registered on globalThis: Next.js bundles this package once per server layer (route handlers,
@@ -24,7 +32,7 @@ const POOLS_KEY = Symbol.for("svc.db.pools");
 const pools = ((globalThis as { [POOLS_KEY]?: WeakMap<Db, pg.Pool> })[POOLS_KEY] ??= new WeakMap<Db, pg.Pool>());
 
 /** One client per process. Its pg pool is shared by Prisma and by the raw-SQL hot paths. */
-export function createDb({ databaseUrl, poolSize = 10, applicationName }: CreateDbOptions): Db {
+export function createDb({ databaseUrl, poolSize = 10, applicationName, statementTimeoutMs }: CreateDbOptions): Db {
   // Every statement is planned with its arguments. The hot paths use named statements, and after five
   // runs PostgreSQL may keep a generic plan made while a table was nearly empty: during a bulk load,
   // one such plan (a sequential scan under a per-row subquery) took 17 s a batch instead of 2 ms.
@@ -35,6 +43,7 @@ export function createDb({ databaseUrl, poolSize = 10, applicationName }: Create
     max: poolSize,
     application_name: applicationName,
     options: "-c plan_cache_mode=force_custom_plan -c jit=off",
+    statement_timeout: statementTimeoutMs,
   });
   // An idle connection the server closes (restart, failover, a dropped database) must not crash the
   // process; the pool replaces it on the next query.
@@ -85,6 +94,37 @@ export async function querySql<Row extends pg.QueryResultRow>(
   statement: { name?: string; text: string; values?: unknown[] },
 ): Promise<Row[]> {
   return (await poolOf(db).query<Row>(statement)).rows;
+}
+
+/**
+ * Runs `work`, whose statements must start with the `tag` it is given, and cancels whichever of them
+ * is still running on the server when `signal` aborts (the client went away): without this, a
+ * statement keeps its connection and CPU after nobody waits for its answer. The statement is found by
+ * its tag in pg_stat_activity, so this works for Prisma queries too, which hide their connection.
+ * The cancelled statement fails with SQLSTATE 57014 (see isQueryCanceled).
+ */
+export async function withCancelOnAbort<T>(db: DbOrTx, signal: AbortSignal | undefined, work: (tag: Prisma.Sql) => Promise<T>): Promise<T> {
+  const requestId = randomUUID();
+  const tag = Prisma.raw(`/* svc-request ${requestId} */ `);
+  // A transaction's client has no pool of its own to send the cancel through; it runs uncancelled.
+  const pool = pools.get(db as Db);
+  if (!signal || !pool) return await work(tag);
+  const cancel = () => {
+    // The tag is the statement's first bytes, so pg_stat_activity's truncated text still holds it.
+    pool
+      .query("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND starts_with(query, $1)", [
+        tag.text,
+      ])
+      .catch((error: unknown) => console.error("[db] could not cancel a statement:", (error as Error).message));
+  };
+  // Nobody waits for the answer any more: fail as a cancelled statement would, without running it.
+  if (signal.aborted) throw Object.assign(new Error("canceling statement due to user request"), { code: QUERY_CANCELED });
+  signal.addEventListener("abort", cancel, { once: true });
+  try {
+    return await work(tag);
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
 }
 
 function poolOf(db: Db): pg.Pool {

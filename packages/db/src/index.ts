@@ -1,8 +1,8 @@
-export { createDb, querySql, withSqlTransaction } from "./client";
+export { createDb, querySql, withCancelOnAbort, withSqlTransaction } from "./client";
 export type { CreateDbOptions, Db, DbOrTx, SqlClient, Tx } from "./client";
 export { Prisma } from "./generated/prisma/client";
 export { executeSql, queryStatement, selectSql, sqlAlias, type AnyTx, type NamedStatement } from "./sql";
 export * from "./generated/prisma/enums";
 export type * from "./generated/prisma/models";
 export { listenToChannel, type ChannelListener, type ListenToChannelOptions } from "./listen";
-export { isDatabaseUnavailable } from "./is-database-unavailable";
+export { isDatabaseUnavailable, isQueryCanceled } from "./is-database-unavailable";

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, querySql } from "./client";
-import { isDatabaseUnavailable } from "./is-database-unavailable";
+import { isDatabaseUnavailable, isQueryCanceled } from "./is-database-unavailable";
 import { createTestDatabase, findFreePort, type TestDatabase } from "./testing";
 
 let database: TestDatabase;
@@ -53,5 +53,31 @@ describe("isDatabaseUnavailable", () => {
     expect(isDatabaseUnavailable(await thrownBy(() => database.db.$queryRaw`SELECT 1/0`))).toBe(false);
     expect(isDatabaseUnavailable(new Error("boom"))).toBe(false);
     expect(isDatabaseUnavailable(undefined)).toBe(false);
+  });
+});
+
+describe("isQueryCanceled", () => {
+  it("recognises a statement stopped by the pool's statement timeout, through pg and through Prisma, and nothing else", async () => {
+    const bounded = createDb({ databaseUrl: database.databaseUrl, poolSize: 1, statementTimeoutMs: 50 });
+    try {
+      // A slow statement of any shape; a cross join of series stands in for a client-shaped query.
+      const slow = "SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b";
+      const fromPg = await thrownBy(() => querySql(bounded, { text: slow }));
+      expect(isQueryCanceled(fromPg)).toBe(true);
+      expect(isDatabaseUnavailable(fromPg)).toBe(false);
+      expect(isQueryCanceled(await thrownBy(() => bounded.$queryRawUnsafe(slow)))).toBe(true);
+      expect(isQueryCanceled(await thrownBy(() => querySql(bounded, { text: "SELECT 1/0" })))).toBe(false);
+    } finally {
+      await bounded.$disconnect();
+    }
+  });
+
+  it("leaves pools created without a timeout unbounded (the worker, migrations)", async () => {
+    const unbounded = createDb({ databaseUrl: database.databaseUrl, poolSize: 1 });
+    try {
+      expect(await querySql<{ statement_timeout: string }>(unbounded, { text: "SHOW statement_timeout" })).toEqual([{ statement_timeout: "0" }]);
+    } finally {
+      await unbounded.$disconnect();
+    }
   });
 });

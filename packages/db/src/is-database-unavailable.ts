@@ -55,3 +55,20 @@ function isUnavailableAdapterCause(cause: unknown): boolean {
   if (typeof kind === "string" && ADAPTER_KINDS.has(kind)) return true;
   return kind === "postgres" && typeof code === "string" && (SERVER_CODES.has(code) || code.startsWith("08"));
 }
+
+/**
+ * SQLSTATE query_canceled: a statement stopped by `statement_timeout` or by a cancel request (the
+ * client that asked for it went away). Not a fault of the statement nor an outage: transports answer
+ * 503 with Retry-After.
+ */
+export const QUERY_CANCELED = "57014";
+
+/** Whether `error` (from pg or Prisma, possibly wrapped in `cause`s) is a cancelled statement. */
+export function isQueryCanceled(error: unknown, depth = 0): boolean {
+  if (depth > 5 || typeof error !== "object" || error === null) return false;
+  const { code, cause, meta } = error as { code?: unknown; cause?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: unknown } } };
+  if (code === QUERY_CANCELED || meta?.code === QUERY_CANCELED) return true;
+  const adapterCause = meta?.driverAdapterError?.cause ?? (isDriverAdapterError(error) ? cause : undefined);
+  if (typeof adapterCause === "object" && adapterCause !== null && (adapterCause as { code?: unknown }).code === QUERY_CANCELED) return true;
+  return isQueryCanceled(cause, depth + 1);
+}

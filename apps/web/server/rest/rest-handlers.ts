@@ -85,8 +85,8 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
     );
   },
   searchDocuments: ({ body, principal, services }) => searchDocuments({ db: services.db, principal, request: body }),
-  getConnectorIndexingStatus: ({ body, principal, services }) =>
-    listIndexingStatus({ db: services.db, principal, request: body }),
+  getConnectorIndexingStatus: ({ request, body, principal, services }) =>
+    listIndexingStatus({ db: services.db, principal, request: body, signal: request.signal }),
   createCcPair: async ({ body, services }) => {
     const created = await createCcPair({ db: services.db, name: body.name, source: body.source, accessType: body.access_type });
     return { cc_pair_id: created.ccPairId, connector_id: created.connectorId, credential_id: created.credentialId };

@@ -1,4 +1,4 @@
-import { Prisma, type DbOrTx } from "@svc/db";
+import { Prisma, withCancelOnAbort, type DbOrTx } from "@svc/db";
 import {
   INDEXING_STATUS_PAGE_SIZE,
   type AccessType,
@@ -91,10 +91,13 @@ export async function listIndexingStatus({
   db,
   principal,
   request,
+  signal,
 }: {
   db: DbOrTx;
   principal: Principal;
   request: IndexingStatusRequest;
+  /** Aborts when the client goes away: the running statement is then cancelled. */
+  signal?: AbortSignal;
 }): Promise<ConnectorIndexingStatusResponse> {
   const attemptSource = await attemptSourceFor(db, request);
   const attempts = attemptsOf(attemptSource);
@@ -145,7 +148,9 @@ export async function listIndexingStatus({
       WHERE r.position > (pg.page - 1) * ${INDEXING_STATUS_PAGE_SIZE}
         AND r.position <= pg.page * ${INDEXING_STATUS_PAGE_SIZE}`;
 
-  const rows = await db.$queryRaw<ListingRow[]>`
+  // The filters are the client's to shape (a name filter scans every pair's name): the statement
+  // stops when the client leaves, besides the web process's statement timeout.
+  const rows = await withCancelOnAbort(db, signal, (tag) => db.$queryRaw<ListingRow[]>`${tag}
     WITH pair_rows AS (
       SELECT p.id, c.source, p.name, p.access_type, p.status, p.docs_indexed, ${editable} AS is_editable
       FROM connector_credential_pair p
@@ -223,7 +228,7 @@ export async function listIndexingStatus({
         ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
       ) last_attempts
     ) repeated ON TRUE
-    ORDER BY r.source::text COLLATE "C", r.position`;
+    ORDER BY r.source::text COLLATE "C", r.position`);
 
   return groupBySource(rows, request, principal);
 }

@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   UNAVAILABLE: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE" },
   /** The database cannot be reached (down, restarting); svc reconnects by itself. */
   DATABASE_UNAVAILABLE: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE", retryAfterSeconds: 5 },
+  /** A statement ran past the web process's statement timeout (SVC_STATEMENT_TIMEOUT_MS), or was cancelled. */
+  QUERY_TIMEOUT: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE", retryAfterSeconds: 1 },
   INTERNAL: { httpStatus: 500, trpcCode: "INTERNAL_SERVER_ERROR" },
 } as const satisfies Record<string, { httpStatus: number; trpcCode: string; retryAfterSeconds?: number }>;
 

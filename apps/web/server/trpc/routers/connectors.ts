@@ -36,7 +36,7 @@ export const connectorsRouter = router({
   indexingStatus: sessionProcedure
     .input(IndexingStatusRequestSchema)
     .output(ConnectorIndexingStatusResponseSchema)
-    .query(({ ctx, input }) => listIndexingStatus({ db: ctx.db, principal: ctx.principal, request: input })),
+    .query(({ ctx, input, signal }) => listIndexingStatus({ db: ctx.db, principal: ctx.principal, request: input, signal })),
 
   get: sessionProcedure
     .input(CcPairIdInputSchema)
