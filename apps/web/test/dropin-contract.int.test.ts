@@ -1,6 +1,7 @@
 // What the original's own clients (its guide scripts, integration-test managers, admin scripts and
 // pydantic models) rely on, pinned with the exact bodies: issue 14, docs/decisions.md "Document
 // lists", "Pair status", "Upload paths", "Every error is JSON", "Listing rows: newer fields".
+import { recordWorkerHeartbeat } from "@svc/core";
 import { createTestPair } from "@svc/core/testing";
 import { REST_CONTRACT, encodeDocumentCursor, type RestEndpoint } from "@svc/schema";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -270,6 +271,8 @@ describe("every route answers the same with a trailing slash", () => {
   it("with the admin key and without a key", async () => {
     const entries = Object.values(REST_CONTRACT) as RestEndpoint[];
     expect(entries.length).toBeGreaterThan(15);
+    // Readiness also needs a worker: stamp a heartbeat as a running worker does.
+    await recordWorkerHeartbeat({ db: app.db, workerId: "dropin-test", hostname: "test", pid: process.pid, startedAt: new Date() });
     for (const entry of entries) {
       const { path, body } = harmlessRequest(entry);
       for (const key of [undefined, null]) {

@@ -126,6 +126,7 @@ describe("listing rows", () => {
     is_editable: true,
     docs_indexed: 0,
     latest_index_attempt_docs_indexed: null,
+    permissions: { edit: true, pause: true, delete: true },
   };
 
   it("requires every key of a row, nullable ones included", () => {

@@ -2,20 +2,36 @@ import type { QueueDepth } from "@svc/schema";
 import type { PgBoss } from "pg-boss";
 import { DEAD_LETTER_QUEUE, JOB_CATALOG } from "./catalog";
 
+interface QueueCounts {
+  name: string;
+  queued: number;
+  active: number;
+  failed: number;
+}
+
 /**
- * The job queues at a glance, summed over the catalog's queues. pg-boss counts by aggregating its job
- * table and caches the result on the queue row; `force` limits that cache to a minute, the freshness a
- * console that polls needs without scanning the job table on every poll (pg-boss's own advice).
+ * The job queues at a glance, summed over the catalog's queues, counted now. pg-boss's own
+ * getQueueStats serves a count cached on the queue row for up to a minute (and ingestion's admission
+ * check refreshes that cache), so the console would show a queue emptier or fuller than it is: this
+ * counts the job table instead, one aggregate over the queues' rows, which backpressure keeps bounded
+ * (SVC_MAX_QUEUE_DEPTH) and retention keeps failed rows bounded too.
  */
 export async function getQueueDepth({ boss }: { boss: PgBoss }): Promise<QueueDepth> {
-  const stats = async (name: string) => (await boss.getQueueStats(name, { force: true }))[0];
-  const [deadLetter, ...work] = await Promise.all([stats(DEAD_LETTER_QUEUE), ...JOB_CATALOG.map((job) => stats(job.name))]);
-  const sum = (field: "queuedCount" | "activeCount" | "failedCount") =>
-    work.reduce((total, queue) => total + (queue?.[field] ?? 0), 0);
+  const names = [DEAD_LETTER_QUEUE, ...JOB_CATALOG.map((job) => job.name)];
+  const { rows } = (await boss.getDb().executeSql(
+    `SELECT j.name,
+       (count(*) FILTER (WHERE j.state < 'active'))::int AS queued,
+       (count(*) FILTER (WHERE j.state = 'active'))::int AS active,
+       (count(*) FILTER (WHERE j.state = 'failed'))::int AS failed
+     FROM pgboss.job j WHERE j.name = ANY($1::text[]) GROUP BY j.name`,
+    [names],
+  )) as { rows: QueueCounts[] };
+  const work = rows.filter((row) => row.name !== DEAD_LETTER_QUEUE);
+  const sum = (field: "queued" | "active" | "failed") => work.reduce((total, row) => total + row[field], 0);
   return {
-    queued: sum("queuedCount"),
-    active: sum("activeCount"),
-    failed: sum("failedCount"),
-    deadLetter: deadLetter?.queuedCount ?? 0,
+    queued: sum("queued"),
+    active: sum("active"),
+    failed: sum("failed"),
+    deadLetter: rows.find((row) => row.name === DEAD_LETTER_QUEUE)?.queued ?? 0,
   };
 }
