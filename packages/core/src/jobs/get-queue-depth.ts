@@ -18,14 +18,14 @@ interface QueueCounts {
  */
 export async function getQueueDepth({ boss }: { boss: PgBoss }): Promise<QueueDepth> {
   const names = [DEAD_LETTER_QUEUE, ...JOB_CATALOG.map((job) => job.name)];
-  const { rows } = (await boss.getDb().executeSql(
+  const { rows }: { rows: QueueCounts[] } = await boss.getDb().executeSql(
     `SELECT j.name,
        (count(*) FILTER (WHERE j.state < 'active'))::int AS queued,
        (count(*) FILTER (WHERE j.state = 'active'))::int AS active,
        (count(*) FILTER (WHERE j.state = 'failed'))::int AS failed
      FROM pgboss.job j WHERE j.name = ANY($1::text[]) GROUP BY j.name`,
     [names],
-  )) as { rows: QueueCounts[] };
+  );
   const work = rows.filter((row) => row.name !== DEAD_LETTER_QUEUE);
   const sum = (field: "queued" | "active" | "failed") => work.reduce((total, row) => total + row[field], 0);
   return {
