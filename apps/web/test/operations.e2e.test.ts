@@ -177,7 +177,7 @@ describe("ingestion past SVC_MAX_IN_FLIGHT", () => {
   // (overload), this case fails about half its runs when it follows the case above: its two stalled
   // ingestions are not counted in flight, so no 429 comes. Alone it passes. The in-flight accounting
   // race is open work (session 4's closing note); the case above still pins 429 + Retry-After.
-  it.skip("refuses before the body is sent, and keeps the connection: its next request is answered on the same socket", async () => {
+  it.skip("refuses before the body is sent, and keeps the connection: its next request is answered on the same socket (skipped: flaky in-flight accounting race after the case above, see comment)", async () => {
     const stalled = [await stalledIngestion(app), await stalledIngestion(app)];
     try {
       const { hostname } = new URL(app.server.base);

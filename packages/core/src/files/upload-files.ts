@@ -11,15 +11,13 @@ export interface IncomingFile {
  * Stores the acceptable files of one upload and reports the others with a reason; one bad file
  * does not fail the rest.
  */
-export async function uploadFiles({
-  db,
-  files,
-  maxFileBytes,
-}: {
+export interface UploadFilesInput {
   db: Db;
   files: readonly IncomingFile[];
   maxFileBytes: number;
-}): Promise<FileUploadResponse> {
+}
+
+export async function uploadFiles({ db, files, maxFileBytes }: UploadFilesInput): Promise<FileUploadResponse> {
   const response: FileUploadResponse = { user_files: [], rejected_files: [] };
   for (const file of files) {
     const reason = rejectionReason(file, maxFileBytes);

@@ -1,22 +1,13 @@
-import type { Db } from "@svc/db";
 import type { CategorizedFilesSnapshot } from "@svc/schema";
-import { uploadFiles, type IncomingFile } from "./upload-files";
+import { uploadFiles, type UploadFilesInput } from "./upload-files";
 
 /**
  * Stores files exactly as `uploadFiles` does and answers in the shape of the original's newer upload
  * path, `POST /user/projects/file/upload` (docs/decisions.md "Upload paths"): its clients read
  * `file_id` from a `UserFileSnapshot`.
  */
-export async function uploadProjectFiles({
-  db,
-  files,
-  maxFileBytes,
-}: {
-  db: Db;
-  files: readonly IncomingFile[];
-  maxFileBytes: number;
-}): Promise<CategorizedFilesSnapshot> {
-  const uploaded = await uploadFiles({ db, files, maxFileBytes });
+export async function uploadProjectFiles(input: UploadFilesInput): Promise<CategorizedFilesSnapshot> {
+  const uploaded = await uploadFiles(input);
   return {
     user_files: uploaded.user_files.map((file) => ({
       id: file.file_id,
