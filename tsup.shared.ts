@@ -7,3 +7,15 @@ export const APP_BUNDLE_OPTIONS = {
   noExternal: [/^@svc\//],
   clean: true,
 };
+
+// The published packages (@svc/schema, @svc/client): ESM and .d.ts in dist, so plain Node and
+// TypeScript import them without a loader; their npm dependencies stay dependencies, not bundled.
+export const LIBRARY_BUNDLE_OPTIONS = {
+  entry: { index: "src/index.ts" },
+  format: "esm" as const,
+  platform: "neutral" as const,
+  target: "es2022",
+  dts: true,
+  sourcemap: true,
+  clean: true,
+};

@@ -1,7 +1,7 @@
 // The production server: Next.js behind a node:http front. Paths under /api go straight to the REST
 // dispatcher (the REST contract's handlers, the same the Next catch-all route calls), which more than
 // doubles their throughput over Next's full request pipeline (bench/RESULTS.md); every other path,
-// and the console's /api/trpc and /api/admin/upload, are Next's.
+// and the console's /api/trpc, /api/admin/upload and /api/admin/files, are Next's.
 import { once } from "node:events";
 import http from "node:http";
 import path from "node:path";
@@ -11,7 +11,9 @@ import { REST_CONTRACT, type HttpMethod, type RestEndpoint } from "@svc/schema";
 import next from "next";
 import { webEnv } from "./server/env";
 import { admitIncomingRequest, type Refusal } from "./server/rest/admit-request";
-import { dispatchRestRequest, isRestPath, matchRestPath } from "./server/rest/dispatch-rest-request";
+import { API_ROOT, dispatchRestRequest, isRestPath, matchRestPath } from "./server/rest/dispatch-rest-request";
+import { NEXT_ROUTE, observeRequest, UNMATCHED_ROUTE } from "./server/observability/observe-request";
+import { webLogger } from "./server/observability/web-logger";
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? "0.0.0.0";
@@ -30,37 +32,52 @@ const MAX_HEADER_SIZE = 256 * 1024;
 const HEADERS_TIMEOUT_MS = 10_000;
 const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 
-const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS }, (incoming, outgoing) => {
+const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS }, (incoming, outgoing) =>
+  handleRequest(incoming, outgoing, false),
+);
+// A client that sends `Expect: 100-continue` holds its body until told to send it. Node would say
+// "100 Continue" before admission, and a refused client would upload its whole body for nothing; here
+// the 100 goes out only once the request is admitted, so a refusal costs no body at all, and a
+// client that got its 100 knows its request counts in flight.
+server.on("checkContinue", (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => handleRequest(incoming, outgoing, true));
+
+function handleRequest(incoming: http.IncomingMessage, outgoing: http.ServerResponse, continueExpected: boolean): void {
   const rawUrl = incoming.url ?? "/";
+  const url = rawUrl.length > MAX_URL_LENGTH ? null : requestUrl(rawUrl, incoming.headers.host);
+  const isRest = url !== null && isRestPath(url.pathname);
+  const entry = isRest ? restEntry(incoming.method, url.pathname) : undefined;
+  // Every request gets its id, one log line and its metrics, labelled with its route pattern.
+  observeRequest(incoming, outgoing, entry ? `${API_ROOT}${entry.path}` : url && !isRest ? NEXT_ROUTE : UNMATCHED_ROUTE);
   if (rawUrl.length > MAX_URL_LENGTH) {
     sendDetail(outgoing, 414, "URI Too Long");
     return;
   }
-  const url = requestUrl(rawUrl, incoming.headers.host);
   if (!url) {
     sendDetail(outgoing, 400, "Bad Request");
     return;
   }
-  if (!isRestPath(url.pathname)) {
+  if (!isRest) {
+    if (continueExpected) outgoing.writeContinue();
     void handleWithNext(incoming, outgoing);
     return;
   }
   // Admission happens here, on the raw request, so a refusal costs no web Request, no body read and
   // no key check (issue 12: under overload the 429s themselves must stay cheap and quick).
-  const admission = admitIncomingRequest(restEntry(incoming.method, url.pathname));
+  const admission = admitIncomingRequest(entry);
   if ("refusal" in admission) {
-    sendRefusal(outgoing, admission.refusal);
+    sendRefusal(outgoing, admission.refusal, continueExpected);
     return;
   }
   outgoing.once("close", admission.release);
+  if (continueExpected) outgoing.writeContinue();
   dispatchRestRequest(toWebRequest(incoming, outgoing, url))
     .then((response) => sendWebResponse(response, outgoing))
     .catch((error: unknown) => {
-      console.error("[svc] request failed", error);
+      webLogger().error({ err: error }, "request failed");
       if (!outgoing.headersSent) outgoing.writeHead(500, { "content-type": "application/json" });
       outgoing.end(JSON.stringify({ detail: "Internal server error" }));
     });
-});
+}
 // Requests node:http refuses before they reach the handler (malformed, headers too large, too slow)
 // still get a JSON answer, then the connection closes.
 server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -96,7 +113,7 @@ server.headersTimeout = HEADERS_TIMEOUT_MS;
 // Past this many open sockets Node closes new connections at once: every socket holds a parser and
 // buffers, and an overloaded process must not grow without bound (the kernel's backlog waits instead).
 server.maxConnections = webEnv().SVC_MAX_CONNECTIONS;
-server.listen(port, hostname, () => console.log(`[web] listening on http://${hostname}:${port}`));
+server.listen(port, hostname, () => webLogger().info({ url: `http://${hostname}:${port}` }, "listening"));
 
 /** Stops accepting, lets in-flight requests finish (10 s at most), exits 0. */
 function shutdown(): void {
@@ -137,10 +154,12 @@ function sendDetail(outgoing: http.ServerResponse, status: number, detail: strin
 
 /**
  * A 429 that keeps the connection: once the answer is sent, node:http reads and discards the unread
- * body, so the client's next request can use the same socket.
+ * body, so the client's next request can use the same socket. A client still waiting for its 100
+ * Continue never sends that body (RFC 9110 10.1.1), so its connection closes after the answer.
  */
-function sendRefusal(outgoing: http.ServerResponse, refusal: Refusal): void {
-  sendDetail(outgoing, refusal.status, refusal.detail, { "retry-after": String(refusal.retryAfterSeconds) });
+function sendRefusal(outgoing: http.ServerResponse, refusal: Refusal, bodyWithheld: boolean): void {
+  const retryAfter = { "retry-after": String(refusal.retryAfterSeconds) };
+  sendDetail(outgoing, refusal.status, refusal.detail, bodyWithheld ? { ...retryAfter, connection: "close" } : retryAfter);
 }
 
 const FETCH_FORBIDDEN_METHODS = new Set(["TRACE"]);
@@ -208,7 +227,7 @@ async function sendWebResponse(response: Response, outgoing: http.ServerResponse
     }
     outgoing.end();
   } catch (error) {
-    console.error("[svc] response stream failed", error);
+    webLogger().error({ err: error }, "response stream failed");
     outgoing.destroy();
   }
 }

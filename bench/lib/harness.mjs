@@ -2,6 +2,7 @@
 // production web server (and any other process) started and stopped, and the machine described.
 import { execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +23,23 @@ export async function recreateDatabase(name) {
   await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await client.query(`CREATE DATABASE ${name}`);
   await client.end();
+}
+
+/** Drops a database this run created (never one it did not). */
+export async function dropDatabase(name) {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await client.end();
+}
+
+/** A TCP port nothing listens on now: the machine is shared, so no bench takes a fixed one. */
+export async function findFreePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** Prepares the database (migrations, queues) through the CLI and returns a new admin key. */
@@ -84,6 +102,14 @@ export class ProcessGroup {
   stopAll() {
     this.#stopping = true;
     for (const child of this.#children) child.kill("SIGTERM");
+  }
+
+  /** stopAll, then resolves once every child has exited (or 30 s passed). */
+  async stopAllAndWait() {
+    const running = this.#children.filter((child) => child.exitCode === null && child.signalCode === null);
+    const exited = running.map((child) => new Promise((resolve) => child.once("exit", resolve)));
+    this.stopAll();
+    await Promise.race([Promise.all(exited), new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
   }
 }
 

@@ -12,6 +12,8 @@ import {
   createAdminKey,
   databaseUrl,
   describeMachine,
+  dropDatabase,
+  findFreePort,
   percentile,
   planningNotesBody,
   processMemory,
@@ -25,7 +27,6 @@ import os from "node:os";
 const rate = Number(process.env.BENCH_RATE ?? 800);
 const seconds = Number(process.env.BENCH_SECONDS ?? 60);
 const drainDeadlineSeconds = Number(process.env.BENCH_DRAIN_SECONDS ?? 900);
-const PORT = 3102;
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /** Processes below `pid` (children, grandchildren…) whose command line contains `needle`. */
@@ -64,7 +65,9 @@ async function waitUntil(what, probe, deadlineMs) {
 }
 
 const processes = new ProcessGroup();
-const dbName = "svc_bench_overload";
+// One database per run, dropped at the end: engineers sharing the machine may run this at once.
+const dbName = `svc_bench_overload_${process.pid}`;
+const PORT = await findFreePort();
 let client;
 try {
   await recreateDatabase(dbName);
@@ -90,7 +93,10 @@ try {
   let maxOutstanding = 0;
   let webRssMax = 0;
 
+  // How late the generator itself sent each request (a starved client counts in every latency).
+  const sendLags = [];
   function send(index, dueAt) {
+    sendLags.push(performance.now() - dueAt);
     const id = `overload-${index}`;
     const body = planningNotesBody(id, index);
     outstanding += 1;
@@ -118,12 +124,14 @@ try {
       },
     );
     request.on("timeout", () => request.destroy(new Error("timeout")));
-    request.on("error", (error) => finish(error.message === "timeout" ? "timeout" : "error"));
+    // Which error it was (ECONNRESET: a connection past SVC_MAX_CONNECTIONS, EADDRNOTAVAIL: no port left…).
+    request.on("error", (error) => finish(error.message === "timeout" ? "timeout" : `error ${error.code ?? error.message}`));
     request.end(body);
   }
 
   // The machine may be shared: its load before and after says how much of it svc had.
   const loadBefore = os.loadavg();
+  const webRssIdle = processMemory(webPid).rss;
   process.stderr.write(`offering ${rate}/s for ${seconds} s…\n`);
   const total = rate * seconds;
   const startedAt = performance.now();
@@ -191,11 +199,14 @@ try {
   console.log(`answers: ${JSON.stringify(byStatus)}; client-side requests outstanding at most ${maxOutstanding}`);
   console.log(`accepted: ${ok.length} (${(ok.length / offeredSeconds).toFixed(0)}/s); p50 ${ms(percentile(ok, 50))}, p99 ${ms(percentile(ok, 99))}, max ${ms(ok.at(-1))}`);
   console.log(`429: ${refused.length} (${(refused.length / offeredSeconds).toFixed(0)}/s); p50 ${ms(percentile(refused, 50))}, p99 ${ms(percentile(refused, 99))}`);
-  console.log(`web RSS: peak ${mb(Math.max(webMemory.peak, webRssMax))} (VmHWM), ${mb(webMemory.rss)} after; worker RSS peak ${mb(workerMemory.peak)}`);
+  const lags = sendLags.sort((a, b) => a - b);
+  console.log(`client send lag (due → sent): p50 ${ms(percentile(lags, 50))}, p99 ${ms(percentile(lags, 99))}, max ${ms(lags.at(-1))}`);
+  console.log(`web RSS: ${mb(webRssIdle)} idle before the load, peak ${mb(Math.max(webMemory.peak, webRssMax))} (VmHWM), ${mb(webMemory.rss)} after; worker RSS peak ${mb(workerMemory.peak)}`);
   console.log(`lost: ${accepted.length - found} of ${accepted.length} accepted ids missing from the database`);
   agent.destroy();
   console.log(`drained in ${drainSeconds.toFixed(1)} s after the last answer; ${indexed[0].n} documents indexed; /api/ready ${readyAfter}`);
 } finally {
   await client?.end().catch(() => undefined);
-  processes.stopAll();
+  await processes.stopAllAndWait();
+  await dropDatabase(dbName).catch(() => undefined);
 }

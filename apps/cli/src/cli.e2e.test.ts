@@ -26,8 +26,14 @@ describe("svc keys", () => {
       expect(stored.hashedKey).not.toContain(key.slice(4));
 
       const listed = await run(process.execPath, [svcEntry, "keys", "list"], { env });
-      expect(listed.stdout).toContain("pipeline");
-      expect(listed.stdout).toContain("active");
+      const [header, row] = listed.stdout.trimEnd().split("\n");
+      expect(header?.split(/\s{2,}/)).toEqual(["ID", "PREFIX", "ROLE", "STATE", "SCOPE", "LAST USED", "NAME"]);
+      expect(row?.split(/\s{2,}/)).toEqual([String(stored.id), `${stored.displayPrefix}…`, "curator", "active", "all", "-", "pipeline"]);
+      const listedJson = JSON.parse((await run(process.execPath, [svcEntry, "keys", "list", "--json"], { env })).stdout) as unknown;
+      expect(listedJson).toEqual([
+        expect.objectContaining({ id: stored.id, name: "pipeline", role: "curator", cc_pair_ids: [], revoked_at: null }),
+      ]);
+      expect(JSON.stringify(listedJson)).not.toContain(key.slice(4));
 
       await run(process.execPath, [svcEntry, "keys", "revoke", String(stored.id)], { env });
       expect((await database.db.apiKey.findUniqueOrThrow({ where: { id: stored.id } })).revokedAt).not.toBeNull();
@@ -37,6 +43,62 @@ describe("svc keys", () => {
       await database.db.$disconnect();
       await database.drop();
     }
+  });
+});
+
+describe("svc's command line", () => {
+  /** The built CLI's exit code and output, whatever the code (no database: none of these reach one). */
+  async function exitOf(...args: string[]) {
+    const env: NodeJS.ProcessEnv = { ...process.env, SVC_API_KEY: "" };
+    return run(process.execPath, [svcEntry, ...args], { env }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (failed: { code: number; stdout: string; stderr: string }) => failed,
+    );
+  }
+
+  it("answers --help and --version with exit 0, and wrong usage with exit 2 and a hint", async () => {
+    const help = await exitOf("--help");
+    expect(help.code).toBe(0);
+    for (const command of ["start", "keys", "pairs", "index", "ingest"]) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
+    expect((await exitOf("ingest", "--help")).stdout).toContain("--concurrency <n>");
+    expect((await exitOf("keys", "create", "--help")).code).toBe(0);
+
+    const version = await exitOf("--version");
+    expect(version).toMatchObject({ code: 0, stdout: "0.1.0\n" });
+
+    const bare = await exitOf();
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("Usage: svc");
+    const unknown = await exitOf("frobnicate");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+    expect(unknown.stderr).toContain("svc --help");
+    expect((await exitOf("keys", "create", "--name", "x")).code).toBe(2);
+    expect((await exitOf("ingest")).stderr).toContain("missing required argument 'path'");
+    const noKey = await exitOf("ingest", ".");
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain("needs an API key");
+    expect((await exitOf("ingest", "--key", "k", "--concurrency", "0", ".")).code).toBe(2);
+    const badUrl = await run(process.execPath, [svcEntry, "ingest", "--key", "k", "."], { env: { ...process.env, SVC_URL: "not a url" } }).catch(
+      (failed: { code: number; stderr: string }) => failed,
+    );
+    expect(badUrl).toMatchObject({ code: 2, stderr: expect.stringContaining("Invalid environment: SVC_URL") as unknown });
+  });
+
+  it("runs as `pnpm svc …` with nothing but the command's own output", async () => {
+    const root = path.resolve(path.dirname(svcEntry), "../../..");
+    const viaPnpm = await run("pnpm", ["svc", "--version"], { cwd: root, env: { ...process.env, SVC_API_KEY: "" } });
+    expect(viaPnpm.stdout).toBe("0.1.0\n");
+    // No pnpm or turbo chatter; one line only if the sources changed since the last build.
+    expect(viaPnpm.stderr).toMatch(/^(Building the svc CLI \(its sources changed\)…\n)?$/);
+    const failing = await run("pnpm", ["svc", "keys", "revoke", "x"], { cwd: root, env: process.env }).catch((failed: { code: number; stderr: string }) => failed);
+    expect(failing).toMatchObject({ code: 2 });
+    // The command's message and hint; pnpm adds its one-line ELIFECYCLE note on a failure (only
+    // `--loglevel silent` drops it, which would also hide a failing install).
+    expect(failing.stderr.split("\n").filter((line) => line !== "" && !line.includes("ELIFECYCLE"))).toEqual([
+      `error: command-argument value 'x' is invalid for argument 'id'. Not a positive integer: "x".`,
+      "(svc --help shows the commands; svc COMMAND --help their options)",
+    ]);
   });
 });
 

@@ -14,8 +14,13 @@ describe("svc pairs", () => {
     });
 
     const listed = await svc("list");
-    expect(listed.stdout).toMatch(new RegExp(`^${id}\\tweb\\tSCHEDULED\\tprivate\\t0 docs\\tlast -\\tTeam wiki$`, "m"));
+    const [header, ...rows] = listed.stdout.trimEnd().split("\n");
+    expect(header?.split(/\s{2,}/)).toEqual(["ID", "SOURCE", "STATUS", "ACCESS", "DOCS", "FAILED", "LAST ATTEMPT", "NAME"]);
+    expect(rows.map((row) => row.split(/\s{2,}/))).toContainEqual([String(id), "web", "SCHEDULED", "private", "0", "0", "-", "Team wiki"]);
     expect(listed.stdout).not.toContain("DefaultCCPair");
+
+    const listedJson = JSON.parse((await svc("list", "--json")).stdout) as { source: string; indexing_statuses: { cc_pair_id: number; name: string }[] }[];
+    expect(listedJson.flatMap((group) => group.indexing_statuses)).toContainEqual(expect.objectContaining({ cc_pair_id: id, name: "Team wiki" }));
 
     expect((await svc("pause", String(id))).stdout).toContain("PAUSED");
     expect((await database.db.connectorCredentialPair.findUniqueOrThrow({ where: { id } })).status).toBe("PAUSED");
@@ -31,7 +36,8 @@ describe("svc pairs", () => {
   it("refuses bad input with a message and a non-zero exit", async () => {
     const badSource = await failure("create", "--name", "x", "--source", "nowhere", "--access", "public");
     expect(badSource.code).toBe(2);
-    expect(badSource.stderr).toContain("Unknown source");
+    expect(badSource.stderr).toContain("option '--source <source>' argument 'nowhere' is invalid. Allowed choices are ingestion_api, slack");
+    expect((await failure("create", "--name", "x", "--source", "web")).stderr).toContain("required option '--access <access>' not specified");
     expect((await failure("pause", "abc")).code).toBe(2);
     const unknown = await failure("pause", "424242");
     expect(unknown.code).toBe(1);

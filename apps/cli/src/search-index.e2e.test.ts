@@ -6,12 +6,19 @@ const { database, svc, failure } = await useSvcCommand("index");
 describe("svc index", () => {
   it("shows the status, starts a rebuild, refuses a second one and cancels it", async () => {
     const idle = await svc("status");
-    expect(idle.stdout).toContain('Search reads generation 1 (512-token chunks, "english").');
-    expect(idle.stdout.trimEnd().split("\n").at(-1)).toBe("idle");
+    const [header, current] = idle.stdout.split("\n");
+    expect(header?.split(/\s{2,}/)).toEqual(["GENERATION", "ROLE", "STATUS", "CHUNK TOKENS", "TEXT SEARCH", "DOCS DONE", "FAILED", "STARTED", "COMPLETED"]);
+    expect(current?.split(/\s{2,}/)).toEqual(["1", "search reads", "current", "512", "english", "-", "-", "-", "-"]);
+    expect(idle.stdout.trimEnd().split("\n").at(-1)).toBe("Index: idle");
+    expect(JSON.parse((await svc("status", "--json")).stdout)).toMatchObject({
+      status: "idle",
+      current: { generation_id: 1, chunk_token_limit: 512, text_search_config: "english" },
+      rebuild: null,
+    });
 
     const started = await svc("rebuild", "--chunk-tokens", "256", "--text-search-config", "simple");
-    expect(started.stdout).toMatch(/Rebuilding generation \d+ \(256-token chunks, "simple"\): 0 of 0 documents done, 0 failed; waiting for the worker\./);
-    expect(started.stdout.trimEnd().split("\n").at(-1)).toBe("building");
+    expect(started.stdout).toMatch(/^\d+ +rebuild +building +256 +simple +0\/0 +0 +waiting for the worker +-$/m);
+    expect(started.stdout.trimEnd().split("\n").at(-1)).toBe("Index: building");
     const jobs = await database.db.$queryRaw<{ name: string }[]>`SELECT name FROM pgboss.job WHERE name = 'rebuild-index'`;
     expect(jobs).toHaveLength(1);
 
@@ -19,9 +26,8 @@ describe("svc index", () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already running");
 
-    const canceled = await svc("cancel");
-    expect(canceled.stdout).toMatch(/Last rebuild: generation \d+, canceled at /);
-    expect(canceled.stdout.trimEnd().split("\n").at(-1)).toBe("idle");
+    const canceled = JSON.parse((await svc("cancel", "--json")).stdout) as { status: string; last_rebuild: { status: string } };
+    expect(canceled).toMatchObject({ status: "idle", rebuild: null, last_rebuild: { status: "canceled" } });
   });
 
   it("refuses bad input with a message and a non-zero exit", async () => {

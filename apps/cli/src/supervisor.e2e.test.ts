@@ -125,10 +125,10 @@ describe("svc start as a supervisor", () => {
       const web = run(process.execPath, [svcEntry, "start", "web"], env);
       const workers = [run("setsid", [process.execPath, svcEntry, "start", "worker"], env), run(process.execPath, [svcEntry, "start", "worker"], env)];
       for (const worker of workers) {
-        await waitFor("a worker", () => (worker.output().includes("[worker] consuming") ? true : undefined), { ...SLOW, describe: worker.output });
-        expect(worker.output()).not.toContain("[web]");
+        await waitFor("a worker", () => (worker.output().includes('"msg":"consuming jobs"') ? true : undefined), { ...SLOW, describe: worker.output });
+        expect(worker.output()).not.toContain('"name":"web"');
       }
-      expect(web.output()).not.toContain("[worker]");
+      expect(web.output()).not.toContain('"name":"worker"');
 
       const { key } = await createApiKey({ db: database.db, name: "apart", role: "admin" });
       const ids = Array.from({ length: 20 }, (_, index) => `apart-${index}`);
@@ -161,7 +161,7 @@ describe("svc start as a supervisor", () => {
         expect(await part.exited).toBe(0);
         expect(part.output()).not.toMatch(STACK_TRACE);
       }
-      expect(underSetsid.output()).toContain("[worker] stopped");
+      expect(underSetsid.output()).toMatch(/"name":"worker".*"msg":"stopped"/);
     } finally {
       await database.drop();
     }
@@ -173,7 +173,7 @@ describe("svc start as a supervisor", () => {
       const port = await findFreePort();
       const svc = run(process.execPath, [svcEntry, "start"], { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(port) });
       const root = svc.child.pid ?? 0;
-      await waitFor("web and worker", () => (svc.output().includes("[worker] consuming") && svc.output().includes("[web] listening") ? true : undefined), {
+      await waitFor("web and worker", () => (svc.output().includes('"msg":"consuming jobs"') && svc.output().includes('"msg":"listening"') ? true : undefined), {
         ...SLOW,
         describe: svc.output,
       });

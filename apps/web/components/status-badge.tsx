@@ -1,39 +1,35 @@
 "use client";
 // Every status the console shows, one color language: blue = working, green = fine, yellow = waiting
 // or partial, red = failed, gray = nothing yet.
-import { Badge, Loader, type MantineColor } from "@mantine/core";
-import type { ApiKeyRole, ConnectorCredentialPairStatus, IndexingStatus } from "@svc/schema";
+import { Badge, Loader, Tooltip, type MantineColor } from "@mantine/core";
+import { IndexingStatusSchema, type ApiKeyRole, type ConnectorCredentialPairStatus, type IndexingStatus } from "@svc/schema";
 
-const PAIR_STATUS: Record<ConnectorCredentialPairStatus, { color: MantineColor; label: string }> = {
-  SCHEDULED: { color: "gray", label: "Scheduled" },
-  INITIAL_INDEXING: { color: "blue", label: "Initial indexing" },
-  ACTIVE: { color: "green", label: "Active" },
-  PAUSED: { color: "yellow", label: "Paused" },
-  DELETING: { color: "red", label: "Deleting" },
-  INVALID: { color: "red", label: "Invalid" },
+/** "INITIAL_INDEXING" and "not_started" read as "Initial indexing" and "Not started": one rule for every enum shown. */
+function statusLabel(status: string): string {
+  const words = status.toLowerCase().replaceAll("_", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const PAIR_STATUS_COLORS: Record<ConnectorCredentialPairStatus, MantineColor> = {
+  SCHEDULED: "gray", INITIAL_INDEXING: "blue", ACTIVE: "green", PAUSED: "yellow", DELETING: "red", INVALID: "red",
 };
 
 export function PairStatusBadge({ status }: { status: ConnectorCredentialPairStatus }) {
-  const { color, label } = PAIR_STATUS[status];
   return (
-    <Badge color={color} variant="light">
-      {label}
+    <Badge color={PAIR_STATUS_COLORS[status]} variant="light">
+      {statusLabel(status)}
     </Badge>
   );
 }
 
-const ATTEMPT_STATUS: Record<IndexingStatus, { color: MantineColor; label: string }> = {
-  not_started: { color: "gray", label: "Not started" },
-  in_progress: { color: "blue", label: "In progress" },
-  success: { color: "green", label: "Success" },
-  canceled: { color: "gray", label: "Canceled" },
-  failed: { color: "red", label: "Failed" },
-  completed_with_errors: { color: "orange", label: "With errors" },
-  interrupted: { color: "yellow", label: "Interrupted" },
+const ATTEMPT_STATUS_COLORS: Record<IndexingStatus, MantineColor> = {
+  not_started: "gray", in_progress: "blue", success: "green", canceled: "gray", failed: "red",
+  completed_with_errors: "orange", interrupted: "yellow",
 };
 
+/** The attempt statuses' labels; "completed_with_errors" is shortened to fit a table cell. */
 export const ATTEMPT_STATUS_LABELS = Object.fromEntries(
-  Object.entries(ATTEMPT_STATUS).map(([status, { label }]) => [status, label]),
+  IndexingStatusSchema.options.map((status) => [status, status === "completed_with_errors" ? "With errors" : statusLabel(status)]),
 ) as Record<IndexingStatus, string>;
 
 export function AttemptStatusBadge({ status }: { status: IndexingStatus | null }) {
@@ -43,14 +39,14 @@ export function AttemptStatusBadge({ status }: { status: IndexingStatus | null }
         No attempts
       </Badge>
     );
-  const { color, label } = ATTEMPT_STATUS[status];
+  const color = ATTEMPT_STATUS_COLORS[status];
   return (
     <Badge
       color={color}
       variant={status === "failed" ? "filled" : "light"}
       leftSection={status === "in_progress" ? <Loader size={10} color={color} type="oval" aria-hidden /> : undefined}
     >
-      {label}
+      {ATTEMPT_STATUS_LABELS[status]}
     </Badge>
   );
 }
@@ -81,5 +77,16 @@ export function RoleBadge({ role }: { role: ApiKeyRole }) {
     <Badge color={ROLE_COLORS[role]} variant="light">
       {role}
     </Badge>
+  );
+}
+
+/** The listing's `in_repeated_error_state`, shown the same on the listing and on a pair's page. */
+export function RepeatedErrorsBadge() {
+  return (
+    <Tooltip label="The last attempts failed repeatedly">
+      <Badge color="red" variant="filled">
+        Repeated errors
+      </Badge>
+    </Tooltip>
   );
 }

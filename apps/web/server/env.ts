@@ -1,3 +1,4 @@
+import { LOG_LEVELS } from "@svc/core";
 import { z } from "zod";
 
 const MiB = 1024 * 1024;
@@ -15,12 +16,29 @@ const WebEnvSchema = z.object({
   // console) stops after this long and the request answers 503 with Retry-After (decisions.md).
   SVC_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   // Admission control (decisions: "Limits and overload"): ingestion answers 429 past either bound.
-  SVC_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(128),
+  // Unset: four per database connection (SVC_DB_POOL_SIZE), enough to keep the pool busy.
+  SVC_MAX_IN_FLIGHT: z.coerce.number().int().positive().optional(),
+  // The production server's in-flight limit adapts below SVC_MAX_IN_FLIGHT so that admitted ingestions
+  // finish within this time (90th percentile over 0.5 s; 0: a fixed limit).
+  SVC_ADMISSION_TARGET_MS: z.coerce.number().int().nonnegative().default(250),
   SVC_MAX_QUEUE_DEPTH: z.coerce.number().int().nonnegative().default(50_000),
   // …and past this event-loop delay (p99 over 0.5 s; 0: off), since requests then wait unparsed.
   SVC_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().nonnegative().default(200),
   // Sockets the web server holds open at once; past it, new connections are closed unanswered.
   SVC_MAX_CONNECTIONS: z.coerce.number().int().positive().default(1024),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  // A bearer token that may read GET /api/metrics besides admin keys (a Prometheus scrape config need
+  // not hold an admin key). Unset: admin keys only; the endpoint is never open.
+  SVC_METRICS_TOKEN: z
+    .string()
+    .min(16, "SVC_METRICS_TOKEN must be at least 16 characters")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  // The search index (LanceDB): a directory, or an object-store URI (s3://…, gs://…, az://…) shared
+  // with the workers. `svc start` passes its own (beside the embedded database's data).
+  SVC_INDEX_DIR: z.string().min(1).default(".data/index"),
+  // Each search stops after this long: 503 "Search took too long; narrow the query" (decisions.md).
+  SVC_SEARCH_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
 });
 
 export type WebEnv = z.infer<typeof WebEnvSchema>;

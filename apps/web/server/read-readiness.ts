@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from "@svc/db";
 import { listMigrationNames } from "@svc/db/migrate";
 import type { ServiceStatus } from "@svc/schema";
 import { getServices } from "./services";
+import { webLogger } from "./observability/web-logger";
 
 let expectedMigrations: string[] | undefined;
 
@@ -15,7 +16,7 @@ export async function readReadiness(): Promise<Response> {
     status = await checkReadiness({ db, expectedMigrations });
   } catch (error) {
     // The services could not open: the database is away (anything else is a bug, logged without its text).
-    if (!isDatabaseUnavailable(error)) console.error("[svc] readiness failed", error);
+    if (!isDatabaseUnavailable(error)) webLogger().error({ err: error }, "readiness failed");
     const down = { status: "unavailable" as const, detail: "Database unavailable" };
     status = { status: "unavailable", checks: { database: down, migrations: down, worker: down } };
   }

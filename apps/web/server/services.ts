@@ -1,4 +1,4 @@
-import { ApiKeyCache, startJobQueue, type PgBoss } from "@svc/core";
+import { ApiKeyCache, ApiKeyUseRecorder, searchIndexAt, startJobQueue, type PgBoss, type SearchIndexTables } from "@svc/core";
 import { createDb, type Db } from "@svc/db";
 import { webEnv } from "./env";
 
@@ -6,6 +6,11 @@ export interface Services {
   db: Db;
   boss: PgBoss;
   apiKeys: ApiKeyCache;
+  /** Each key's "last used", written in the background. */
+  apiKeyUses: ApiKeyUseRecorder;
+  /** The search index, opened once per process (searchIndexAt keeps one handle per location). */
+  index: SearchIndexTables;
+  searchTimeoutMs: number;
 }
 
 // One database pool and one pg-boss producer per server process, created on first use. Kept on
@@ -35,7 +40,7 @@ async function createServices(): Promise<Services> {
   });
   const apiKeys = new ApiKeyCache();
   await apiKeys.listen(env.DATABASE_URL, "svc-web-listen");
-  return { db, boss, apiKeys };
+  return { db, boss, apiKeys, apiKeyUses: new ApiKeyUseRecorder(db), index: searchIndexAt(env.SVC_INDEX_DIR), searchTimeoutMs: env.SVC_SEARCH_TIMEOUT_MS };
 }
 
 /** Closes this process's services (tests, shutdown); the next getServices() opens new ones. */
@@ -43,7 +48,9 @@ export async function closeServices(): Promise<void> {
   const services = await holder.svcServices?.catch(() => undefined);
   holder.svcServices = undefined;
   if (!services) return;
+  await services.apiKeyUses.flush();
   await services.apiKeys.close();
+  await services.index.close();
   await services.boss.stop({ graceful: false, close: true });
   await services.db.$disconnect();
 }

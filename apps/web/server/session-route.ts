@@ -13,7 +13,11 @@ export function sessionRoute(handler: (context: { request: Request; principal: P
     try {
       if (!isSameOriginRequest(request)) throw new AppError("FORBIDDEN", "Cross-site request refused.");
       const services = await getServices();
-      const principal = await authenticateAdminSession({ db: services.db, token: readSessionToken(request.headers.get("cookie")) });
+      const principal = await authenticateAdminSession({
+        db: services.db,
+        token: readSessionToken(request.headers.get("cookie")),
+        uses: services.apiKeyUses,
+      });
       const result = await handler({ request, principal, services });
       return result instanceof Response ? result : Response.json(result);
     } catch (error) {

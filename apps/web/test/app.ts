@@ -1,4 +1,4 @@
-import { createTestKey } from "@svc/core/testing";
+import { createTestKey, removeTestSearchIndex, testSearchIndex } from "@svc/core/testing";
 import type { ApiKeyRole, Db } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll, expect } from "vitest";
@@ -31,6 +31,8 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
     const database = await createTestDatabase();
     drop = () => database.drop();
     Object.assign(process.env, { DATABASE_URL: database.databaseUrl, ...env });
+    // The file's own search index (a temporary SVC_INDEX_DIR), shared by the services and the factories.
+    testSearchIndex();
     const createKey = (role: ApiKeyRole, ccPairIds: number[] = []) => createTestKey(database.db, role, ccPairIds);
     const request: TestApp["request"] = async (method, path, init = {}) => {
       const headers = new Headers(init.headers);
@@ -57,6 +59,7 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
   });
   afterAll(async () => {
     await closeServices();
+    await removeTestSearchIndex();
     await drop?.();
   });
   return app;

@@ -1,3 +1,4 @@
+import { testSearchIndex } from "@svc/core/testing";
 import { purgeCcPair } from "@svc/core";
 import { CcPairSchema, CreatedCcPairSchema, type CcPair } from "@svc/schema";
 import { describe, expect, it } from "vitest";
@@ -187,7 +188,7 @@ describe("DELETE /api/manage/admin/cc-pair/{id}", () => {
     expect(ingestion.status).toBe(400);
     expect((await patchPair(doomed, { name: "Saved?" })).status).toBe(409);
 
-    const result = await purgeCcPair({ db: app.db, ccPairId: doomed });
+    const result = await purgeCcPair({ index: testSearchIndex(), db: app.db, ccPairId: doomed });
     expect(result).toEqual({ purged: true, linksRemoved: 4, documentsDeleted: 3 });
 
     expect((await app.request("GET", `${PAIRS}/${doomed}`)).status).toBe(404);
@@ -206,14 +207,14 @@ describe("DELETE /api/manage/admin/cc-pair/{id}", () => {
     expect((await app.ingest(ingestionBody({ id: "outside-scope" }), scopedToBoth)).status).toBe(403);
 
     // Running the job again is harmless.
-    expect(await purgeCcPair({ db: app.db, ccPairId: doomed })).toEqual({ purged: false, linksRemoved: 0, documentsDeleted: 0 });
+    expect(await purgeCcPair({ index: testSearchIndex(), db: app.db, ccPairId: doomed })).toEqual({ purged: false, linksRemoved: 0, documentsDeleted: 0 });
   });
 
   it("is idempotent while the pair waits, and refuses the default pair", async () => {
     const id = await createPairOverApi(app, { name: "Twice" });
     expect((await app.request("DELETE", `${PAIRS}/${id}`)).status).toBe(202);
     expect((await app.request("DELETE", `${PAIRS}/${id}`)).status).toBe(202);
-    await purgeCcPair({ db: app.db, ccPairId: id });
+    await purgeCcPair({ index: testSearchIndex(), db: app.db, ccPairId: id });
     expect((await app.request("DELETE", `${PAIRS}/${id}`)).status).toBe(404);
     expect((await app.request("DELETE", `${PAIRS}/1`)).status).toBe(400);
     expect((await app.request("DELETE", `${PAIRS}/nope`)).status).toBe(422);
@@ -222,7 +223,7 @@ describe("DELETE /api/manage/admin/cc-pair/{id}", () => {
   it("the job does nothing to a pair that is not marked DELETING", async () => {
     const id = await createPairOverApi(app, { name: "Alive" });
     await ingestOverApi(app, { id: "alive-doc", ccPairId: id });
-    expect(await purgeCcPair({ db: app.db, ccPairId: id })).toMatchObject({ purged: false });
+    expect(await purgeCcPair({ index: testSearchIndex(), db: app.db, ccPairId: id })).toMatchObject({ purged: false });
     expect((await getPair(id)).status).toBe("SCHEDULED");
     expect(await linksOf(id)).toHaveLength(1);
   });

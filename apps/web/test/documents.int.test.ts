@@ -1,5 +1,5 @@
 import { indexDocuments } from "@svc/core";
-import { createTestPair } from "@svc/core/testing";
+import { createTestPair, testSearchIndex } from "@svc/core/testing";
 import { DocMinimalInfoListSchema, DocumentDetailSchema, encodeDocumentCursor, type DocMinimalInfoList } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { ERROR_DETAIL, useTestApp } from "./app";
@@ -199,7 +199,7 @@ describe("DELETE /api/svc-api/ingestion/{document_id}", () => {
     expect((await remnants("kept")).chunks).toBeGreaterThan(0);
 
     // Its pending indexing jobs run later and find nothing to do.
-    await indexDocuments({ db: app.db, jobs: [{ documentId: "doomed/1", version: 1 }, { documentId: "doomed/1", version: 2 }] });
+    await indexDocuments({ index: testSearchIndex(), db: app.db, jobs: [{ documentId: "doomed/1", version: 1 }, { documentId: "doomed/1", version: 2 }] });
     expect(await remnants("doomed/1")).toEqual({ documents: 0, sections: 0, chunks: 0, links: 0 });
     expect(await countMismatches()).toEqual([]);
   });

@@ -279,7 +279,10 @@ describe("every route answers the same with a trailing slash", () => {
         const plain = await app.request(entry.method, path, { body, key });
         const slashed = await app.request(entry.method, `${path}/`, { body, key });
         const label = `${entry.method} ${path} (${key === null ? "no key" : "admin"})`;
-        expect({ status: slashed.status, body: await slashed.text() }, label).toEqual({ status: plain.status, body: await plain.text() });
+        // The metrics change between two scrapes (this very request is counted): their status is compared.
+        const volatile = entry.path === "/metrics";
+        const answer = async (response: Response) => ({ status: response.status, body: volatile ? "" : await response.text() });
+        expect(await answer(slashed), label).toEqual(await answer(plain));
         expect(slashed.status, label).not.toBe(405);
         expect(slashed.status, label).toBeLessThan(500);
       }

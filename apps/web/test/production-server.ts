@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createApiKey } from "@svc/core";
+import { removeTestSearchIndex, testSearchIndex } from "@svc/core/testing";
 import { createTestDatabase, findFreePort, waitFor, type TestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll } from "vitest";
 
@@ -24,9 +25,20 @@ export async function startProductionServer({ databaseUrl, env = {} }: { databas
   const base = `http://127.0.0.1:${port}`;
   let output = "";
   const child: ChildProcess = spawn(process.execPath, [serverEntry], {
-    // Shedding on event-loop delay is off unless a test asks for it: on a busy test machine the
+    // Shedding on event-loop delay, and the in-flight limit adapting to latency, are off unless a test asks for it: on a busy test machine the
     // server's loop stalls now and then, and a stray 429 would fail tests about something else.
-    env: { ...process.env, SVC_MAX_EVENT_LOOP_DELAY_MS: "0", ...env, DATABASE_URL: databaseUrl, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production" },
+    // The search index is the test file's own (testSearchIndex), shared with a worker the test runs.
+    env: {
+      ...process.env,
+      SVC_MAX_EVENT_LOOP_DELAY_MS: "0",
+      SVC_ADMISSION_TARGET_MS: "0",
+      SVC_INDEX_DIR: testSearchIndex().uri,
+      ...env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      NODE_ENV: "production",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -83,6 +95,7 @@ export function useProductionServer({
   });
   afterAll(async () => {
     await server?.stop();
+    await removeTestSearchIndex();
     await app.database?.drop();
   });
   return app;

@@ -6,7 +6,7 @@ import { indexDocuments } from "@svc/core";
 import { DocMinimalInfoListSchema, DocumentDetailSchema } from "@svc/schema";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ingestionBody, useTestApp } from "./app";
-import { createTestPair } from "@svc/core/testing";
+import { createTestPair, testSearchIndex } from "@svc/core/testing";
 import { signedIn, type Caller } from "./trpc/console";
 
 const app = useTestApp();
@@ -34,7 +34,7 @@ async function ingest(id: string, ccPairId: number, key = app.adminKey): Promise
 async function ingestAndIndex(id: string, ccPairId: number): Promise<void> {
   expect((await ingest(id, ccPairId)).status).toBe(200);
   const { version } = await app.db.document.findUniqueOrThrow({ where: { id }, select: { version: true } });
-  await indexDocuments({ db: app.db, jobs: [{ documentId: id, version }] });
+  await indexDocuments({ index: testSearchIndex(), db: app.db, jobs: [{ documentId: id, version }] });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { purgeIndexGeneration, runIndexRebuild } from "@svc/core";
-import { createTestPair } from "@svc/core/testing";
+import { createTestPair, testSearchIndex } from "@svc/core/testing";
 import { DocumentDetailSchema, IndexRebuildStatusSchema, SearchResponseSchema, type IndexRebuildStatus } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { getServices } from "../server/services";
@@ -73,8 +73,8 @@ describe("/api/manage/admin/search-index/rebuild", () => {
 
     const { boss } = await getServices();
     const generationId = started.rebuild?.generation_id ?? 0;
-    expect(await runIndexRebuild({ db: app.db, boss, generationId })).toMatchObject({ swapped: true, docsDone: 2 });
-    await purgeIndexGeneration({ db: app.db, generationId: started.current.generation_id });
+    expect(await runIndexRebuild({ index: testSearchIndex(), db: app.db, boss, generationId })).toMatchObject({ swapped: true, docsDone: 2 });
+    await purgeIndexGeneration({ index: testSearchIndex(), db: app.db, generationId: started.current.generation_id });
 
     expect(await status(await app.request("GET", REBUILD), 200)).toMatchObject({
       status: "idle",

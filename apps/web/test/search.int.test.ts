@@ -1,4 +1,4 @@
-import { createTestPair } from "@svc/core/testing";
+import { createTestPair, testSearchIndex } from "@svc/core/testing";
 import { SearchResponseSchema, type SearchResponse } from "@svc/schema";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_DETAIL, useTestApp } from "./app";
@@ -190,6 +190,56 @@ describe("POST /api/svc-api/search: who sees what", () => {
   });
 });
 
+describe("POST /api/svc-api/search: the search index (BM25, access inside the query)", () => {
+  it("ranks first the document most dominated by the query words, though ingested last", async () => {
+    const filler = (seed: string) => Array.from({ length: 60 }, (_, index) => `${seed}${index}`).join(" ");
+    for (let index = 0; index < 30; index += 1) {
+      await ingestAndIndexOverApi(app, { id: `bm25-${index}`, text: `${filler("f")} plinthos ${filler("g")} corvane` });
+    }
+    await ingestAndIndexOverApi(app, { id: "bm25-dominated", text: "plinthos corvane plinthos corvane plinthos" });
+    const { results } = await search({ query: "plinthos corvane", limit: 10 });
+    expect(results).toHaveLength(10);
+    expect(results[0]?.document_id).toBe("bm25-dominated");
+    expect(results[0]?.score).toBeGreaterThan(results[1]?.score ?? Infinity);
+  });
+
+  it("fills a scoped key's page with its own pair's documents, never another pair's, however many of those rank higher", async () => {
+    const crowded = await createTestPair(app.db, { name: "crowded private", access: "private" });
+    const mine = await createTestPair(app.db, { name: "mine private", access: "private" });
+    // Forty strong matches in the other pair, three weak ones in the key's pair.
+    for (let index = 0; index < 40; index += 1) {
+      await ingestAndIndexOverApi(app, { id: `crowd-${index}`, ccPairId: crowded, text: "quennel quennel quennel" });
+    }
+    for (let index = 0; index < 3; index += 1) {
+      await ingestAndIndexOverApi(app, { id: `mine-${index}`, ccPairId: mine, text: `quennel ${"padding words here ".repeat(20)}` });
+    }
+    const key = await app.createKey("curator", [mine]);
+    expect(await searchIds({ query: "quennel", limit: 3 }, key)).toEqual(["mine-0", "mine-1", "mine-2"]);
+    const everyone = await searchIds({ query: "quennel", limit: 3 });
+    expect(everyone.every((id) => id.startsWith("crowd-"))).toBe(true);
+  });
+
+  it("applies a change of a pair's access type at the next search, without reindexing", async () => {
+    const pair = await createTestPair(app.db, { name: "flipping", access: "private" });
+    await ingestAndIndexOverApi(app, { id: "flip-1", ccPairId: pair, text: "ortolanic" });
+    const outsider = await app.createKey("curator", [await createTestPair(app.db, { name: "outsider" })]);
+    expect(await searchIds({ query: "ortolanic" }, outsider)).toEqual([]);
+    // No endpoint changes a pair's access type yet: the row is changed as a future one would.
+    await app.db.connectorCredentialPair.update({ where: { id: pair }, data: { accessType: "public" } });
+    expect(await searchIds({ query: "ortolanic" }, outsider)).toEqual(["flip-1"]);
+  });
+
+  it("removes a deleted document's rows from the index", async () => {
+    await ingestAndIndexOverApi(app, { id: "doomed", text: "sarcenet ribbons" });
+    expect(await searchIds({ query: "sarcenet" })).toEqual(["doomed"]);
+    expect((await app.request("DELETE", "/api/svc-api/ingestion/doomed")).status).toBe(200);
+    expect(await searchIds({ query: "sarcenet" })).toEqual([]);
+    const [generation] = await app.db.$queryRaw<{ id: number }[]>`SELECT id FROM index_generation WHERE status = 'current'`;
+    const table = await testSearchIndex().readable(generation?.id ?? -1);
+    expect(await table?.table.countRows("document_id = 'doomed'")).toBe(0);
+  });
+});
+
 describe("POST /api/svc-api/search: errors", () => {
   it("401 without a valid key, 403 for a role other than admin or curator", async () => {
     const missing = await app.request("POST", SEARCH, { body: { query: "x" }, key: null });
@@ -202,6 +252,11 @@ describe("POST /api/svc-api/search: errors", () => {
     }
   });
 
+  it("takes a query of 1,000 characters and one of 64 terms (the limits themselves)", async () => {
+    expect(await searchIds({ query: "x".repeat(1000) })).toEqual([]);
+    expect(await searchIds({ query: Array.from({ length: 64 }, (_, i) => `w${i}`).join(" ") })).toEqual([]);
+  });
+
   it.each<[string, unknown, (string | number)[], string]>([
     ["an empty query", { query: "" }, ["body", "query"], "string_too_short"],
     ["no query", {}, ["body", "query"], "missing"],
@@ -212,6 +267,8 @@ describe("POST /api/svc-api/search: errors", () => {
     ["a tag without value", { query: "x", filters: { tags: [{ key: "k" }] } }, ["body", "filters", "tags", 0, "value"], "missing"],
     ["a bad date", { query: "x", filters: { doc_updated_after: "soon" } }, ["body", "filters", "doc_updated_after"], "datetime_from_date_parsing"],
     ["group ids that are not a list", { query: "x", principal: { group_ids: "eng" } }, ["body", "principal", "group_ids"], "list_type"],
+    ["a query of 1,001 characters", { query: "x".repeat(1001) }, ["body", "query"], "string_too_long"],
+    ["a query of 65 terms", { query: Array.from({ length: 65 }, (_, i) => `w${i}`).join(" ") }, ["body", "query"], "value_error"],
   ])("422 for %s", async (_name, body, loc, type) => {
     const response = await app.request("POST", SEARCH, { body });
     expect(response.status).toBe(422);

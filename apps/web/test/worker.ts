@@ -1,7 +1,8 @@
 // A real indexing worker for the web tests: pg-boss consuming the index-document queue of the test
 // database and running the core handler, wired as apps/worker/src/main.ts wires it, in this process
 // (the web package's tests cannot rely on the worker's build).
-import { indexDocumentJob, indexDocuments, startJobQueue, workJobs } from "@svc/core";
+import { testSearchIndex } from "@svc/core/testing";
+import { indexDocumentJob, indexDocuments, optimizeSearchIndex, startJobQueue, workJobs } from "@svc/core";
 import type { Db } from "@svc/db";
 
 export interface TestWorker {
@@ -11,7 +12,20 @@ export interface TestWorker {
 export async function startTestWorker({ db, databaseUrl }: { db: Db; databaseUrl: string }): Promise<TestWorker> {
   const boss = await startJobQueue({ databaseUrl, role: "worker" });
   await workJobs(boss, indexDocumentJob, { batchSize: 20, localConcurrency: 2, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-    await indexDocuments({ db, jobs: jobs.map((job) => job.payload) });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: jobs.map((job) => job.payload) });
   });
-  return { stop: () => boss.stop({ graceful: true, close: true, timeout: 10_000 }) };
+  // The worker's index maintenance, on a shorter timer: merges what indexing wrote (one run at a time).
+  let merging: Promise<unknown> | null = null;
+  const timer = setInterval(() => {
+    merging ??= optimizeSearchIndex({ db, index: testSearchIndex() })
+      .catch((error: unknown) => console.error("[test worker] optimize failed", error))
+      .finally(() => (merging = null));
+  }, 1_000);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await merging;
+      await boss.stop({ graceful: true, close: true, timeout: 10_000 });
+    },
+  };
 }

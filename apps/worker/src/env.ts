@@ -1,3 +1,4 @@
+import { LOG_LEVELS } from "@svc/core";
 import { z } from "zod";
 
 const WorkerEnvSchema = z.object({
@@ -6,7 +7,18 @@ const WorkerEnvSchema = z.object({
   SVC_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   // How often the worker stamps its heartbeat row (readiness needs one within 60 s).
   SVC_WORKER_HEARTBEAT_SECONDS: z.coerce.number().positive().max(30).default(15),
+  // An index attempt of pushed documents closes once its pair has been quiet this long (0: at once when
+  // nothing of the pair is queued), so a steady push stream reads as one attempt (docs/decisions.md).
+  SVC_ATTEMPT_QUIET_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  // The search index (LanceDB): a directory, or an object-store URI (s3://…, gs://…, az://…) that every
+  // worker and web process shares. `svc start` passes its own (beside the embedded database's data).
+  SVC_INDEX_DIR: z.string().min(1).default(".data/index"),
+  // How often the worker merges newly written rows into the index (optimize); a full compaction and
+  // pruning of old table versions runs every SVC_INDEX_COMPACT_SECONDS.
+  SVC_INDEX_OPTIMIZE_SECONDS: z.coerce.number().positive().default(2),
+  SVC_INDEX_COMPACT_SECONDS: z.coerce.number().positive().default(600),
 });
 
 export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;

@@ -1,5 +1,5 @@
 import type { PgBoss } from "@svc/core";
-import { createTestJobQueue, createTestPair, holdPairLocks, type TestJobQueue } from "@svc/core/testing";
+import { createTestJobQueue, createTestPair, holdPairLocks, removeTestSearchIndex, type TestJobQueue } from "@svc/core/testing";
 import type { Db } from "@svc/db";
 import { waitFor } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import {
   documentsMissingText,
   indexedProgress,
   indexInconsistencies,
+  indexRowInconsistencies,
   ingestMany,
   spawnWorker,
   type WorkerProcess,
@@ -27,6 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const worker of workers) await worker.kill();
   await queue.close();
+  await removeTestSearchIndex();
 });
 
 describe("a worker killed with SIGKILL in the middle of indexing", () => {
@@ -92,6 +94,8 @@ describe("a worker killed with SIGKILL in the middle of indexing", () => {
     );
 
     expect(await indexInconsistencies(db)).toEqual({ notIndexed: [], chunkMismatches: [], countMismatches: [], openAttempts: 0 });
+    // The search index holds every chunk PostgreSQL has, once, and nothing else.
+    expect(await indexRowInconsistencies(db)).toEqual({ lost: [], orphans: [], doubled: [] });
     expect(await documentsMissingText(db, updatedIds, "zeppelin")).toEqual([]);
     const [stale] = await db.$queryRaw<{ documents: number }[]>`
       SELECT count(DISTINCT document_id)::int AS documents FROM document_chunk

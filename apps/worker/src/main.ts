@@ -1,8 +1,12 @@
 import {
+  closeQuietAttempts,
+  createLogger,
   deleteCcPairJob,
+  ensureSearchIndex,
   indexDocumentJob,
   indexDocuments,
   installJobQueues,
+  optimizeSearchIndex,
   purgeCcPair,
   purgeIndexGeneration,
   purgeIndexGenerationJob,
@@ -10,13 +14,20 @@ import {
   recordWorkerHeartbeat,
   removeWorkerHeartbeat,
   runIndexRebuild,
+  searchIndexAt,
   startJobQueue,
   workJobs,
+  type AttemptWindow,
+  type IndexedDocument,
+  type Logger,
+  type ReceivedJob,
+  type SearchIndexTables,
 } from "@svc/core";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { createDb, isDatabaseUnavailable, type Db } from "@svc/db";
 import { workerEnv } from "./env";
+import { createWorkerMetrics, type WorkerMetrics } from "./worker-metrics";
 
 /**
  * The worker process: wires the job catalog to core handlers. Several may run at once; pg-boss
@@ -24,12 +35,28 @@ import { workerEnv } from "./env";
  */
 async function main(): Promise<void> {
   const env = workerEnv();
+  const logger = createLogger({ name: "worker", level: env.LOG_LEVEL });
+  const metrics = createWorkerMetrics(logger);
+  const attemptWindow: AttemptWindow = { quietSeconds: env.SVC_ATTEMPT_QUIET_SECONDS };
   // A connection for each indexing batch in flight, plus one each for a pair deletion, an index rebuild
   // and a generation purge, plus one spare.
   const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 4, applicationName: "svc-worker" });
   // Idempotent: a worker started on its own (another machine, a new release) brings its queues.
   await installJobQueues(env.DATABASE_URL);
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "worker" });
+  const index = searchIndexAt(env.SVC_INDEX_DIR);
+  // Before any job writes to it: an index that is lost, damaged, another database's or older than
+  // this one is emptied and refilled from PostgreSQL by a rebuild (shown by `svc index status`).
+  const ensured = await ensureSearchIndex({ db, boss, index });
+  if (ensured.refillReason !== null) {
+    logger.warn(
+      { index_dir: env.SVC_INDEX_DIR, reason: ensured.refillReason, generation_id: ensured.generationId },
+      `search index: ${ensured.refillReason}; refilling it from PostgreSQL`,
+    );
+  }
+  const heartbeat = startHeartbeat({ db, seconds: env.SVC_WORKER_HEARTBEAT_SECONDS, metrics, logger });
+  const attemptSweep = startAttemptSweep({ db, window: attemptWindow, logger });
+  const maintenance = startIndexMaintenance({ db, index, optimizeSeconds: env.SVC_INDEX_OPTIMIZE_SECONDS, compactSeconds: env.SVC_INDEX_COMPACT_SECONDS, logger });
 
   // Polls every 0.5 s (pg-boss's minimum) while the queue keeps up, which bounds the wait of a new
   // job; a fetch that comes back full fetches again at once (burstWhenBatchFull), so a backlog is
@@ -44,55 +71,98 @@ async function main(): Promise<void> {
       burstWhenBatchFull: true,
     },
     async (jobs) => {
-      await indexDocuments({ db, jobs: jobs.map((job) => job.payload) });
+      const started = performance.now();
+      const indexed = new Map<string, IndexedDocument>();
+      let failure: Error | undefined;
+      try {
+        await indexDocuments({
+          db,
+          index,
+          jobs: jobs.map((job) => job.payload),
+          attemptWindow,
+          onIndexed: (documents) => {
+            for (const document of documents) {
+              indexed.set(document.documentId, document);
+              metrics.observeIndexingLag(document.lagSeconds);
+            }
+          },
+        });
+      } catch (error) {
+        failure = error instanceof Error ? error : new Error(String(error));
+      }
+      const seconds = (performance.now() - started) / 1000;
+      for (const job of jobs) {
+        const { documentId, version } = job.payload;
+        const done = indexed.get(documentId);
+        // A job whose document this batch did not index: superseded, already indexed, paused, or
+        // (when the batch threw) failed; pg-boss retries the whole batch then.
+        const outcome = done?.version === version ? "indexed" : failure === undefined ? "skipped" : "failed";
+        const fields = { document_id: documentId, version, batch_size: jobs.length, ...(done && { lag_ms: Math.round(done.lagSeconds * 1000) }) };
+        metrics.recordJob({ queue: indexDocumentJob.name, job, outcome, seconds, error: failure, fields });
+      }
+      heartbeat.publishSoon();
+      if (failure !== undefined) throw failure;
     },
   );
   // Pair deletions are rare and long: one at a time, each working through the pair batch by batch.
-  await workJobs(boss, deleteCcPairJob, { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 2 }, async (jobs) => {
-    for (const job of jobs) {
-      const result = await purgeCcPair({ db, ccPairId: job.payload.ccPairId });
-      if (result.purged) {
-        console.log(
-          `[worker] deleted pair ${job.payload.ccPairId}: ${result.linksRemoved} links, ${result.documentsDeleted} documents`,
-        );
-      }
-    }
-  });
-  // Index rebuilds and the purge of a replaced generation: rare and long, one at a time, batch by batch.
-  await workJobs(boss, rebuildIndexJob, { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 2 }, async (jobs) => {
-    for (const job of jobs) {
-      const result = await runIndexRebuild({ db, boss, generationId: job.payload.generationId });
-      if (result.swapped) {
-        console.log(
-          `[worker] index generation ${job.payload.generationId} is current: ${result.docsDone} documents rebuilt by this run, ${result.docsFailed} failed`,
-        );
-      }
-    }
-  });
-  await workJobs(boss, purgeIndexGenerationJob, { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 2 }, async (jobs) => {
-    for (const job of jobs) {
-      const result = await purgeIndexGeneration({ db, generationId: job.payload.generationId });
-      if (result.purged) console.log(`[worker] index generation ${job.payload.generationId}: ${result.chunksDeleted} chunks deleted`);
-    }
-  });
-  console.log(
-    `[worker] consuming ${[indexDocumentJob, deleteCcPairJob, rebuildIndexJob, purgeIndexGenerationJob].map((job) => job.name).join(", ")} jobs`,
+  const oneAtATime = { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: 2 };
+  await workJobs(boss, deleteCcPairJob, oneAtATime, (jobs) =>
+    observeJobs(deleteCcPairJob.name, jobs, async ({ payload }) => {
+      const result = await purgeCcPair({ db, index, ccPairId: payload.ccPairId });
+      return { cc_pair_id: payload.ccPairId, purged: result.purged, links_removed: result.linksRemoved, documents_deleted: result.documentsDeleted };
+    }),
   );
+  // Index rebuilds and the purge of a replaced generation: rare and long, one at a time, batch by batch.
+  await workJobs(boss, rebuildIndexJob, oneAtATime, (jobs) =>
+    observeJobs(rebuildIndexJob.name, jobs, async ({ payload }) => {
+      const result = await runIndexRebuild({ db, boss, index, generationId: payload.generationId });
+      if (result.swapped) logger.info({ generation_id: payload.generationId }, `index generation ${payload.generationId} is current`);
+      return { generation_id: payload.generationId, swapped: result.swapped, docs_done: result.docsDone, docs_failed: result.docsFailed };
+    }),
+  );
+  await workJobs(boss, purgeIndexGenerationJob, oneAtATime, (jobs) =>
+    observeJobs(purgeIndexGenerationJob.name, jobs, async ({ payload }) => {
+      const result = await purgeIndexGeneration({ db, index, generationId: payload.generationId });
+      return { generation_id: payload.generationId, purged: result.purged, chunks_deleted: result.chunksDeleted };
+    }),
+  );
+  logger.info({ queues: [indexDocumentJob, deleteCcPairJob, rebuildIndexJob, purgeIndexGenerationJob].map((job) => job.name) }, "consuming jobs");
 
-  const heartbeat = startHeartbeat(db, env.SVC_WORKER_HEARTBEAT_SECONDS);
+  /** Runs each job, then logs and counts its outcome with the fields its run returned. */
+  async function observeJobs<Payload>(
+    queue: string,
+    jobs: ReceivedJob<Payload>[],
+    run: (job: ReceivedJob<Payload>) => Promise<Record<string, unknown>>,
+  ): Promise<void> {
+    for (const job of jobs) {
+      const started = performance.now();
+      try {
+        const fields = await run(job);
+        metrics.recordJob({ queue, job, outcome: "completed", seconds: (performance.now() - started) / 1000, fields });
+      } catch (error) {
+        metrics.recordJob({ queue, job, outcome: "failed", seconds: (performance.now() - started) / 1000, error });
+        throw error;
+      } finally {
+        heartbeat.publishSoon();
+      }
+    }
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`[worker] ${signal}: finishing in-flight jobs`);
+    logger.info({ signal }, "finishing in-flight jobs");
     await heartbeat.stop();
+    attemptSweep.stop();
+    await maintenance.stop();
     // Graceful: stop fetching, wait for running handlers; pg-boss fails the jobs still active at the
     // timeout, and their retries run on another worker. A worker that dies without this (kill -9)
     // leaves its jobs active until their heartbeat lapses (HEARTBEAT_SECONDS in the job catalog).
     await boss.stop({ graceful: true, close: true, timeout: env.SVC_SHUTDOWN_GRACE_MS });
     await db.$disconnect();
-    console.log("[worker] stopped");
+    logger.info("stopped");
+    logger.flush();
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
@@ -103,34 +173,118 @@ async function main(): Promise<void> {
 }
 
 /**
- * Stamps this worker's heartbeat row now and then every `seconds` (readiness wants one within 60 s),
- * on a timer of its own, off the job path. A failed stamp (database away) is retried on the next tick.
+ * Closes the attempts whose pairs have gone quiet (closeQuietAttempts), on a timer of its own: every
+ * half quiet period, between 1 and 15 s, so an attempt reads closed soon after its quiet period ends.
+ * A failed sweep (database away) is retried on the next tick.
  */
-function startHeartbeat(db: Db, seconds: number): { stop: () => Promise<void> } {
-  const beat = { db, workerId: randomUUID(), hostname: os.hostname(), pid: process.pid, startedAt: new Date() };
-  let warned = false;
-  const stamp = () =>
-    recordWorkerHeartbeat(beat).then(
-      () => (warned = false),
-      (error: unknown) => {
-        if (!warned) console.error(`[worker] heartbeat not recorded: ${(error as Error).message}`);
-        warned = true;
-      },
-    );
-  void stamp();
-  const timer = setInterval(() => void stamp(), seconds * 1000);
+function startAttemptSweep({ db, window, logger }: { db: Db; window: AttemptWindow; logger: Logger }): { stop: () => void } {
+  if (window.quietSeconds === 0) return { stop: () => undefined };
+  let running = false;
+  const timer = setInterval(
+    () => {
+      if (running) return;
+      running = true;
+      closeQuietAttempts(db, window)
+        .catch((error: unknown) => logger.error({ error: (error as Error).message }, "attempt sweep failed"))
+        .finally(() => (running = false));
+    },
+    Math.min(15, Math.max(1, window.quietSeconds / 2)) * 1000,
+  );
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * The search index's background maintenance: every `optimizeSeconds`, the active generations' tables
+ * that have rows written since their last merge are optimized (merged into the FTS index, so they
+ * rank exactly and match phrases, and every query scans fewer unmerged rows); every
+ * `compactSeconds`, all of them are compacted and their old versions pruned. One run at a time; a
+ * failure is logged and the next tick tries again.
+ */
+function startIndexMaintenance({
+  db,
+  index,
+  optimizeSeconds,
+  compactSeconds,
+  logger,
+}: {
+  db: Db;
+  index: SearchIndexTables;
+  optimizeSeconds: number;
+  compactSeconds: number;
+  logger: Logger;
+}): { stop: () => Promise<void> } {
+  let running: Promise<void> | null = null;
+  let lastFull = Date.now();
+  const tick = () => {
+    if (running) return;
+    const force = Date.now() - lastFull >= compactSeconds * 1000;
+    if (force) lastFull = Date.now();
+    running = optimizeSearchIndex({ db, index, force })
+      .then(
+        () => undefined,
+        (error: unknown) => logger.error({ error: (error as Error).message }, "search index maintenance failed"),
+      )
+      .finally(() => (running = null));
+  };
+  const timer = setInterval(tick, optimizeSeconds * 1000);
   timer.unref();
   return {
     stop: async () => {
       clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/** How soon metrics changed by a job reach the heartbeat row (and so GET /api/metrics). */
+const METRICS_PUBLISH_DELAY_MS = 1_000;
+
+/**
+ * Stamps this worker's heartbeat row, with its metrics, now and then every `seconds` (readiness wants
+ * one within 60 s), on a timer of its own, off the job path; `publishSoon` brings the next stamp
+ * forward to within a second, so a scrape sees a job's metrics about a second after it ends. A failed
+ * stamp (database away) is retried on the next tick.
+ */
+function startHeartbeat({ db, seconds, metrics, logger }: { db: Db; seconds: number; metrics: WorkerMetrics; logger: Logger }): {
+  publishSoon: () => void;
+  stop: () => Promise<void>;
+} {
+  const beat = { db, workerId: randomUUID(), hostname: os.hostname(), pid: process.pid, startedAt: new Date() };
+  let warned = false;
+  let soon: NodeJS.Timeout | undefined;
+  const stamp = async () => {
+    try {
+      await recordWorkerHeartbeat({ ...beat, metrics: await metrics.registry.getMetricsAsJSON() });
+      warned = false;
+    } catch (error) {
+      if (!warned) logger.error({ error: (error as Error).message }, "heartbeat not recorded");
+      warned = true;
+    }
+  };
+  void stamp();
+  const timer = setInterval(() => void stamp(), seconds * 1000);
+  timer.unref();
+  return {
+    publishSoon: () => {
+      soon ??= setTimeout(() => {
+        soon = undefined;
+        void stamp();
+      }, METRICS_PUBLISH_DELAY_MS).unref();
+    },
+    stop: async () => {
+      clearInterval(timer);
+      clearTimeout(soon);
       await removeWorkerHeartbeat({ db, workerId: beat.workerId }).catch(() => undefined);
     },
   };
 }
 
 main().catch((error: unknown) => {
+  const logger = createLogger({ name: "worker", level: "error" });
   // An unreachable database is an operating condition, not a bug: one line (a supervisor restarts us).
-  if (isDatabaseUnavailable(error)) console.error(`[worker] failed to start, database unavailable: ${(error as Error).message}`);
-  else console.error("[worker] failed to start", error);
+  if (isDatabaseUnavailable(error)) logger.error({ error: (error as Error).message }, "failed to start, database unavailable");
+  else logger.error({ err: error }, "failed to start");
+  logger.flush();
   process.exit(1);
 });

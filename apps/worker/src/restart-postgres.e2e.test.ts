@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { prepareDatabase, startJobQueue, type PgBoss } from "@svc/core";
-import { createTestPair } from "@svc/core/testing";
+import { createTestPair, removeTestSearchIndex } from "@svc/core/testing";
 import { createDb, type Db } from "@svc/db";
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "@svc/db/embedded";
 import { waitFor } from "@svc/db/testing";
@@ -11,6 +11,7 @@ import {
   documentsMissingText,
   indexedProgress,
   indexInconsistencies,
+  indexRowInconsistencies,
   ingestMany,
   spawnWorker,
   type WorkerProcess,
@@ -39,6 +40,7 @@ afterAll(async () => {
   await worker?.kill();
   await boss?.stop({ graceful: false, close: true });
   await db?.$disconnect();
+  await removeTestSearchIndex();
   await server?.stop();
   await rm(dataDir, { recursive: true, force: true });
 });
@@ -97,6 +99,8 @@ describe("the worker across a PostgreSQL restart", () => {
     expect(running.alive()).toBe(true);
 
     expect(await indexInconsistencies(db)).toEqual({ notIndexed: [], chunkMismatches: [], countMismatches: [], openAttempts: 0 });
+    // The search index holds every chunk PostgreSQL has, once, and nothing else.
+    expect(await indexRowInconsistencies(db)).toEqual({ lost: [], orphans: [], doubled: [] });
     expect(await documentsMissingText(db, [...updated, ...added], "written after the restart")).toEqual([]);
     expect(await running.stop()).toBe(0);
   }, 170_000);

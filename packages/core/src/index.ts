@@ -14,6 +14,7 @@ export { accessRuleOf, searchAccessRule, type AccessRule } from "./auth/access-p
 export { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./auth/api-key-cache";
 export { hashApiKey } from "./auth/api-key-secret";
 export { authenticateApiKey } from "./auth/authenticate-api-key";
+export { API_KEY_USE_INTERVAL_MS, ApiKeyUseRecorder } from "./auth/record-api-key-use";
 export { countActiveApiKeys, createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from "./auth/manage-api-keys";
 export { hashAdminSessionToken } from "./auth/admin-session-token";
 export { createAdminSession } from "./auth/create-admin-session";
@@ -24,6 +25,7 @@ export { endAdminSession } from "./auth/end-admin-session";
 export { DEFAULT_CC_PAIR_ID } from "./model/default-pair";
 export { createCcPair } from "./connectors/create-cc-pair";
 export { getCcPair } from "./connectors/get-cc-pair";
+export { getPairIndexingSummary } from "./documents/get-pair-indexing-summary";
 export { updateCcPair } from "./connectors/update-cc-pair";
 export { deleteCcPair } from "./connectors/delete-cc-pair";
 export { purgeCcPair } from "./connectors/purge-cc-pair";
@@ -34,10 +36,15 @@ export { listIndexAttempts } from "./connectors/list-index-attempts";
 
 // Documents.
 export { ingestDocument } from "./documents/ingest-document";
+export { ingestDocuments } from "./documents/ingest-documents";
 export { getDocument } from "./documents/get-document";
 export { getDocumentWithChunks } from "./documents/get-document-with-chunks";
 export { deleteDocument } from "./documents/delete-document";
 export { retryDocumentIndexing } from "./documents/retry-document-indexing";
+export { retryPairFailedDocuments } from "./documents/retry-pair-failed-documents";
+export { listPairDocumentStatuses } from "./documents/list-pair-document-statuses";
+export { countFailedDocuments } from "./documents/count-failed-documents";
+export { countFailedDocumentsPerPair } from "./documents/count-failed-documents-per-pair";
 export { listIngestedDocuments } from "./documents/list-ingested-documents";
 export { listCcPairDocuments } from "./documents/list-cc-pair-documents";
 export { streamIngestedDocuments } from "./documents/stream-ingested-documents";
@@ -47,24 +54,34 @@ export { streamCcPairDocuments } from "./documents/stream-cc-pair-documents";
 export { uploadFiles, type IncomingFile } from "./files/upload-files";
 export { uploadProjectFiles } from "./files/upload-project-files";
 export { listUploadedFiles } from "./files/list-uploaded-files";
+export { readUploadedFile } from "./files/read-uploaded-file";
 
 // Search.
 export { searchDocuments } from "./search/search-documents";
 
 // Indexing, index rebuilds, health.
-export { indexDocuments } from "./indexing/index-documents";
+export { indexDocuments, type IndexedDocument } from "./indexing/index-documents";
+export { closeQuietAttempts, type AttemptWindow } from "./indexing/index-attempts";
 export { startIndexRebuild } from "./search-index/start-index-rebuild";
 export { getIndexRebuildStatus } from "./search-index/get-index-rebuild-status";
 export { cancelIndexRebuild } from "./indexing/cancel-index-rebuild";
 export { runIndexRebuild } from "./indexing/run-index-rebuild";
 export { summarizeIndexRebuild } from "./indexing/summarize-index-rebuild";
 export { purgeIndexGeneration } from "./search-index/purge-index-generation";
+export { closeSearchIndexAt, searchIndexAt, type SearchIndexTables } from "./search-index/search-index-tables";
+export { ensureSearchIndex } from "./indexing/ensure-search-index";
+export { optimizeSearchIndex } from "./search-index/optimize-search-index";
 export { getIndexingHealth } from "./health/get-indexing-health";
 export { checkReadiness } from "./health/check-readiness";
 export { recordWorkerHeartbeat, removeWorkerHeartbeat } from "./health/worker-heartbeats";
 export { getIndexingQueueDepth } from "./jobs/get-indexing-queue-depth";
+export { readMetricCounts, type MetricCounts } from "./health/read-metric-counts";
+
+// Logs.
+export { createLogger, LOG_LEVELS, type Logger } from "./observability/create-logger";
 
 // Jobs and set-up.
 export { deleteCcPairJob, indexDocumentJob, purgeIndexGenerationJob, rebuildIndexJob, type IndexDocumentPayload } from "./jobs/catalog";
-export { installJobQueues, startJobQueue, workJobs, type PgBoss } from "./jobs/job-queue";
+export { installJobQueues, startJobQueue, workJobs, type PgBoss, type ReceivedJob } from "./jobs/job-queue";
 export { prepareDatabase } from "./setup/prepare-database";
+export { isDatabasePrepared } from "./setup/is-database-prepared";

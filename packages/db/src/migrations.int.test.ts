@@ -53,10 +53,13 @@ describe("a freshly migrated database", () => {
     expect(rows.map((row) => row.table_name)).toEqual(expect.arrayContaining([...expected, "_prisma_migrations"]));
   });
 
-  it("has the GIN index on document_chunk.search_vector", async () => {
-    const rows = await database.db.$queryRaw<{ indexdef: string }[]>`
-      SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'document_chunk'`;
-    expect(rows.map((row) => row.indexdef)).toContainEqual(expect.stringMatching(/USING gin \(search_vector\)/));
+  it("keeps no tsvector on document_chunk (search reads the LanceDB index) and has one search_index_identity row", async () => {
+    const columns = await database.db.$queryRaw<{ column_name: string }[]>`
+      SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'document_chunk'`;
+    expect(columns.map((row) => row.column_name)).not.toContain("search_vector");
+    const identities = await database.db.searchIndexIdentity.findMany();
+    expect(identities).toEqual([{ id: true, databaseId: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown, createdAt: expect.any(Date) as unknown }]);
+    await expect(database.db.$executeRaw`INSERT INTO search_index_identity (id) VALUES (false)`).rejects.toThrow();
   });
 
   it("has index generation 1 as the current one, and allows one current and one building generation at most", async () => {

@@ -8,6 +8,7 @@ import { ApiKeyRoleSchema } from "./api-key";
 import { SettableCcPairStatusSchema } from "./cc-pair";
 import { decodeDocumentCursor } from "./document-cursor";
 import { IndexingStatusSchema } from "./indexing-status";
+import { DocumentIndexingStatusSchema } from "./ingestion";
 import { DocumentDetailSchema, MAX_DOCUMENT_PAGE_SIZE, DEFAULT_DOCUMENT_PAGE_SIZE } from "./ingested-document";
 import { UserFileSchema } from "./file-upload";
 import { INT4_MAX } from "./pydantic-fields";
@@ -85,6 +86,62 @@ export const ConnectorDocumentsInputSchema = z.object({
 });
 export type ConnectorDocumentsInput = z.input<typeof ConnectorDocumentsInputSchema>;
 
+/**
+ * The pair page's document filter. `queued` takes every document still waiting for its indexing
+ * (`queued` or `indexing`); `failed` is the one definition of failed (docs/decisions.md, "Failed").
+ */
+export const PairDocumentFilterSchema = z.enum(["indexed", "queued", "failed"]);
+export type PairDocumentFilter = z.infer<typeof PairDocumentFilterSchema>;
+
+export const PairDocumentStatusesInputSchema = ConnectorDocumentsInputSchema.extend({
+  status: PairDocumentFilterSchema.nullish(),
+});
+export type PairDocumentStatusesInput = z.input<typeof PairDocumentStatusesInputSchema>;
+
+/** A document of a pair with where its indexing stands, and why it failed. */
+export const PairDocumentStatusSchema = z.object({
+  documentId: z.string(),
+  semanticId: z.string(),
+  link: z.string().nullable(),
+  indexingStatus: DocumentIndexingStatusSchema,
+  lastError: z.string().nullable(),
+  /** Tries of the current version since it was written or last retried. */
+  attempts: z.int(),
+  updatedAt: z.date(),
+});
+export type PairDocumentStatus = z.infer<typeof PairDocumentStatusSchema>;
+
+export const PairDocumentStatusPageSchema = z.object({
+  documents: z.array(PairDocumentStatusSchema),
+  next_cursor: z.string().nullable(),
+});
+export type PairDocumentStatusPage = z.infer<typeof PairDocumentStatusPageSchema>;
+
+/** A pair's indexing at a glance: the listing's error state and its documents by status. */
+export const PairIndexingSummarySchema = z.object({
+  inRepeatedErrorState: z.boolean(),
+  documents: z.object({ indexed: z.int(), queued: z.int(), failed: z.int() }),
+});
+export type PairIndexingSummary = z.infer<typeof PairIndexingSummarySchema>;
+
+/** The listing's failed documents: per pair shown, and in all (the health page's number). */
+export const FailedDocumentCountsInputSchema = z.object({ ccPairIds: z.array(IdSchema).max(1000) });
+export type FailedDocumentCountsInput = z.infer<typeof FailedDocumentCountsInputSchema>;
+
+export const FailedDocumentCountsSchema = z.object({
+  total: z.int(),
+  byPair: z.array(z.object({ ccPairId: z.int(), failed: z.int() })),
+});
+export type FailedDocumentCounts = z.infer<typeof FailedDocumentCountsSchema>;
+
+export const RetryPairDocumentsResultSchema = z.object({
+  /** Failed documents sent to indexing again. */
+  retried: z.int(),
+  /** Failed documents left alone: they also belong to a pair the key may not change. */
+  skipped: z.int(),
+});
+export type RetryPairDocumentsResult = z.infer<typeof RetryPairDocumentsResultSchema>;
+
 export const UpdateConnectorInputSchema = z.object({
   ccPairId: IdSchema,
   name: z.string().trim().min(1).optional(),
@@ -118,10 +175,13 @@ export type DocumentWithChunks = z.infer<typeof DocumentWithChunksSchema>;
 
 // ---- health ----
 
+/**
+ * The job queues. Failed jobs are not counted here: a document whose indexing gave up is a failed
+ * document (HealthOverview.failedDocumentCount), the one number of failure the console shows.
+ */
 export const QueueDepthSchema = z.object({
   queued: z.int(),
   active: z.int(),
-  failed: z.int(),
   deadLetter: z.int(),
 });
 export type QueueDepth = z.infer<typeof QueueDepthSchema>;
@@ -169,7 +229,9 @@ export const HealthOverviewSchema = z.object({
   queue: QueueDepthSchema,
   /** The last 60 minutes, oldest first, minutes without documents included as 0. */
   indexedPerMinute: z.array(IndexedPerMinuteSchema),
-  /** Newest first. */
+  /** Every failed document the principal may see (docs/decisions.md, "Failed"). */
+  failedDocumentCount: z.int(),
+  /** The newest FAILED_DOCUMENTS_LIMIT of them; a pair's page lists all of its own. */
   failedDocuments: z.array(FailedDocumentSchema),
   rebuild: ConsoleRebuildStatusSchema,
 });

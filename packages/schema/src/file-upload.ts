@@ -40,11 +40,13 @@ export const RejectedFileSchema = z.object({
 });
 export type RejectedFile = z.infer<typeof RejectedFileSchema>;
 
+/** Both upload responses list the stored files, each in its release's shape, beside the rejected ones. */
+function uploadResponseSchema<File extends z.ZodType>(fileSchema: File) {
+  return z.object({ user_files: z.array(fileSchema), rejected_files: z.array(RejectedFileSchema) });
+}
+
 /** Response of POST /user/file/upload: one bad file does not fail the others. */
-export const FileUploadResponseSchema = z.object({
-  user_files: z.array(UserFileSchema),
-  rejected_files: z.array(RejectedFileSchema),
-});
+export const FileUploadResponseSchema = uploadResponseSchema(UserFileSchema);
 export type FileUploadResponse = z.infer<typeof FileUploadResponseSchema>;
 
 /**
@@ -71,8 +73,5 @@ export const UserFileSnapshotSchema = z.object({
 export type UserFileSnapshot = z.infer<typeof UserFileSnapshotSchema>;
 
 /** Response of POST /user/projects/file/upload (the newer release's `CategorizedFilesSnapshot`). */
-export const CategorizedFilesSnapshotSchema = z.object({
-  user_files: z.array(UserFileSnapshotSchema),
-  rejected_files: z.array(RejectedFileSchema),
-});
+export const CategorizedFilesSnapshotSchema = uploadResponseSchema(UserFileSnapshotSchema);
 export type CategorizedFilesSnapshot = z.infer<typeof CategorizedFilesSnapshotSchema>;

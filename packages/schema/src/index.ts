@@ -11,6 +11,7 @@ export * from "./file-upload";
 export * from "./indexing-status";
 export * from "./ingested-document";
 export * from "./ingestion";
+export * from "./ingestion-batch";
 export * from "./json-syntax";
 export * from "./json-value";
 export * from "./openapi";

@@ -6,27 +6,14 @@ import { pyBool, pyEnum, pyEnumKeyDict, pyInt, pyList, pyModel, pyString } from 
 export const AccessTypeSchema = z.enum(["public", "private", "sync"]);
 export type AccessType = z.infer<typeof AccessTypeSchema>;
 
-export const ConnectorCredentialPairStatusSchema = z.enum([
-  "SCHEDULED",
-  "INITIAL_INDEXING",
-  "ACTIVE",
-  "PAUSED",
-  "DELETING",
-  "INVALID",
-]);
+export const ConnectorCredentialPairStatusSchema = z.enum(["SCHEDULED", "INITIAL_INDEXING", "ACTIVE", "PAUSED", "DELETING", "INVALID"]);
 export type ConnectorCredentialPairStatus = z.infer<typeof ConnectorCredentialPairStatusSchema>;
 
-/** Status of an index attempt. */
-export const IndexingStatusSchema = z.enum([
-  "not_started",
-  "in_progress",
-  "success",
-  "canceled",
-  "failed",
-  "completed_with_errors",
-  // Cut short by a crash or shutdown, not by a user (that is `canceled`): docs/decisions.md "Listing rows: newer fields".
-  "interrupted",
-]);
+/**
+ * Status of an index attempt. `interrupted`: cut short by a crash or shutdown, not by a user (that is
+ * `canceled`), docs/decisions.md "Listing rows: newer fields".
+ */
+export const IndexingStatusSchema = z.enum(["not_started", "in_progress", "success", "canceled", "failed", "completed_with_errors", "interrupted"]);
 export type IndexingStatus = z.infer<typeof IndexingStatusSchema>;
 
 export const DocsCountOperatorSchema = z.enum([">", "<", "="]);

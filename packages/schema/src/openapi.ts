@@ -50,6 +50,12 @@ import {
   IngestionResultSchema,
 } from "./ingestion";
 import {
+  IngestionBatchItemErrorSchema,
+  IngestionBatchItemResultSchema,
+  IngestionBatchRequestSchema,
+  IngestionBatchResponseSchema,
+} from "./ingestion-batch";
+import {
   SearchChunkSchema,
   SearchFiltersSchema,
   SearchPrincipalSchema,
@@ -88,6 +94,7 @@ export interface BuildOpenApiDocumentOptions {
 /** Described as clients send them: lax inputs, defaults optional (`io: "input"`). */
 const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
   IngestionDocument: IngestionDocumentSchema,
+  IngestionBatchRequest: IngestionBatchRequestSchema,
   DocumentBase: DocumentBaseSchema,
   TextSection: TextSectionSchema,
   ImageSection: ImageSectionSchema,
@@ -115,6 +122,9 @@ const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
 /** Described as the service sends them (`io: "output"`). */
 const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   IngestionResult: IngestionResultSchema,
+  IngestionBatchItemError: IngestionBatchItemErrorSchema,
+  IngestionBatchItemResult: IngestionBatchItemResultSchema,
+  IngestionBatchResponse: IngestionBatchResponseSchema,
   ErrorDetail: ErrorDetailSchema,
   ValidationError: ValidationErrorSchema,
   HTTPValidationError: HTTPValidationErrorSchema,
@@ -240,6 +250,7 @@ function requestBodyOf(body: RestBody): JsonObject {
 function responseOf(response: RestResponse): JsonObject {
   const rendered: JsonObject = { description: response.description };
   if (response.schema) rendered.content = jsonContent(schemaRef(response.schema, RESPONSE_COMPONENTS));
+  else if (response.contentType) rendered.content = { [response.contentType]: { schema: { type: "string" } } };
   if (response.headers) {
     rendered.headers = Object.fromEntries(
       Object.entries(response.headers).map(([name, header]) => [name, { ...header, schema: { type: "string" } }]),

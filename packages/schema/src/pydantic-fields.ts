@@ -174,12 +174,13 @@ export function pyEnum<Schema extends z.ZodEnum>(schema: Schema) {
 
 /**
  * `list[T]`. With `asSet` (the original's `set[str]`, which the contract publishes as an array of
- * unique items) repeats are merged, keeping the first, as a Python set would: never a 422.
+ * unique items) repeats are merged, keeping the first, as a Python set would: never a 422. With
+ * `minLength`, a shorter list is `too_short` (pydantic's `min_length`).
  */
-export function pyList<Item extends z.ZodType>(item: Item, options: { asSet?: boolean } = {}) {
+export function pyList<Item extends z.ZodType>(item: Item, options: { asSet?: boolean; minLength?: number } = {}) {
+  const array = options.minLength === undefined ? z.array(item) : z.array(item).min(options.minLength);
   const inner = options.asSet
-    ? z
-        .array(item)
+    ? array
         .transform((items) => {
           const seen = new Set<string>();
           return items.filter((element) => {
@@ -190,7 +191,7 @@ export function pyList<Item extends z.ZodType>(item: Item, options: { asSet?: bo
           });
         })
         .meta({ uniqueItems: true })
-    : z.array(item);
+    : array;
   return pydanticField((value) => (Array.isArray(value) ? accept(value) : reject(pydanticErrors.listType())), inner);
 }
 

@@ -22,6 +22,7 @@ import {
   DocumentPageQuerySchema,
 } from "./ingested-document";
 import { IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
+import { IngestionBatchRequestSchema, IngestionBatchResponseSchema, MAX_INGESTION_BATCH_SIZE } from "./ingestion-batch";
 import { SearchRequestSchema, SearchResponseSchema } from "./search";
 import { ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "./service-status";
 import { IndexRebuildRequestSchema, IndexRebuildStatusSchema } from "./search-index";
@@ -38,6 +39,8 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export interface RestResponse {
   description: string;
   schema?: z.ZodType;
+  /** A body that is not JSON (the metrics' text format): its media type, described as a string. */
+  contentType?: string;
   headers?: Record<string, { description: string }>;
 }
 
@@ -61,6 +64,11 @@ export interface RestEndpoint {
   path: string;
   /** The API key roles allowed; `public` endpoints take no key. */
   auth: readonly ApiKeyRole[] | "public";
+  /**
+   * The setting that may hold a bearer token accepted besides those keys (GET /metrics:
+   * `SVC_METRICS_TOKEN`, so a scraper needs no admin key). Unset, only the keys are.
+   */
+  alternativeToken?: string;
   summary: string;
   description?: string;
   tag: string;
@@ -177,6 +185,27 @@ export const REST_CONTRACT = {
       429: OVERLOADED,
     },
   }),
+  ingestDocumentBatch: endpoint({
+    method: "POST",
+    path: "/svc-api/ingestion/batch",
+    auth: ADMIN_OR_CURATOR,
+    summary: "Upsert many documents",
+    description:
+      `Creates or updates 1 to ${MAX_INGESTION_BATCH_SIZE.toLocaleString("en-US")} documents, each exactly as \`POST /svc-api/ingestion\` would, independently: ` +
+      "`results` has one entry per document, in request order: `{document_id, already_existed}` when it was accepted, or " +
+      "`{error: {status, detail}}` with the status (400, 403 or 422) and detail the single call would have answered " +
+      '(422 items\' `loc` start with `["body", "documents", <index>]`). Every accepted document is durable with its indexing job before the answer.',
+    tag: "ingestion",
+    body: json(IngestionBatchRequestSchema),
+    responses: {
+      200: ok(IngestionBatchResponseSchema),
+      401: UNAUTHORIZED,
+      403: FORBIDDEN,
+      413: error(`The request body is larger than the configured limit, or holds more than ${MAX_INGESTION_BATCH_SIZE} documents`),
+      422: VALIDATION_FAILED,
+      429: OVERLOADED,
+    },
+  }),
   listIngestedDocuments: endpoint({
     method: "GET",
     path: "/svc-api/ingestion",
@@ -247,7 +276,8 @@ export const REST_CONTRACT = {
       "Full-text search over the indexed chunks, documents ranked by their best chunk, each with its best 3 chunks. " +
       "A document is visible when its `external_access` is absent and a pair it belongs to is public, or `is_public` is true, " +
       "or the principal's email or one of its groups is listed. An admin key sees everything, or exactly what `principal` would see; " +
-      "a curator key sees everything (unscoped) or public documents plus those of its pairs (scoped), and may not pass `principal`.",
+      "a curator key sees everything (unscoped) or public documents plus those of its pairs (scoped), and may not pass `principal`. " +
+      "The query has at most 1,000 characters and 64 terms (words, those in quoted phrases and excluded ones included); more is a 422.",
     tag: "search",
     body: json(SearchRequestSchema),
     responses: {
@@ -441,6 +471,42 @@ export const REST_CONTRACT = {
       413: TOO_LARGE,
       422: VALIDATION_FAILED,
     },
+  }),
+  getMetrics: endpoint({
+    method: "GET",
+    path: "/metrics",
+    auth: ADMIN,
+    alternativeToken: "SVC_METRICS_TOKEN",
+    summary: "Prometheus metrics",
+    description:
+      "Prometheus text format. Requests by method, route pattern and status (count and duration), the web's and each worker's process metrics, " +
+      "each worker's jobs by queue and outcome and its indexing lag (accept → indexed), labelled `component` and `worker_id`; and, counted from the database at scrape time, " +
+      "documents by indexing status, queue depth and oldest queued age per queue, index attempts by status. Needs an admin key, or the bearer token set in `SVC_METRICS_TOKEN`.",
+    tag: "operations",
+    responses: {
+      200: { description: "The metrics, in Prometheus text format 0.0.4", contentType: "text/plain" },
+      401: UNAUTHORIZED,
+      403: error("The API key is not an admin key"),
+    },
+  }),
+  getApiReference: endpoint({
+    method: "GET",
+    path: "/docs",
+    auth: "public",
+    summary: "The interactive API reference",
+    description: "An HTML page (Scalar) over `/openapi.json`, with its script served by svc itself: it loads nothing from elsewhere.",
+    tag: "meta",
+    responses: { 200: { description: "The page", contentType: "text/html" } },
+    undocumented: true,
+  }),
+  getApiReferenceScript: endpoint({
+    method: "GET",
+    path: "/docs/scalar.js",
+    auth: "public",
+    summary: "The API reference page's script",
+    tag: "meta",
+    responses: { 200: { description: "Scalar's standalone bundle", contentType: "text/javascript" } },
+    undocumented: true,
   }),
   getOpenApiDocument: endpoint({
     method: "GET",

@@ -1,9 +1,14 @@
 import { z } from "zod";
 import { DocumentSourceSchema } from "./document-source";
-import { pyDateTime, pyEnum, pyInt, pyList, pyModel, pyString } from "./pydantic-fields";
+import { pydanticErrors } from "./pydantic-errors";
+import { pyDateTime, pyEnum, pyInt, pyList, pyModel, pyString, pydanticIssue } from "./pydantic-fields";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 100;
+/** Longest search query, in characters (code points): longer ones are refused before any search work. */
+export const MAX_SEARCH_QUERY_LENGTH = 1000;
+/** Most terms in a search query: each term is work for the index (a posting list to intersect). */
+export const MAX_SEARCH_QUERY_TERMS = 64;
 /** Chunks shown per document in a search result. */
 export const SEARCH_CHUNKS_PER_DOCUMENT = 3;
 
@@ -34,9 +39,28 @@ export const SearchPrincipalSchema = pyModel("SearchPrincipal", {
 });
 export type SearchPrincipal = z.infer<typeof SearchPrincipalSchema>;
 
+/**
+ * The terms of a query as search counts them for its limit: the words, whether bare, excluded (`-word`)
+ * or inside a quoted phrase. Quotes and a lone `-` are syntax, not terms.
+ */
+export function countSearchQueryTerms(query: string): number {
+  let terms = 0;
+  for (const token of query.split(/[\s"]+/)) if (token !== "" && token !== "-") terms += 1;
+  return terms;
+}
+
+/** `str` of 1–1,000 characters and at most 64 terms; too many terms is a `value_error`, as a pydantic
+ * field validator raising `ValueError` would answer. */
+const SearchQuerySchema = pyString({ minLength: 1, maxLength: MAX_SEARCH_QUERY_LENGTH }).superRefine((query, ctx) => {
+  const terms = countSearchQueryTerms(query);
+  if (terms <= MAX_SEARCH_QUERY_TERMS) return;
+  const message = `a search query has at most ${MAX_SEARCH_QUERY_TERMS} terms, not ${terms}`;
+  ctx.addIssue(pydanticIssue(pydanticErrors.valueError(message), query));
+});
+
 /** Request body of POST /svc-api/search. */
 export const SearchRequestSchema = pyModel("SearchRequest", {
-  query: pyString({ minLength: 1 }),
+  query: SearchQuerySchema,
   limit: pyInt({ ge: 1, le: MAX_SEARCH_LIMIT }).default(DEFAULT_SEARCH_LIMIT),
   filters: SearchFiltersSchema.nullable().default(null),
   principal: SearchPrincipalSchema.nullable().default(null),

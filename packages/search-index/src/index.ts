@@ -7,6 +7,7 @@ export { createGenerationTable } from "./create-generation-table";
 export { deleteDocuments } from "./delete-documents";
 export { dropGenerationTable } from "./drop-generation-table";
 export { type GenerationTable, generationTableName } from "./generation-table";
+export { clearSearchIndex, readIndexMarker, writeIndexMarker } from "./index-marker";
 export { closeSearchIndex, openSearchIndex, type SearchIndex } from "./open-search-index";
 export { openGenerationTable } from "./open-generation-table";
 export { optimizeGenerationTable } from "./optimize-generation-table";

@@ -14,11 +14,21 @@ export interface SearchIndex {
 export async function openSearchIndex({
   uri,
   storageOptions,
+  readConsistencySeconds = 0,
 }: {
   uri: string;
   storageOptions?: Record<string, string>;
+  /**
+   * How stale a read may be about writes of other processes (LanceDB's readConsistencyInterval).
+   * 0, the default: every read checks for a newer table version, so a document written by a worker
+   * is found by the web process's next search (a document is searchable once its job commits).
+   */
+  readConsistencySeconds?: number;
 }): Promise<SearchIndex> {
-  const connection = await connect(uri, storageOptions === undefined ? {} : { storageOptions });
+  const connection = await connect(uri, {
+    readConsistencyInterval: readConsistencySeconds,
+    ...(storageOptions === undefined ? {} : { storageOptions }),
+  });
   return { connection };
 }
 

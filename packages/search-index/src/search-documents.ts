@@ -3,10 +3,8 @@ import { buildSearchFilter, type SearchAccess, type SearchFilter } from "./build
 import type { GenerationTable } from "./generation-table";
 import { highlightSnippet, highlightTerms } from "./highlight-snippet";
 import { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";
+import { SearchIndexError } from "./search-index-error";
 import { sqlIn, sqlString } from "./sql-literal";
-
-/** The FTS index LanceDB names after its column (createGenerationTable builds it on `text`). */
-const FTS_INDEX_NAME = "text_idx";
 
 /** Chunks shown per document, best first. */
 export const CHUNKS_PER_DOCUMENT = 3;
@@ -63,24 +61,34 @@ const COLUMNS = [
   "_score",
 ];
 
-/** A search as LanceDB queries: `main` ranks; `everyWord`, when set, checks AND on candidates. */
+/**
+ * A search as LanceDB queries. `main` ranks; `everyWord`, when set, checks on the candidates that each
+ * has every word; `exact` is `main` with one Must clause per word, used instead once the check fails.
+ */
 interface ChunkQuery {
   main: FullTextQuery;
   everyWord: FullTextQuery | null;
+  exact: FullTextQuery;
+  /** The positive words as highlighting normalizes them (see topChunks). */
+  words: ReadonlySet<string>;
 }
 
 /**
  * The parsed query as LanceDB full-text queries, or null when it has nothing to match.
- * Two facts of LanceDB 0.31 shape it (both seen in this package's tests):
+ * Three facts of LanceDB 0.31 shape it (all seen in this package's tests):
  *  - a BooleanQuery scores with its first clause only, so the first clause is one MatchQuery of every
  *    positive word (phrase words included) with AND: its BM25 sum is the score; phrases and
  *    exclusions follow as clauses;
- *  - rows not yet merged into the FTS index are searched by a scan that ignores AND. While there are
- *    such rows (`hasUnmergedRows`), the candidates are checked with `everyWord` (one Must clause per
- *    word, the index's own tokenizer) restricted to their ids: cheaper than adding those clauses to
- *    the main query, which makes every common word's postings a full evaluation.
+ *  - that AND is not exact: rows not yet merged into the FTS index are searched by a scan that
+ *    ignores it, and on merged rows a word the part of the index holding the row has no posting for
+ *    is dropped from the query instead of failing it (each merge adds a part for the rows it merges,
+ *    so a chunk merged on its own with two of twenty query words matched them all);
+ *  - one Must clause per word (`exact`) is exact on both, but makes every common word's postings a
+ *    full evaluation. So the fast query runs first and `everyWord` (those Must clauses alone) checks
+ *    its candidates, restricted to their ids: while no candidate fails, its ranking is exact (a row
+ *    with every word scores the same in both); once one fails, the search switches to `exact`.
  */
-function toChunkQuery(parsed: ParsedSearchQuery, hasUnmergedRows: boolean): ChunkQuery | null {
+function toChunkQuery(parsed: ParsedSearchQuery, stem: (word: string) => string): ChunkQuery | null {
   const phraseWords = parsed.phrases.flatMap((phrase) => phrase.split(" "));
   const positive = [...parsed.words, ...phraseWords];
   if (positive.length === 0) return null;
@@ -90,44 +98,101 @@ function toChunkQuery(parsed: ParsedSearchQuery, hasUnmergedRows: boolean): Chun
     ...parsed.excludedWords.map((word): [Occur, FullTextQuery] => [Occur.MustNot, new MatchQuery(word, "text")]),
     ...parsed.excludedPhrases.map((phrase): [Occur, FullTextQuery] => [Occur.MustNot, new PhraseQuery(phrase, "text")]),
   ];
+  const eachWord = positive.map((word): [Occur, FullTextQuery] => [Occur.Must, new MatchQuery(word, "text", { operator: Operator.And })]);
   return {
     main: clauses.length === 0 ? scored : new BooleanQuery([[Occur.Must, scored], ...clauses]),
-    everyWord:
-      hasUnmergedRows && positive.length > 1
-        ? new BooleanQuery(positive.map((word): [Occur, FullTextQuery] => [Occur.Must, new MatchQuery(word, "text", { operator: Operator.And })]))
-        : null,
+    everyWord: positive.length > 1 ? new BooleanQuery(eachWord) : null,
+    exact: new BooleanQuery([[Occur.Must, scored], ...eachWord, ...clauses]),
+    words: highlightTerms(positive, stem),
   };
+}
+
+async function runChunkQuery(
+  generation: GenerationTable,
+  query: FullTextQuery,
+  where: string | null,
+  limit: number,
+  budget: QueryBudget,
+): Promise<ChunkMatch[]> {
+  let builder = generation.table.query().fullTextSearch(query).select(COLUMNS).limit(limit);
+  if (where !== null) builder = builder.where(where);
+  return (await budget.run((options) => builder.toArray(options))) as ChunkMatch[];
 }
 
 /**
  * The best `limit` chunks passing `where`, best first, and whether fewer than `limit` matched (no
- * more to fetch). Candidates failing the AND check are dropped after the count, so a caller that
- * needs more widens the fetch.
+ * more to fetch). When a candidate of the fast query lacks a word, `query` switches to its exact form
+ * for this and every later call (see toChunkQuery): one check per call, bounded by `limit`. The
+ * candidates' own text is read first: when each holds every word as highlighting sees them (the
+ * usual case), the check is skipped; only a doubt asks the index, whose tokenizer decides.
  */
 async function topChunks(
   generation: GenerationTable,
   query: ChunkQuery,
   where: string | null,
   limit: number,
+  budget: QueryBudget,
 ): Promise<{ rows: ChunkMatch[]; exhausted: boolean }> {
-  let builder = generation.table.query().fullTextSearch(query.main).select(COLUMNS).limit(limit);
-  if (where !== null) builder = builder.where(where);
-  let rows = (await builder.toArray()) as ChunkMatch[];
-  const exhausted = rows.length < limit;
-  if (query.everyWord !== null && rows.length > 0) {
-    const matching = (await generation.table
+  let rows = await runChunkQuery(generation, query.main, where, limit, budget);
+  const stem = generation.language.stem;
+  const doubtful = rows.some((row) => {
+    const held = highlightTerms([row.text], stem);
+    return [...query.words].some((word) => !held.has(word));
+  });
+  if (query.everyWord !== null && doubtful) {
+    const check = generation.table
       .query()
       .fullTextSearch(query.everyWord)
       .where(sqlIn("chunk_id", rows.map((row) => sqlString(row.chunk_id))))
       .select(["chunk_id", "_score"])
-      .limit(rows.length)
-      .toArray()) as { chunk_id: string }[];
-    const kept = new Set(matching.map((row) => row.chunk_id));
-    rows = rows.filter((row) => kept.has(row.chunk_id));
+      .limit(rows.length);
+    const matching = (await budget.run((options) => check.toArray(options))) as { chunk_id: string }[];
+    if (matching.length < rows.length) {
+      query.main = query.exact;
+      query.everyWord = null;
+      rows = await runChunkQuery(generation, query.main, where, limit, budget);
+    }
   }
   // Ties in score are ordered by document and chunk, so a page is the same from one call to the next.
   rows.sort((a, b) => b._score - a._score || a.document_id.localeCompare(b.document_id) || a.chunk_index - b.chunk_index);
-  return { rows, exhausted };
+  return { rows, exhausted: rows.length < limit };
+}
+
+/**
+ * The query without the language's stop words among its bare words (PostgreSQL's dictionaries
+ * dropped them: "the and of" matched nothing, "the quokka" matched as "quokka"). Phrases keep theirs.
+ */
+function withoutStopWords(parsed: ParsedSearchQuery, stopWords: ReadonlySet<string>): ParsedSearchQuery {
+  const kept = (word: string) => !stopWords.has(word.toLowerCase());
+  return { ...parsed, words: parsed.words.filter(kept), excludedWords: parsed.excludedWords.filter(kept) };
+}
+
+/**
+ * The time a search may take and the signal of its caller. Every LanceDB query runs with the time
+ * left as its own timeout (LanceDB stops it there), and the signal is checked before each one: a
+ * query already running cannot be stopped from JavaScript, so an abort takes effect at the next step.
+ */
+class QueryBudget {
+  constructor(
+    private readonly deadline: number | null,
+    private readonly signal: AbortSignal | null,
+  ) {}
+
+  check(): void {
+    if (this.signal?.aborted === true) throw new SearchIndexError("ABORTED", "The search was cancelled.");
+    if (this.deadline !== null && Date.now() >= this.deadline) throw new SearchIndexError("TIMEOUT", "The search took too long.");
+  }
+
+  async run<T>(query: (options: { timeoutMs?: number }) => Promise<T>): Promise<T> {
+    this.check();
+    try {
+      return await query(this.deadline === null ? {} : { timeoutMs: Math.max(1, this.deadline - Date.now()) });
+    } catch (error) {
+      // LanceDB reports its own timeout as a plain error: past the deadline, that is what it was.
+      this.check();
+      throw error;
+    }
+  }
 }
 
 function groupByDocument(rows: ChunkMatch[]): Map<string, ChunkMatch[]> {
@@ -148,6 +213,11 @@ function groupByDocument(rows: ChunkMatch[]): Map<string, ChunkMatch[]> {
  * chunks. The top chunks are fetched in widening rounds until `limit` documents are among them (or
  * no more chunks match): the first `limit` distinct documents of the chunk ranking are exactly the
  * top `limit` documents. Documents whose other chunks were cut off get them in one second query.
+ *
+ * `admit`, when given, is asked once about each candidate document and drops those it does not
+ * return (the caller's system of record may know of a deletion the index has not applied yet);
+ * dropped documents widen the fetch like any other shortfall, so they never shorten a page while
+ * more matches exist. `deadline` (epoch ms) and `signal` bound the work (TIMEOUT, ABORTED).
  */
 export async function searchDocuments({
   generation,
@@ -155,29 +225,48 @@ export async function searchDocuments({
   limit,
   access,
   filter = null,
+  admit,
+  deadline = null,
+  signal = null,
 }: {
   generation: GenerationTable;
   query: string;
   limit: number;
   access: SearchAccess;
   filter?: SearchFilter | null;
+  admit?: (documentIds: string[]) => Promise<ReadonlySet<string>>;
+  deadline?: number | null;
+  signal?: AbortSignal | null;
 }): Promise<SearchHit[]> {
-  const parsed = parseSearchQuery(query);
-  const unmerged = (await generation.table.indexStats(FTS_INDEX_NAME))?.numUnindexedRows ?? 0;
-  const chunkQuery = toChunkQuery(parsed, unmerged > 0);
+  const budget = new QueryBudget(deadline, signal);
+  const parsed = withoutStopWords(parseSearchQuery(query), generation.language.stopWords);
+  const chunkQuery = toChunkQuery(parsed, generation.language.stem);
   if (chunkQuery === null || limit < 1) return [];
   const where = buildSearchFilter(access, filter);
 
+  const verdicts = new Map<string, boolean>();
+  const admitted = async (rows: ChunkMatch[]): Promise<Map<string, ChunkMatch[]>> => {
+    const documents = groupByDocument(rows);
+    const unknown = [...documents.keys()].filter((id) => !verdicts.has(id));
+    if (admit !== undefined && unknown.length > 0) {
+      budget.check();
+      const kept = await admit(unknown);
+      for (const id of unknown) verdicts.set(id, kept.has(id));
+    }
+    for (const id of documents.keys()) if (verdicts.get(id) === false) documents.delete(id);
+    return documents;
+  };
+
   let fetch = limit * CHUNKS_PER_DOCUMENT;
-  let top = await topChunks(generation, chunkQuery, where, fetch);
-  while (!top.exhausted && groupByDocument(top.rows).size < limit) {
-    // Only unmerged rows can fail the AND check, so a fetch larger by their number makes up for any
-    // that were dropped: a query whose candidates all fail (no chunk has every word) ends in one more round.
-    fetch = Math.max(fetch * 4, chunkQuery.everyWord === null ? 0 : fetch + unmerged);
-    top = await topChunks(generation, chunkQuery, where, fetch);
+  let top = await topChunks(generation, chunkQuery, where, fetch, budget);
+  let found = await admitted(top.rows);
+  while (!top.exhausted && found.size < limit) {
+    fetch *= 4;
+    top = await topChunks(generation, chunkQuery, where, fetch, budget);
+    found = await admitted(top.rows);
   }
   const complete = top.exhausted;
-  const documents = [...groupByDocument(top.rows)].slice(0, limit);
+  const documents = [...found].slice(0, limit);
 
   const short = complete ? [] : documents.filter(([, chunks]) => chunks.length < CHUNKS_PER_DOCUMENT).map(([id]) => id);
   if (short.length > 0) {
@@ -186,7 +275,7 @@ export async function searchDocuments({
     // carries the same values), so these documents passed them already and the query needs neither.
     // Its limit bounds the work: a document with more matching chunks than that may show fewer than three.
     const own = groupByDocument(
-      (await topChunks(generation, chunkQuery, sqlIn("document_id", short.map(sqlString)), short.length * CHUNKS_PER_DOCUMENT * 4)).rows,
+      (await topChunks(generation, chunkQuery, sqlIn("document_id", short.map(sqlString)), short.length * CHUNKS_PER_DOCUMENT * 4, budget)).rows,
     );
     for (const entry of documents) {
       const known = new Set(entry[1].map((chunk) => chunk.chunk_index));

@@ -27,7 +27,25 @@ export interface TextSearchLanguage {
   ftsOptions: { language: string; stem: boolean; removeStopWords: boolean };
   /** Stems one lower-cased word the way highlighting compares words (identity for `simple`). */
   stem: (word: string) => string;
+  /**
+   * Words a query ignores, as PostgreSQL's dictionary did (`english`: its stop words; other
+   * languages and `simple`: none). The index keeps them (see resolveTextSearchLanguage).
+   */
+  stopWords: ReadonlySet<string>;
 }
+
+/** English stop words as PostgreSQL's `english` configuration drops them (the Snowball list). */
+const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself " +
+    "it its itself they them their theirs themselves what which who whom this that these those am is are was were be " +
+    "been being have has had having do does did doing a an the and but if or because as until while of at by for with " +
+    "about against between into through during before after above below to from up down in out on off over under again " +
+    "further then once here there when where why how all any both each few more most other some such no nor not only own " +
+    "same so than too very s t can will just don should now"
+  ).split(" "),
+);
+const NO_STOP_WORDS: ReadonlySet<string> = new Set();
 
 /**
  * The PostgreSQL text-search configurations the index can honour: LanceDB's tokenizer knows exactly
@@ -69,6 +87,7 @@ export function resolveTextSearchLanguage(textSearchConfig: string): TextSearchL
       textSearchConfig,
       ftsOptions: { language: "English", stem: false, removeStopWords: false },
       stem: (word) => word,
+      stopWords: NO_STOP_WORDS,
     };
   }
   const entry = Object.hasOwn(STEMMERS, textSearchConfig) ? STEMMERS[textSearchConfig] : undefined;
@@ -82,5 +101,6 @@ export function resolveTextSearchLanguage(textSearchConfig: string): TextSearchL
     textSearchConfig,
     ftsOptions: { language: entry.language, stem: true, removeStopWords: false },
     stem: entry.stem,
+    stopWords: textSearchConfig === "english" ? ENGLISH_STOP_WORDS : NO_STOP_WORDS,
   };
 }

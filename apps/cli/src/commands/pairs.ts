@@ -1,103 +1,75 @@
-import { parseArgs } from "node:util";
 import {
+  countFailedDocumentsPerPair,
   createCcPair,
   deleteCcPair,
   listIndexingStatus,
   OPERATOR_PRINCIPAL,
   startJobQueue,
   updateCcPair,
+  type PgBoss,
 } from "@svc/core";
 import type { Db } from "@svc/db";
-import { AccessTypeSchema, DocumentSourceSchema, IndexingStatusRequestSchema } from "@svc/schema";
-import { UsageError } from "./keys";
-
-const USAGE = `Usage:
-  svc pairs create --name NAME --source SOURCE --access public|private|sync
-  svc pairs list
-  svc pairs pause ID
-  svc pairs resume ID
-  svc pairs delete ID`;
+import { IndexingStatusRequestSchema, type AccessType, type DocumentSource } from "@svc/schema";
+import { printJson, printTable } from "../output/print-table";
 
 /**
  * `svc pairs …`: connector-credential pairs, through the same core functions as the REST API, acting
- * as the operator (an unscoped admin). `create` prints the new pair's id alone on the last line.
+ * as the operator (an unscoped admin).
  */
-export async function runPairsCommand({ db, databaseUrl }: { db: Db; databaseUrl: string }, args: string[]): Promise<void> {
-  const [action, ...rest] = args;
-  switch (action) {
-    case "create": {
-      const { values } = parseArgs({
-        args: rest,
-        options: { name: { type: "string" }, source: { type: "string" }, access: { type: "string" } },
-      });
-      if (!values.name || !values.source || !values.access) throw new UsageError(USAGE);
-      const source = DocumentSourceSchema.safeParse(values.source);
-      if (!source.success) throw new UsageError(`Unknown source "${values.source}". One of: ${DocumentSourceSchema.options.join(", ")}`);
-      const accessType = AccessTypeSchema.safeParse(values.access);
-      if (!accessType.success) throw new UsageError(`Unknown access type "${values.access}". One of: public, private, sync`);
-      const created = await createCcPair({ db, name: values.name, source: source.data, accessType: accessType.data });
-      console.error(
-        `Created pair ${created.ccPairId} "${values.name}" (${source.data}, ${accessType.data}; connector ${created.connectorId}, credential ${created.credentialId}).`,
-      );
-      console.log(created.ccPairId);
-      return;
-    }
-    case "list": {
-      const listing = await listIndexingStatus({
-        db,
-        principal: OPERATOR_PRINCIPAL,
-        request: IndexingStatusRequestSchema.parse({ get_all_connectors: true }),
-      });
-      if (listing.length === 0) console.log("No connector-credential pairs.");
-      for (const group of listing) {
-        for (const row of group.indexing_statuses) {
-          if ("cc_pair_id" in row) {
-            const lastStatus = row.last_status ?? "-";
-            console.log(
-              `${row.cc_pair_id}\t${row.source}\t${row.cc_pair_status}\t${row.access_type}\t${row.docs_indexed} docs\tlast ${lastStatus}\t${row.name}`,
-            );
-          } else {
-            console.log(`federated ${row.id}\t${group.source}\t${row.source}\t\t\t\t${row.name}`);
-          }
-        }
-      }
-      return;
-    }
-    case "pause":
-    case "resume": {
-      const boss = await startJobQueue({ databaseUrl, role: "producer", poolSize: 1 });
-      try {
-        const pair = await updateCcPair({
-          db,
-          boss,
-          principal: OPERATOR_PRINCIPAL,
-          ccPairId: parsePairId(rest[0]),
-          status: action === "pause" ? "PAUSED" : "ACTIVE",
-        });
-        console.log(`Pair ${pair.id} "${pair.name}" is ${pair.status}.`);
-      } finally {
-        await boss.stop({ graceful: false, close: true });
-      }
-      return;
-    }
-    case "delete": {
-      const ccPairId = parsePairId(rest[0]);
-      const boss = await startJobQueue({ databaseUrl, role: "producer", poolSize: 1 });
-      try {
-        const pair = await deleteCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId });
-        console.log(`Pair ${pair.id} "${pair.name}" is DELETING; the worker removes it and its documents.`);
-      } finally {
-        await boss.stop({ graceful: false, close: true });
-      }
-      return;
-    }
-    default:
-      throw new UsageError(USAGE);
-  }
+export interface PairsContext {
+  db: Db;
+  databaseUrl: string;
 }
 
-function parsePairId(text: string | undefined): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`Not a pair id: "${text ?? ""}"\n${USAGE}`);
-  return value;
+/** `create` prints the new pair's id alone on the last line of stdout. */
+export async function createPair({ db }: PairsContext, options: { name: string; source: DocumentSource; access: AccessType }): Promise<void> {
+  const created = await createCcPair({ db, name: options.name, source: options.source, accessType: options.access });
+  console.error(
+    `Created pair ${created.ccPairId} "${options.name}" (${options.source}, ${options.access}; connector ${created.connectorId}, credential ${created.credentialId}).`,
+  );
+  console.log(created.ccPairId);
+}
+
+/** `list`: the same rows as POST /manage/admin/connector/indexing-status; `--json` prints that body. */
+export async function listPairs({ db }: PairsContext, options: { json?: boolean }): Promise<void> {
+  const listing = await listIndexingStatus({
+    db,
+    principal: OPERATOR_PRINCIPAL,
+    request: IndexingStatusRequestSchema.parse({ get_all_connectors: true }),
+  });
+  if (options.json) return printJson(listing);
+  // Failed documents by the console's one definition (docs/decisions.md, "Failed").
+  const pairIds = listing.flatMap((group) => group.indexing_statuses.flatMap((row) => ("cc_pair_id" in row ? [row.cc_pair_id] : [])));
+  const failed = await countFailedDocumentsPerPair({ db, principal: OPERATOR_PRINCIPAL, ccPairIds: pairIds });
+  const rows = listing.flatMap((group) =>
+    group.indexing_statuses.map((row) =>
+      "cc_pair_id" in row
+        ? [row.cc_pair_id, row.source, row.cc_pair_status, row.access_type, row.docs_indexed, failed.get(row.cc_pair_id) ?? 0, row.last_status ?? null, row.name]
+        : [`federated ${row.id}`, row.source, null, null, null, null, null, row.name],
+    ),
+  );
+  if (rows.length === 0) return console.log("No connector-credential pairs.");
+  printTable(["id", "source", "status", "access", "docs", "failed", "last attempt", "name"], rows);
+}
+
+export async function setPairPaused({ db, databaseUrl }: PairsContext, ccPairId: number, paused: boolean): Promise<void> {
+  const pair = await withJobQueue(databaseUrl, (boss) =>
+    updateCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId, status: paused ? "PAUSED" : "ACTIVE" }),
+  );
+  console.log(`Pair ${pair.id} "${pair.name}" is ${pair.status}.`);
+}
+
+export async function deletePair({ db, databaseUrl }: PairsContext, ccPairId: number): Promise<void> {
+  const pair = await withJobQueue(databaseUrl, (boss) => deleteCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId }));
+  console.log(`Pair ${pair.id} "${pair.name}" is DELETING; the worker removes it and its documents.`);
+}
+
+/** A producer-only pg-boss for one command's jobs, stopped before the command returns. */
+export async function withJobQueue<T>(databaseUrl: string, work: (boss: PgBoss) => Promise<T>): Promise<T> {
+  const boss = await startJobQueue({ databaseUrl, role: "producer", poolSize: 1 });
+  try {
+    return await work(boss);
+  } finally {
+    await boss.stop({ graceful: false, close: true });
+  }
 }

@@ -1,87 +1,90 @@
-import { parseArgs } from "node:util";
-import {
-  cancelIndexRebuild,
-  getIndexRebuildStatus,
-  OPERATOR_PRINCIPAL,
-  startIndexRebuild,
-  startJobQueue,
-  type PgBoss,
-} from "@svc/core";
+import { setTimeout as sleep } from "node:timers/promises";
+import { cancelIndexRebuild, getIndexRebuildStatus, OPERATOR_PRINCIPAL, startIndexRebuild } from "@svc/core";
 import type { Db } from "@svc/db";
-import { IndexRebuildRequestSchema, type IndexRebuildStatus } from "@svc/schema";
-import { UsageError } from "./keys";
-
-const USAGE = `Usage:
-  svc index status
-  svc index rebuild [--chunk-tokens N] [--text-search-config NAME]
-  svc index cancel`;
+import { IndexRebuildRequestSchema, type IndexRebuildProgress, type IndexRebuildStatus } from "@svc/schema";
+import { UsageError } from "../cli-error";
+import { printJson, printTable } from "../output/print-table";
+import { startProgressBar } from "../output/progress-bar";
+import { withJobQueue, type PairsContext } from "./pairs";
 
 /**
  * `svc index …`: the search index's generations, through the same core functions as the REST API,
  * acting as the operator. The rebuild itself runs in the worker.
  */
-export async function runIndexCommand({ db, databaseUrl }: { db: Db; databaseUrl: string }, args: string[]): Promise<void> {
-  const [action, ...rest] = args;
-  switch (action) {
-    case "status":
-      printStatus(await getIndexRebuildStatus({ db }));
-      return;
-    case "rebuild": {
-      const { values } = parseArgs({
-        args: rest,
-        options: { "chunk-tokens": { type: "string" }, "text-search-config": { type: "string" } },
-      });
-      // The REST body's rules (bounds, lengths), so both surfaces refuse the same input.
-      const request = IndexRebuildRequestSchema.safeParse({
-        chunk_token_limit: values["chunk-tokens"] ?? null,
-        text_search_config: values["text-search-config"] ?? null,
-      });
-      if (!request.success) throw new UsageError(`${request.error.issues.map((issue) => issue.message).join("; ")}\n${USAGE}`);
-      const status = await withQueue(databaseUrl, (boss) =>
-        startIndexRebuild({
-          db,
-          boss,
-          principal: OPERATOR_PRINCIPAL,
-          chunkTokenLimit: request.data.chunk_token_limit,
-          textSearchConfig: request.data.text_search_config,
-        }),
-      );
-      printStatus(status);
-      return;
-    }
-    case "cancel":
-      printStatus(await withQueue(databaseUrl, (boss) => cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL })));
-      return;
-    default:
-      throw new UsageError(USAGE);
-  }
+type IndexContext = PairsContext;
+
+const WAIT_POLL_MS = 500;
+
+export async function showIndexStatus({ db }: IndexContext, options: { json?: boolean }): Promise<void> {
+  printStatus(await getIndexRebuildStatus({ db }), options);
 }
 
-async function withQueue<T>(databaseUrl: string, work: (boss: PgBoss) => Promise<T>): Promise<T> {
-  const boss = await startJobQueue({ databaseUrl, role: "producer", poolSize: 1 });
-  try {
-    return await work(boss);
-  } finally {
-    await boss.stop({ graceful: false, close: true });
-  }
-}
-
-function printStatus(status: IndexRebuildStatus): void {
-  const { current, rebuild, last_rebuild: last } = status;
-  console.log(
-    `Search reads generation ${current.generation_id} (${current.chunk_token_limit}-token chunks, "${current.text_search_config}").`,
+export async function rebuildIndex(
+  { db, databaseUrl }: IndexContext,
+  options: { chunkTokens?: string; textSearchConfig?: string; wait?: boolean; json?: boolean },
+): Promise<void> {
+  // The REST body's rules (bounds, lengths), so both surfaces refuse the same input.
+  const request = IndexRebuildRequestSchema.safeParse({
+    chunk_token_limit: options.chunkTokens ?? null,
+    text_search_config: options.textSearchConfig ?? null,
+  });
+  if (!request.success) throw new UsageError(request.error.issues.map((issue) => `--chunk-tokens/--text-search-config: ${issue.message}`).join("; "));
+  const started = await withJobQueue(databaseUrl, (boss) =>
+    startIndexRebuild({
+      db,
+      boss,
+      principal: OPERATOR_PRINCIPAL,
+      chunkTokenLimit: request.data.chunk_token_limit,
+      textSearchConfig: request.data.text_search_config,
+    }),
   );
-  if (rebuild) {
-    console.log(
-      `Rebuilding generation ${rebuild.generation_id} (${rebuild.chunk_token_limit}-token chunks, "${rebuild.text_search_config}"): ` +
-        `${rebuild.docs_done} of ${rebuild.docs_total} documents done, ${rebuild.docs_failed} failed` +
-        (rebuild.started_at === null ? "; waiting for the worker." : "."),
-    );
-  } else if (last) {
-    console.log(
-      `Last rebuild: generation ${last.generation_id}, ${last.status === "canceled" ? "canceled" : "completed"} at ${last.completed_at ?? "?"}: ` +
-        `${last.docs_done} documents, ${last.docs_failed} failed.`,
-    );
+  if (!options.wait || !started.rebuild) return printStatus(started, options);
+  const ended = await waitForRebuild(db, started.rebuild.generation_id);
+  printStatus(ended, options);
+  const last = ended.last_rebuild;
+  if (last?.generation_id !== started.rebuild.generation_id || (last.status !== "current" && last.status !== "retired")) {
+    throw new Error(`The rebuild of generation ${started.rebuild.generation_id} was canceled.`);
   }
-  console.log(status.status);
+  if (last.docs_failed > 0) throw new Error(`The rebuild finished, but ${last.docs_failed} documents failed to index.`);
+}
+
+export async function cancelRebuild({ db, databaseUrl }: IndexContext, options: { json?: boolean }): Promise<void> {
+  printStatus(await withJobQueue(databaseUrl, (boss) => cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL })), options);
+}
+
+/** Polls the rebuild's progress (a bar on a terminal) until it is no longer the one in progress. */
+async function waitForRebuild(db: Db, generationId: number): Promise<IndexRebuildStatus> {
+  const bar = startProgressBar(`Rebuilding generation ${generationId}`, 0);
+  try {
+    for (;;) {
+      const status = await getIndexRebuildStatus({ db });
+      const rebuild = status.rebuild;
+      if (rebuild?.generation_id !== generationId) return status;
+      bar.update(rebuild.docs_done, rebuild.docs_total, rebuild.started_at === null ? "waiting for the worker" : `${rebuild.docs_failed} failed`);
+      await sleep(WAIT_POLL_MS);
+    }
+  } finally {
+    bar.stop();
+  }
+}
+
+function printStatus(status: IndexRebuildStatus, { json }: { json?: boolean }): void {
+  if (json) return printJson(status);
+  const { current, rebuild, last_rebuild: last } = status;
+  const progress = (role: string, generation: IndexRebuildProgress) => [
+    generation.generation_id,
+    role,
+    generation.status,
+    generation.chunk_token_limit,
+    generation.text_search_config,
+    `${generation.docs_done}/${generation.docs_total}`,
+    generation.docs_failed,
+    generation.started_at ?? (generation.status === "building" ? "waiting for the worker" : null),
+    generation.completed_at,
+  ];
+  const rows = [[current.generation_id, "search reads", "current", current.chunk_token_limit, current.text_search_config, null, null, null, null]];
+  if (rebuild) rows.push(progress("rebuild", rebuild));
+  if (last) rows.push(progress("last rebuild", last));
+  printTable(["generation", "role", "status", "chunk tokens", "text search", "docs done", "failed", "started", "completed"], rows);
+  console.log(`\nIndex: ${status.status}`);
 }

@@ -2,12 +2,12 @@ import path from "node:path";
 import { countActiveApiKeys, createApiKey, prepareDatabase } from "@svc/core";
 import { createDb } from "@svc/db";
 import { openDatabase, type DatabaseHandle } from "../database";
-import { REPO_ROOT, type CliEnv } from "../env";
+import { indexDirOf, REPO_ROOT, type CliEnv } from "../env";
 import { runInOwnProcessGroup } from "../supervise/run-in-own-process-group";
 import { superviseChild, type SupervisedChild } from "../supervise/supervise-child";
-import { UsageError } from "./keys";
+import { UsageError } from "../cli-error";
 
-/** Added by runInOwnProcessGroup() to the command line of the supervisor it starts; not for users. */
+/** Added by runInOwnProcessGroup() to the command line of the supervisor it starts (svc.ts declares it). */
 const SUPERVISOR_FLAG = "--as-supervisor";
 /** The web server finishes in-flight requests within 10 s (apps/web/server.ts). */
 const WEB_GRACE_MS = 15_000;
@@ -15,7 +15,7 @@ const WEB_GRACE_MS = 15_000;
 const WORKER_GRACE_MS = 45_000;
 const DATABASE_RESTART_ATTEMPTS = 3;
 
-type Part = "all" | "web" | "worker";
+export type Part = "all" | "web" | "worker";
 
 /**
  * `svc start [web|worker]`, a supervisor: the database (embedded unless DATABASE_URL is set; a part
@@ -25,9 +25,7 @@ type Part = "all" | "web" | "worker";
  * the web server (in-flight requests finish), the worker (running jobs finish or are released), the
  * database; then exit 0.
  */
-export async function runStartCommand(env: CliEnv, args: string[]): Promise<void> {
-  const supervising = args.includes(SUPERVISOR_FLAG);
-  const part = parsePart(args.filter((arg) => arg !== SUPERVISOR_FLAG));
+export async function runStartCommand(env: CliEnv, { part, supervising }: { part: Part; supervising: boolean }): Promise<void> {
   if (part !== "all" && !env.DATABASE_URL) {
     throw new UsageError(`svc start ${part} runs one part alone against a shared database: set DATABASE_URL`);
   }
@@ -58,7 +56,7 @@ export async function runStartCommand(env: CliEnv, args: string[]): Promise<void
   if (part === "all") await printFirstAdminKey(database.databaseUrl);
   if (stopping) return;
 
-  const childEnv = { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(env.PORT) };
+  const childEnv = { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(env.PORT), SVC_INDEX_DIR: indexDirOf(env) };
   if (part !== "worker") {
     const web = superviseChild({ name: "web", args: [path.join(REPO_ROOT, "apps/web/dist/server.js")], cwd: path.join(REPO_ROOT, "apps/web"), env: childEnv });
     children.push({ name: "web", child: web, graceMs: WEB_GRACE_MS });
@@ -104,13 +102,6 @@ function watchEmbeddedDatabase(
     console.error(`[svc] embedded PostgreSQL could not be restarted (data in ${env.SVC_DATA_DIR}): ${firstLine(lastError)}; stopping`);
     on.failed();
   });
-}
-
-function parsePart(args: string[]): Part {
-  if (args.length === 0) return "all";
-  const [part, ...rest] = args;
-  if ((part === "web" || part === "worker") && rest.length === 0) return part;
-  throw new UsageError("Usage: svc start [web|worker]");
 }
 
 function messageOf(error: unknown): string {

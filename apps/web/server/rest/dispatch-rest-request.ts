@@ -7,7 +7,7 @@ import { runRestOperation } from "./run-rest-operation";
 export const API_ROOT = "/api";
 
 /** Paths under the API root that are not REST contract routes: Next.js serves them (the console's transports). */
-const NEXT_PATHS_UNDER_API = ["/api/trpc", "/api/admin/upload"];
+const NEXT_PATHS_UNDER_API = ["/api/trpc", "/api/admin/upload", "/api/admin/files"];
 
 /** Whether the REST dispatcher answers this path (every path under /api but the console's). */
 export function isRestPath(pathname: string): boolean {
@@ -15,12 +15,24 @@ export function isRestPath(pathname: string): boolean {
   return !NEXT_PATHS_UNDER_API.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
 }
 
+interface RestPathMatch {
+  operations: RoutePattern["operations"];
+  params: Record<string, string>;
+}
+
+function isParameter(segment: string): boolean {
+  return segment.startsWith("{") && segment.endsWith("}");
+}
+
 interface RoutePattern {
   segments: string[];
   operations: Partial<Record<HttpMethod, RestOperationId>>;
 }
 
-/** The contract's paths, one pattern per path with its operations by method. */
+/**
+ * The contract's paths, one pattern per path with its operations by method; literal segments before
+ * `{name}` ones, so `/svc-api/ingestion/batch` is tried before `/svc-api/ingestion/{document_id}`.
+ */
 const PATTERNS: RoutePattern[] = (() => {
   const byPath = new Map<string, RoutePattern>();
   for (const [operationId, entry] of Object.entries(REST_CONTRACT) as [RestOperationId, (typeof REST_CONTRACT)[RestOperationId]][]) {
@@ -30,30 +42,39 @@ const PATTERNS: RoutePattern[] = (() => {
     pattern.operations[entry.method] = operationId;
     byPath.set(path, pattern);
   }
-  return [...byPath.values()];
+  const parameters = (pattern: RoutePattern) => pattern.segments.filter(isParameter).length;
+  return [...byPath.values()].sort((a, b) => parameters(a) - parameters(b));
 })();
 
 /**
- * The contract path a request path names, with its captured `{name}` segments (percent-decoded); null
- * when none does. One trailing slash is ignored, as on every route of the original.
+ * The operations a request path names, by method, with the captured `{name}` segments
+ * (percent-decoded); null when no contract path matches. Where several paths match (a literal one and
+ * a `{name}` one), each method goes to the most literal path that has it: `POST …/ingestion/batch` is
+ * the bulk call, `GET …/ingestion/batch` the document whose id is "batch". One trailing slash is
+ * ignored, as on every route of the original.
  */
-export function matchRestPath(pathname: string): { operations: RoutePattern["operations"]; params: Record<string, string> } | null {
+export function matchRestPath(pathname: string): RestPathMatch | null {
   const trimmed = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
   const segments = trimmed.split("/");
+  const found: RestPathMatch[] = [];
   for (const pattern of PATTERNS) {
     if (pattern.segments.length !== segments.length) continue;
     const params: Record<string, string> = {};
     const matches = pattern.segments.every((segment, index) => {
       const actual = segments[index] ?? "";
-      if (segment.startsWith("{") && segment.endsWith("}")) {
+      if (isParameter(segment)) {
         params[segment.slice(1, -1)] = decodePathSegment(actual);
         return actual.length > 0;
       }
       return segment === actual;
     });
-    if (matches) return { operations: pattern.operations, params };
+    if (matches) found.push({ operations: pattern.operations, params });
   }
-  return null;
+  if (found.length === 0) return null;
+  return found.reduceRight((merged, literal) => ({
+    operations: { ...merged.operations, ...literal.operations },
+    params: { ...merged.params, ...literal.params },
+  }));
 }
 
 /**

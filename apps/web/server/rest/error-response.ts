@@ -1,4 +1,5 @@
 import { toAppError } from "@svc/core";
+import { webLogger } from "../observability/web-logger";
 
 /**
  * A failure of the HTTP transport itself, not of an operation (unknown path, wrong method, a body
@@ -29,6 +30,6 @@ export function errorResponse(error: unknown): Response {
     if (appError.retryAfterSeconds !== undefined) headers["Retry-After"] = String(appError.retryAfterSeconds);
     return Response.json(appError.toResponseBody(), { status: appError.httpStatus, headers });
   }
-  console.error("[svc] unhandled error", error);
+  webLogger().error({ err: error }, "unhandled error");
   return Response.json({ detail: "Internal server error" }, { status: 500 });
 }

@@ -9,6 +9,7 @@ import {
   getDocument,
   getIndexRebuildStatus,
   ingestDocument,
+  ingestDocuments,
   listCcPairDocuments,
   listIndexingStatus,
   listIngestedDocuments,
@@ -26,6 +27,8 @@ import { readReadiness } from "../read-readiness";
 import type { Services } from "../services";
 import { handleUpload, readUploadedFiles } from "../upload";
 import { webEnv } from "../env";
+import { apiReferencePage, apiReferenceScript } from "../api-reference";
+import { renderMetrics } from "../observability/render-metrics";
 import { documentListResponse } from "./document-list-response";
 
 type Parsed<Part> = Part extends { schema: infer Schema extends z.ZodType } ? z.output<Schema> : undefined;
@@ -63,6 +66,8 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
   getReadiness: () => readReadiness(),
   upsertIngestionDocument: ({ body, principal, services }) =>
     ingestDocument({ db: services.db, boss: services.boss, principal, input: body }),
+  ingestDocumentBatch: ({ body, principal, services }) =>
+    ingestDocuments({ db: services.db, boss: services.boss, principal, documents: body.documents }),
   // Without `limit` the whole list is streamed; with it, one page and a Link header.
   listIngestedDocuments: async ({ request, query, principal, services }) =>
     documentListResponse(
@@ -74,7 +79,7 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
   getIngestionDocument: ({ path, principal, services }) =>
     getDocument({ db: services.db, principal, documentId: path.document_id }),
   deleteIngestionDocument: async ({ path, principal, services }) => {
-    await deleteDocument({ db: services.db, principal, documentId: path.document_id });
+    await deleteDocument({ db: services.db, index: services.index, principal, documentId: path.document_id });
     return null;
   },
   listCcPairDocuments: async ({ request, path, query, principal, services }) => {
@@ -84,7 +89,15 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
       query.limit === null ? await streamCcPairDocuments(list) : await listCcPairDocuments({ ...list, limit: query.limit }),
     );
   },
-  searchDocuments: ({ body, principal, services }) => searchDocuments({ db: services.db, principal, request: body }),
+  searchDocuments: ({ request, body, principal, services }) =>
+    searchDocuments({
+      db: services.db,
+      index: services.index,
+      principal,
+      request: body,
+      timeoutMs: services.searchTimeoutMs,
+      signal: request.signal,
+    }),
   getConnectorIndexingStatus: ({ request, body, principal, services }) =>
     listIndexingStatus({ db: services.db, principal, request: body, signal: request.signal }),
   createCcPair: async ({ body, services }) => {
@@ -119,4 +132,10 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
       maxFileBytes: webEnv().SVC_MAX_UPLOAD_FILE_BYTES,
     }),
   getOpenApiDocument: () => buildOpenApiDocument(),
+  getMetrics: async ({ services }) => {
+    const { contentType, body } = await renderMetrics(services);
+    return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
+  },
+  getApiReference: () => apiReferencePage(),
+  getApiReferenceScript: () => apiReferenceScript(),
 };

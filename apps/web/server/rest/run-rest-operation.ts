@@ -1,5 +1,6 @@
 import { authenticateApiKey, requireRole } from "@svc/core";
 import { REST_CONTRACT, successStatus, type RestEndpoint, type RestOperationId } from "@svc/schema";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { webEnv } from "../env";
 import { getServices } from "../services";
 import { errorResponse } from "./error-response";
@@ -20,7 +21,7 @@ export async function runRestOperation(
   // Each handler is typed by its own entry; here the entry is only known at run time.
   const handler = REST_HANDLERS[operationId] as unknown as (input: RestHandlerInput<RestEndpoint>) => unknown;
   try {
-    const caller = entry.auth === "public" ? {} : await authenticate(request, entry.auth);
+    const caller = entry.auth === "public" ? {} : await authenticate(request, entry);
     const path = entry.pathParams ? readPathParams(pathParams, entry.pathParams.schema) : undefined;
     const query = entry.query ? readQueryParams(request, entry.query.schema) : undefined;
     const body =
@@ -34,13 +35,31 @@ export async function runRestOperation(
   }
 }
 
-async function authenticate(request: Request, roles: Exclude<RestEndpoint["auth"], "public">) {
+async function authenticate(request: Request, entry: RestEndpoint) {
   const services = await getServices();
+  // The entry's own token (GET /metrics: SVC_METRICS_TOKEN) stands for no principal: its handler
+  // reads no one's documents.
+  if (entry.alternativeToken && hasBearerToken(request, alternativeTokens()[entry.alternativeToken])) return { services };
+  const roles = entry.auth as Exclude<RestEndpoint["auth"], "public">;
   const principal = await authenticateApiKey({
     db: services.db,
     authorization: request.headers.get("authorization"),
     cache: services.apiKeys,
+    uses: services.apiKeyUses,
   });
   requireRole(principal, roles);
   return { principal, services };
+}
+
+/** The tokens an entry's `alternativeToken` may name, by setting. */
+function alternativeTokens(): Record<string, string | undefined> {
+  return { SVC_METRICS_TOKEN: webEnv().SVC_METRICS_TOKEN };
+}
+
+/** Whether the request's bearer token is `token` (compared in constant time; never when unset). */
+function hasBearerToken(request: Request, token: string | undefined): boolean {
+  const match = /^Bearer +(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
+  if (!token || !match?.[1]) return false;
+  const digest = (value: string) => createHash("sha256").update(value).digest();
+  return timingSafeEqual(digest(match[1]), digest(token));
 }

@@ -7,7 +7,9 @@ import {
   toAppError,
   type AppErrorCode,
   type ApiKeyCache,
+  type ApiKeyUseRecorder,
   type PgBoss,
+  type SearchIndexTables,
 } from "@svc/core";
 import type { Db } from "@svc/db";
 import { findJsonString, isUnstorableText } from "@svc/schema";
@@ -23,6 +25,12 @@ export interface CreateContextInnerOptions {
   db: Db;
   boss: PgBoss;
   apiKeys: ApiKeyCache;
+  /** Notes each signed-in request as a use of the session's key ("last used"). */
+  apiKeyUses?: ApiKeyUseRecorder;
+  /** The process's search index (the same one the REST handlers use). */
+  index: SearchIndexTables;
+  /** Search stops after this long (SVC_SEARCH_TIMEOUT_MS). */
+  searchTimeoutMs?: number;
   /** The `svc_session` cookie's value; null when the browser sent none. */
   sessionToken: string | null;
   /** `scheme://host` the browser used; an `https:` origin makes the session cookie `Secure`. */
@@ -35,6 +43,9 @@ export interface TrpcContext {
   db: Db;
   boss: PgBoss;
   apiKeys: ApiKeyCache;
+  apiKeyUses: ApiKeyUseRecorder | undefined;
+  index: SearchIndexTables;
+  searchTimeoutMs: number;
   sessionToken: string | null;
   /** Whether the session cookie gets `Secure` (the browser came over HTTPS). */
   secureCookies: boolean;
@@ -50,6 +61,9 @@ export function createContextInner(options: CreateContextInnerOptions): Promise<
     db: options.db,
     boss: options.boss,
     apiKeys: options.apiKeys,
+    apiKeyUses: options.apiKeyUses,
+    index: options.index,
+    searchTimeoutMs: options.searchTimeoutMs ?? 5_000,
     sessionToken: options.sessionToken,
     secureCookies: options.requestOrigin?.startsWith("https:") ?? false,
     resHeaders: options.resHeaders ?? new Headers(),
@@ -134,7 +148,7 @@ export const publicProcedure = t.procedure.use(mapAppErrors).use(refuseUnstorabl
 
 /** Any signed-in console user (an admin or curator key's session); acts with the key's role and scope. */
 export const sessionProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const principal = await authenticateAdminSession({ db: ctx.db, token: ctx.sessionToken });
+  const principal = await authenticateAdminSession({ db: ctx.db, token: ctx.sessionToken, uses: ctx.apiKeyUses });
   return next({ ctx: { principal } });
 });
 

@@ -2,7 +2,7 @@
 // indexing worker on the same database, so what the pages show comes from real ingestion and
 // indexing. One browser session walks through the console in order; a screenshot of every page is
 // saved under apps/web/test-artifacts/screenshots.
-import { createTestKey, createTestPair } from "@svc/core/testing";
+import { createTestKey, createTestPair, removeTestSearchIndex } from "@svc/core/testing";
 import { createTestDatabase, waitFor, type TestDatabase } from "@svc/db/testing";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { insertIndexAttempts, setPairStatus } from "../connectors";
 import { startProductionServer, type ProductionServer } from "../production-server";
 import { startTestWorker, type TestWorker } from "../worker";
 import { launchBrowser, type TestBrowser } from "./browser";
+import { consoleHelpers } from "./console-helpers";
 
 /** More than a page (10 rows) of one source, so its listing has a second page. */
 const WEB_PAIRS = 13;
@@ -51,30 +52,11 @@ afterAll(async () => {
   await browser?.close();
   await worker?.stop();
   await server?.stop();
+  await removeTestSearchIndex();
   await database?.drop();
 });
 
-/** A REST call as a script would make it. */
-function rest(method: string, path: string, key: string, body?: unknown): Promise<Response> {
-  return fetch(`${server.base}/api${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
-
-/** Waits until the locator's text satisfies the check (the pages refresh themselves). */
-async function waitForText(what: string, locator: Locator, check: (text: string) => boolean, timeoutMs = 30_000): Promise<string> {
-  let seen = "";
-  return waitFor(
-    what,
-    async () => {
-      seen = (await locator.textContent({ timeout: 1_000 }).catch(() => null)) ?? "";
-      return check(seen) ? seen : undefined;
-    },
-    { timeoutMs, describe: () => `last seen: ${seen.slice(0, 1_000)}\nserver: ${server.output().slice(-2_000)}` },
-  );
-}
+const { rest, waitForText } = consoleHelpers(() => server);
 
 function sourceSection(name: string): Locator {
   return page.getByRole("region", { name, exact: true });

@@ -68,6 +68,26 @@ describe("connectors.get, attempts and documents", () => {
     await expectTrpcError(fixture.admin.connectors.get({ ccPairId: 999_999 }), "NOT_FOUND");
     expect(await fixture.scopedCurator.connectors.get({ ccPairId: fixture.otherPublicPair })).toMatchObject({ id: fixture.otherPublicPair });
   });
+
+  it("give a pair's documents by status, its summary, failed counts and retry-all within the key's scope", async () => {
+    const page = await fixture.scopedCurator.connectors.documentStatuses({ ccPairId: fixture.ownPair, status: "indexed", limit: 2 });
+    expect(page.documents.map((document) => [document.documentId, document.indexingStatus, document.lastError])).toEqual([
+      ["a-1", "indexed", null],
+      ["a-2", "indexed", null],
+    ]);
+    expect((await fixture.scopedCurator.connectors.documentStatuses({ ccPairId: fixture.ownPair, status: "failed" })).documents).toEqual([]);
+    expect(await fixture.scopedCurator.connectors.indexingSummary({ ccPairId: fixture.ownPair })).toEqual({
+      inRepeatedErrorState: false,
+      documents: { indexed: 3, queued: 0, failed: 0 },
+    });
+    expect(await fixture.scopedCurator.connectors.failedDocumentCounts({ ccPairIds: [fixture.ownPair] })).toEqual({ total: 0, byPair: [] });
+    expect(await fixture.scopedCurator.connectors.retryFailed({ ccPairId: fixture.ownPair })).toEqual({ retried: 0, skipped: 0 });
+    await expectTrpcError(fixture.scopedCurator.connectors.documentStatuses({ ccPairId: fixture.otherPrivatePair }), "NOT_FOUND");
+    await expectTrpcError(fixture.scopedCurator.connectors.indexingSummary({ ccPairId: fixture.otherPrivatePair }), "NOT_FOUND");
+    await expectTrpcError(fixture.scopedCurator.connectors.retryFailed({ ccPairId: fixture.otherPrivatePair }), "NOT_FOUND");
+    await expectTrpcError(fixture.scopedCurator.connectors.retryFailed({ ccPairId: fixture.otherPublicPair }), "FORBIDDEN");
+    await expectTrpcError(fixture.admin.connectors.documentStatuses({ ccPairId: fixture.ownPair, status: "broken" as "failed" }), "BAD_REQUEST");
+  });
 });
 
 describe("connector changes", () => {

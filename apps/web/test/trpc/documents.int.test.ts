@@ -1,3 +1,4 @@
+import { testSearchIndex } from "@svc/core/testing";
 import { indexDocumentJob, indexDocuments } from "@svc/core";
 import { DocumentWithChunksSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
@@ -21,6 +22,9 @@ describe("documents.search and documents.get", () => {
     expect(asCurator.results.map((result) => result.document_id)).toEqual(["holidays"]);
     expect(asCurator.results[0]?.chunks[0]?.snippet).toContain("<mark>Holidays</mark>");
     await expectTrpcError(fixture.admin.documents.search({ query: "" }), "BAD_REQUEST");
+    // The same limits as REST: the procedure takes the REST request schema.
+    await expectTrpcError(fixture.admin.documents.search({ query: "x".repeat(1001) }), "BAD_REQUEST");
+    await expectTrpcError(fixture.admin.documents.search({ query: Array.from({ length: 65 }, (_, i) => `w${i}`).join(" ") }), "BAD_REQUEST");
     await expectTrpcError(fixture.scopedCurator.documents.search({ query: "x", principal: { email: "a@example.com", group_ids: [] } }), "FORBIDDEN");
   });
 
@@ -52,7 +56,7 @@ describe("documents.delete", () => {
 });
 
 describe("documents.retry", () => {
-  it("re-queues a failed document with a job at its current version; the document ends indexed", async () => {
+  it("sends a failed document's current version to indexing again; it stays failed until a try succeeds", async () => {
     await installPoisonTrigger(app.db);
     try {
       await ingestOverApi(app, { id: "fragile", text: `This one holds a ${POISON}.`, ccPairId: fixture.ownPair });
@@ -63,15 +67,17 @@ describe("documents.retry", () => {
     expect(await fixture.admin.documents.get({ documentId: "fragile" })).toMatchObject({ indexing_status: "failed", last_error: expect.stringContaining("chunk rejected") as unknown, chunks: [] });
 
     expect(await fixture.scopedCurator.documents.retry({ documentId: "fragile" })).toEqual({ ok: true });
+    // A retry is a request, not a fix: the failure stays visible, its tries start again.
     const document = await fixture.admin.documents.get({ documentId: "fragile" });
-    expect(document).toMatchObject({ indexing_status: "queued", current_version: 1 });
+    expect(document).toMatchObject({ indexing_status: "failed", current_version: 1 });
+    expect((await app.db.document.findUniqueOrThrow({ where: { id: "fragile" } })).indexAttempts).toBe(0);
 
     const { boss } = await getServices();
     const jobs = await boss.findJobs<{ documentId: string; version: number }>(indexDocumentJob.name, { data: { documentId: "fragile" }, queued: true });
     // The ingestion's own job and the retry's.
     expect(jobs.map((job) => job.data)).toContainEqual({ documentId: "fragile", version: 1 });
     expect(jobs.length).toBe(2);
-    await indexDocuments({ db: app.db, jobs: [{ documentId: "fragile", version: 1 }] });
+    await indexDocuments({ index: testSearchIndex(), db: app.db, jobs: [{ documentId: "fragile", version: 1 }] });
     expect(await fixture.admin.documents.get({ documentId: "fragile" })).toMatchObject({ indexing_status: "indexed", chunk_count: 1, last_error: null });
   });
 

@@ -1,3 +1,4 @@
+import { testSearchIndex } from "@svc/core/testing";
 import { indexDocumentJob, indexDocuments } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { getServices } from "../../server/services";
@@ -18,14 +19,14 @@ describe("health.overview", () => {
     await ingestOverApi(app, { id: "bad-b", text: `B ${POISON}.`, ccPairId: fixture.otherPrivatePair });
     await ingestOverApi(app, { id: "waiting", text: "Not indexed yet.", ccPairId: fixture.ownPair });
     const jobs = ["ok-1", "ok-2", "bad-a", "bad-b"].map((documentId) => ({ documentId, version: 1 }));
-    await expect(indexDocuments({ db: app.db, jobs })).rejects.toThrow();
+    await expect(indexDocuments({ index: testSearchIndex(), db: app.db, jobs })).rejects.toThrow();
     // The worker holds one job: the queue shows it active, the four others waiting.
     const { boss } = await getServices();
     expect(await boss.fetch(indexDocumentJob.name)).toHaveLength(1);
 
     const before = Date.now();
     const overview = await fixture.admin.health.overview();
-    expect(overview.queue).toEqual({ queued: 4, active: 1, failed: 0, deadLetter: 0 });
+    expect(overview.queue).toEqual({ queued: 4, active: 1, deadLetter: 0 });
 
     expect(overview.indexedPerMinute).toHaveLength(60);
     const minutes = overview.indexedPerMinute.map((entry) => entry.minute.getTime());
@@ -36,6 +37,8 @@ describe("health.overview", () => {
     expect(overview.indexedPerMinute.slice(0, 55).every((entry) => entry.count === 0)).toBe(true);
 
     expect(overview.failedDocuments.map((document) => document.documentId).sort()).toEqual(["bad-a", "bad-b"]);
+    // One number of failure: every failed document, which the list shows the newest of.
+    expect(overview.failedDocumentCount).toBe(2);
     expect(overview.failedDocuments.find((document) => document.documentId === "bad-a")).toEqual({
       documentId: "bad-a",
       semanticId: "Doc bad-a",
@@ -48,6 +51,7 @@ describe("health.overview", () => {
     // A scoped curator sees the same queue and chart, but only its own pairs' failures.
     const scoped = await fixture.scopedCurator.health.overview();
     expect(scoped.failedDocuments.map((document) => document.documentId)).toEqual(["bad-a"]);
+    expect(scoped.failedDocumentCount).toBe(1);
   });
 
   it("startRebuild is for admins; the overview then shows the rebuild", async () => {

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PgBoss } from "@svc/core";
-import { ingestTestDocument } from "@svc/core/testing";
+import { ingestTestDocument, removeTestSearchIndex, testSearchIndex } from "@svc/core/testing";
 import type { Db } from "@svc/db";
 import { afterAll } from "vitest";
 
@@ -23,8 +23,26 @@ export interface WorkerProcess {
   kill: () => Promise<void>;
 }
 
-export function spawnWorker(databaseUrl: string): WorkerProcess {
-  const child = spawn(process.execPath, [workerEntry], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: "pipe" });
+/**
+ * Starts the built worker on `databaseUrl`; `env` adds to or overrides its environment. It writes the
+ * search index of the test file (testSearchIndex) unless `env.SVC_INDEX_DIR` says otherwise: every
+ * worker of the file shares it, as the workers of one deployment share theirs, and the test reads it
+ * to check what they wrote.
+ */
+export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): WorkerProcess {
+  const child = spawn(process.execPath, [workerEntry], {
+    // Attempts close at the drain unless a test asks otherwise: most check that a drained queue leaves
+    // no attempt open.
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      SVC_ATTEMPT_QUIET_SECONDS: "0",
+      SVC_INDEX_DIR: testSearchIndex().uri,
+      SVC_INDEX_OPTIMIZE_SECONDS: "1",
+      ...env,
+    },
+    stdio: "pipe",
+  });
   let output = "";
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-KEPT_OUTPUT_CHARACTERS);
@@ -53,13 +71,14 @@ export function spawnWorker(databaseUrl: string): WorkerProcess {
  * built worker on `databaseUrl`; whatever it started is killed after the file's tests, before the
  * database closes (vitest runs afterAll hooks last registered first).
  */
-export function useWorkerProcess(databaseUrl: string): () => WorkerProcess {
+export function useWorkerProcess(databaseUrl: string): (env?: Record<string, string>) => WorkerProcess {
   const started: WorkerProcess[] = [];
   afterAll(async () => {
     for (const worker of started) await worker.kill();
+    await removeTestSearchIndex();
   });
-  return () => {
-    const worker = spawnWorker(databaseUrl);
+  return (env) => {
+    const worker = spawnWorker(databaseUrl, env);
     started.push(worker);
     return worker;
   };
@@ -123,4 +142,25 @@ export async function documentsMissingText(db: Db, ids: string[], marker: string
     SELECT d.id FROM document d WHERE d.id = ANY(${ids})
       AND NOT EXISTS (SELECT 1 FROM document_chunk c WHERE c.document_id = d.id AND c.content LIKE ${`%${marker}%`})`;
   return rows.map((row) => row.id);
+}
+
+/**
+ * What would show the search index out of step with PostgreSQL, for the current generation: chunks
+ * PostgreSQL has that the index lacks (lost), rows the index has that PostgreSQL does not (orphans),
+ * and chunks the index holds more than once (doubled). Reads the test file's index (testSearchIndex).
+ */
+export async function indexRowInconsistencies(db: Db): Promise<{ lost: string[]; orphans: string[]; doubled: string[] }> {
+  const [generation] = await db.$queryRaw<{ id: number }[]>`SELECT id FROM index_generation WHERE status = 'current'`;
+  const chunks = await db.$queryRaw<{ key: string }[]>`
+    SELECT chunk_index || ':' || document_id AS key FROM document_chunk WHERE generation_id = ${generation?.id ?? -1}`;
+  const table = await testSearchIndex().readable(generation?.id ?? -1);
+  const rows = table === null ? [] : ((await table.table.query().select(["chunk_id"]).toArray()) as { chunk_id: string }[]);
+  const seen = new Map<string, number>();
+  for (const row of rows) seen.set(row.chunk_id, (seen.get(row.chunk_id) ?? 0) + 1);
+  const expected = new Set(chunks.map((chunk) => chunk.key));
+  return {
+    lost: [...expected].filter((key) => !seen.has(key)).slice(0, 20),
+    orphans: [...seen.keys()].filter((key) => !expected.has(key)).slice(0, 20),
+    doubled: [...seen].filter(([, count]) => count > 1).map(([key]) => key).slice(0, 20),
+  };
 }

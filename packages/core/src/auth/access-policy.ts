@@ -118,3 +118,17 @@ export function canFindDocument(rule: AccessRule, document: SearchableDocument):
 export function isUnscopedAdmin(subject: AccessSubject): boolean {
   return subject.role === "admin" && subject.scopeCcPairIds === null;
 }
+
+/**
+ * The rule as the search index filters on it (plain data; @svc/search-index's SearchAccess): the
+ * pairs whose access type is public now (read at query time, so a pair's change shows at once), the
+ * caller's own pairs, email and groups. The index evaluates canFindDocument's conditions on the
+ * fields each row carries.
+ */
+export function searchIndexAccess(
+  rule: AccessRule,
+  publicPairIds: readonly number[],
+): { all: true } | { all: false; publicPairIds: number[]; visiblePairIds: number[]; email: string | null; groups: string[] } {
+  if (rule.allPairs) return { all: true };
+  return { all: false, publicPairIds: [...publicPairIds], visiblePairIds: [...rule.pairIds], email: rule.email, groups: [...rule.groupIds] };
+}

@@ -3,6 +3,7 @@ import { AppError } from "../errors/app-error";
 import { hashAdminSessionToken } from "./admin-session-token";
 import { hashesMatch } from "./api-key-secret";
 import { CONNECTOR_ROLES, type Principal } from "./principal";
+import type { ApiKeyUseRecorder } from "./record-api-key-use";
 
 /**
  * Resolves a console session token to the principal of the key it was opened with, or throws
@@ -13,10 +14,13 @@ export async function authenticateAdminSession({
   db,
   token,
   now = new Date(),
+  uses,
 }: {
   db: Db;
   token: string | null | undefined;
   now?: Date;
+  /** A console session acts with its key: its requests are the key's use. */
+  uses?: ApiKeyUseRecorder;
 }): Promise<Principal> {
   if (!token) throw new AppError("UNAUTHENTICATED", "Not signed in.");
   const hashedToken = hashAdminSessionToken(token);
@@ -42,6 +46,7 @@ export async function authenticateAdminSession({
   }
   // A key's role can only be set at creation, but a session must never outlive the sign-in rule.
   if (!CONNECTOR_ROLES.includes(session.role)) throw new AppError("FORBIDDEN", "The console is for admin and curator keys.");
+  uses?.record(session.api_key_id);
   return {
     apiKeyId: session.api_key_id,
     name: session.name,

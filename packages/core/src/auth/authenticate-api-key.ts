@@ -3,6 +3,7 @@ import { AppError } from "../errors/app-error";
 import type { ApiKeyCache } from "./api-key-cache";
 import { hashApiKey, hashesMatch } from "./api-key-secret";
 import type { Principal } from "./principal";
+import type { ApiKeyUseRecorder } from "./record-api-key-use";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -11,17 +12,20 @@ export async function authenticateApiKey({
   db,
   authorization,
   cache,
+  uses,
 }: {
   db: Db;
   authorization: string | null | undefined;
   /** Saves the round trip for keys seen recently; see ApiKeyCache for why that stays correct. */
   cache?: ApiKeyCache;
+  /** Notes the key's use for its "last used" (cached or not). */
+  uses?: ApiKeyUseRecorder;
 }): Promise<Principal> {
   const presented = authorization ? BEARER.exec(authorization)?.[1] : undefined;
   if (!presented) {
     throw new AppError("UNAUTHENTICATED", "Missing bearer credential: send 'Authorization: Bearer <API key>'.");
   }
-  return authenticateApiKeySecret({ db, key: presented, cache });
+  return authenticateApiKeySecret({ db, key: presented, cache, uses });
 }
 
 /**
@@ -32,11 +36,19 @@ export async function authenticateApiKeySecret({
   db,
   key,
   cache,
+  uses,
 }: {
   db: Db;
   key: string;
   cache?: ApiKeyCache;
+  uses?: ApiKeyUseRecorder;
 }): Promise<Principal> {
+  const principal = await resolveApiKeySecret(db, key, cache);
+  uses?.record(principal.apiKeyId);
+  return principal;
+}
+
+async function resolveApiKeySecret(db: Db, key: string, cache: ApiKeyCache | undefined): Promise<Principal> {
   const hashedKey = hashApiKey(key);
   const cached = cache?.get(hashedKey);
   if (cached) return cached;

@@ -3,6 +3,7 @@ import { generateAdminSessionToken } from "./admin-session-token";
 import type { ApiKeyCache } from "./api-key-cache";
 import { authenticateApiKeySecret } from "./authenticate-api-key";
 import { CONNECTOR_ROLES, requireRole, type Principal } from "./principal";
+import type { ApiKeyUseRecorder } from "./record-api-key-use";
 
 /** How long a console session lasts unless the caller says otherwise. */
 export const DEFAULT_ADMIN_SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
@@ -16,16 +17,18 @@ export async function createAdminSession({
   db,
   apiKey,
   cache,
+  uses,
   lifetimeMs = DEFAULT_ADMIN_SESSION_LIFETIME_MS,
   now = new Date(),
 }: {
   db: Db;
   apiKey: string;
   cache?: ApiKeyCache;
+  uses?: ApiKeyUseRecorder;
   lifetimeMs?: number;
   now?: Date;
 }): Promise<{ token: string; expiresAt: Date; lifetimeSeconds: number; principal: Principal }> {
-  const principal = await authenticateApiKeySecret({ db, key: apiKey, cache });
+  const principal = await authenticateApiKeySecret({ db, key: apiKey, cache, uses });
   requireRole(principal, CONNECTOR_ROLES);
   const { token, hashedToken } = generateAdminSessionToken();
   const expiresAt = new Date(now.getTime() + lifetimeMs);

@@ -1,9 +1,23 @@
-import type { AccessType, ConnectorCredentialPairStatus, DbOrTx } from "@svc/db";
+import type { AccessType, ConnectorCredentialPairStatus, Db, DbOrTx } from "@svc/db";
 import type { CcPair } from "@svc/schema";
 import { accessRuleOf, canEditPair, canViewPair } from "../auth/access-policy";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
+import type { PgBoss } from "../jobs/job-queue";
 import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
+
+/** What an operation on one pair is given: where to read, who asks, and which pair. */
+export interface PairRequest {
+  db: DbOrTx;
+  principal: Principal;
+  ccPairId: number;
+}
+
+/** The same for an operation that writes in its own transaction and queues jobs. */
+export interface PairJobRequest extends PairRequest {
+  db: Db;
+  boss: PgBoss;
+}
 
 /** Largest value of a Postgres `integer` (`serial`) column: a bigger id names nothing. */
 const MAX_INT4 = 2_147_483_647;

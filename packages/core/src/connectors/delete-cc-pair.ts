@@ -1,9 +1,7 @@
-import type { Db } from "@svc/db";
 import type { CcPair } from "@svc/schema";
-import type { Principal } from "../auth/principal";
 import { deleteCcPairJob } from "../jobs/catalog";
-import { sendJob, type PgBoss } from "../jobs/job-queue";
-import { lockEditableCcPair, readCcPair } from "./cc-pair-record";
+import { sendJob } from "../jobs/job-queue";
+import { lockEditableCcPair, readCcPair, type PairJobRequest } from "./cc-pair-record";
 
 /**
  * Starts deleting a pair: in one transaction it goes to DELETING (from then on it takes no new
@@ -11,17 +9,7 @@ import { lockEditableCcPair, readCcPair } from "./cc-pair-record";
  * (`purgeCcPair`) removes the data. Asking again for a pair already DELETING queues the job again,
  * which is harmless: the job is safe to run twice.
  */
-export async function deleteCcPair({
-  db,
-  boss,
-  principal,
-  ccPairId,
-}: {
-  db: Db;
-  boss: PgBoss;
-  principal: Principal;
-  ccPairId: number;
-}): Promise<CcPair> {
+export async function deleteCcPair({ db, boss, principal, ccPairId }: PairJobRequest): Promise<CcPair> {
   return db.$transaction(async (tx) => {
     const pair = await lockEditableCcPair(tx, principal, ccPairId);
     if (pair.status !== "DELETING") {

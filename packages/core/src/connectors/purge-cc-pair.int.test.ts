@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { indexDocuments } from "../indexing/index-documents";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
+import { testSearchIndex } from "../testing/test-search-index";
 import { createTestPair, currentIndexJobs, ingestTestDocument } from "../testing/factories";
 import { deleteCcPair } from "./delete-cc-pair";
 import { purgeCcPair } from "./purge-cc-pair";
@@ -27,13 +28,13 @@ describe("purgeCcPair", () => {
     // Half of everything is indexed before the deletion, the rest while it runs.
     const all = [...exclusive, ...shared];
     const jobs = await currentIndexJobs(db, all);
-    await indexDocuments({ db, jobs: jobs.filter((_, index) => index % 2 === 0) });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: jobs.filter((_, index) => index % 2 === 0) });
 
     await deleteCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId: doomed });
     const [first, second] = await Promise.all([
-      purgeCcPair({ db, ccPairId: doomed, batchSize: 7 }),
-      purgeCcPair({ db, ccPairId: doomed, batchSize: 5 }),
-      indexDocuments({ db, jobs: jobs.filter((_, index) => index % 2 === 1) }),
+      purgeCcPair({ index: testSearchIndex(), db, ccPairId: doomed, batchSize: 7 }),
+      purgeCcPair({ index: testSearchIndex(), db, ccPairId: doomed, batchSize: 5 }),
+      indexDocuments({ index: testSearchIndex(), db, jobs: jobs.filter((_, index) => index % 2 === 1) }),
     ]);
 
     expect((first?.linksRemoved ?? 0) + (second?.linksRemoved ?? 0)).toBe(80);
@@ -47,7 +48,7 @@ describe("purgeCcPair", () => {
   });
 
   it("never touches the default pair", async () => {
-    expect(await purgeCcPair({ db, ccPairId: 1 })).toEqual({ purged: false, linksRemoved: 0, documentsDeleted: 0 });
+    expect(await purgeCcPair({ index: testSearchIndex(), db, ccPairId: 1 })).toEqual({ purged: false, linksRemoved: 0, documentsDeleted: 0 });
     expect(await db.connectorCredentialPair.findUnique({ where: { id: 1 } })).not.toBeNull();
   });
 });

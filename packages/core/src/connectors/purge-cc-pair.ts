@@ -1,38 +1,30 @@
-import type { Db, Tx } from "@svc/db";
+import type { Tx } from "@svc/db";
 import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { API_KEY_CHANGES_CHANNEL } from "../auth/api-key-cache";
 import { deletePairAttempts } from "../indexing/index-attempts";
+import { PURGE_BATCH_SIZE, type BatchedJobInput, type PurgeResult } from "../model/batched-job";
+import { removeIndexRows } from "../search-index/remove-index-rows";
+import type { SearchIndexTables } from "../search-index/search-index-tables";
 
-export interface PurgeCcPairResult {
-  /** False when there was nothing to do: the pair is gone already, or is not marked DELETING. */
-  purged: boolean;
-  linksRemoved: number;
-  documentsDeleted: number;
-}
+/** `purged` is false when there was nothing to do: the pair is gone already, or is not marked DELETING. */
+export type PurgeCcPairResult = PurgeResult<"linksRemoved" | "documentsDeleted">;
 
 /**
  * The `delete-cc-pair` job: removes a DELETING pair's links, every document no other pair still
- * holds (sections and chunks go with it), its index attempts and API-key scopes, then the pair and
+ * holds (sections, chunks and search-index rows go with it), its index attempts and API-key scopes, then the pair and
  * its connector and credential. Works in batches, each its own transaction that keeps `docs_indexed`
  * exact, so a run cut short leaves consistent data and the next run carries on. Safe to run twice,
  * and concurrently.
  */
-export async function purgeCcPair({
-  db,
-  ccPairId,
-  batchSize = 500,
-}: {
-  db: Db;
-  ccPairId: number;
-  batchSize?: number;
-}): Promise<PurgeCcPairResult> {
+export async function purgeCcPair(input: BatchedJobInput & { index: SearchIndexTables; ccPairId: number }): Promise<PurgeCcPairResult> {
+  const { db, index, ccPairId, batchSize = PURGE_BATCH_SIZE } = input;
   const result: PurgeCcPairResult = { purged: false, linksRemoved: 0, documentsDeleted: 0 };
   if (ccPairId === DEFAULT_CC_PAIR_ID) return result;
   const pair = await db.connectorCredentialPair.findUnique({ where: { id: ccPairId }, select: { status: true } });
   if (pair?.status !== "DELETING") return result;
 
   for (;;) {
-    const batch = await db.$transaction((tx) => removeLinkBatch(tx, ccPairId, batchSize));
+    const batch = await db.$transaction((tx) => removeLinkBatch(tx, index, ccPairId, batchSize));
     result.linksRemoved += batch.linksRemoved;
     result.documentsDeleted += batch.documentsDeleted;
     if (batch.documentIds < batchSize && (await db.$transaction((tx) => deletePairIfUnlinked(tx, ccPairId)))) {
@@ -42,7 +34,7 @@ export async function purgeCcPair({
   }
 }
 
-async function removeLinkBatch(tx: Tx, ccPairId: number, batchSize: number) {
+async function removeLinkBatch(tx: Tx, index: SearchIndexTables, ccPairId: number, batchSize: number) {
   // Lock the documents first, in id order, as ingestion and indexing do (they lock the document row
   // before touching its links): no link to them can appear or change until this commits, and
   // concurrent purges of pairs sharing documents cannot deadlock.
@@ -65,11 +57,13 @@ async function removeLinkBatch(tx: Tx, ccPairId: number, batchSize: number) {
       UPDATE connector_credential_pair SET docs_indexed = docs_indexed - ${indexedRemoved} WHERE id = ${ccPairId}`;
   }
   // A new statement, so it sees every link committed before the locks above were granted.
-  const documentsDeleted = await tx.$executeRaw`
+  const deleted = await tx.$queryRaw<{ id: string }[]>`
     DELETE FROM document d
     WHERE d.id = ANY(${ids}::text[])
-      AND NOT EXISTS (SELECT 1 FROM document_by_cc_pair l WHERE l.document_id = d.id)`;
-  return { documentIds: ids.length, linksRemoved: removed.length, documentsDeleted };
+      AND NOT EXISTS (SELECT 1 FROM document_by_cc_pair l WHERE l.document_id = d.id)
+    RETURNING d.id`;
+  await removeIndexRows(tx, index, deleted.map((row) => row.id));
+  return { documentIds: ids.length, linksRemoved: removed.length, documentsDeleted: deleted.length };
 }
 
 /** The last step, once no link is left: everything else of the pair, then the pair. */

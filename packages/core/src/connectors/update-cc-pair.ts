@@ -1,9 +1,6 @@
-import type { Db } from "@svc/db";
 import type { CcPair, SettableCcPairStatus } from "@svc/schema";
-import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
-import type { PgBoss } from "../jobs/job-queue";
-import { lockEditableCcPair, readCcPair } from "./cc-pair-record";
+import { lockEditableCcPair, readCcPair, type PairJobRequest } from "./cc-pair-record";
 import { pauseCcPair } from "./pause-cc-pair";
 import { resumeCcPair } from "./resume-cc-pair";
 
@@ -18,14 +15,7 @@ export async function updateCcPair({
   ccPairId,
   name = null,
   status = null,
-}: {
-  db: Db;
-  boss: PgBoss;
-  principal: Principal;
-  ccPairId: number;
-  name?: string | null;
-  status?: SettableCcPairStatus | null;
-}): Promise<CcPair> {
+}: PairJobRequest & { name?: string | null; status?: SettableCcPairStatus | null }): Promise<CcPair> {
   return db.$transaction(async (tx) => {
     const pair = await lockEditableCcPair(tx, principal, ccPairId);
     if (pair.status === "DELETING") {

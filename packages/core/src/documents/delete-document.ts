@@ -3,19 +3,24 @@ import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 import { closeAttemptIfDrained, lockDocumentPairs } from "../indexing/index-attempts";
 import { lockEditableDocument } from "./document-access";
+import { removeIndexRows } from "../search-index/remove-index-rows";
+import type { SearchIndexTables } from "../search-index/search-index-tables";
 
 /**
  * Deletes a document created through the ingestion API: its links (each pair whose link was
- * indexed counts one document less), its sections and its chunks, in one transaction. The document
+ * indexed counts one document less), its sections, its chunks and its rows in the search index, in
+ * one transaction. The document
  * row is locked first, as ingestion and indexing lock it, so a concurrent indexing job waits and
  * then finds nothing to do; a job that runs later skips the missing document.
  */
 export async function deleteDocument({
   db,
+  index,
   principal,
   documentId,
 }: {
   db: Db;
+  index: SearchIndexTables;
   principal: Principal;
   documentId: string;
 }): Promise<void> {
@@ -37,5 +42,6 @@ export async function deleteDocument({
     await tx.$executeRaw`DELETE FROM document WHERE id = ${documentId}`;
     // The document may have been the last one an open attempt was waiting for.
     for (const pair of pairs) await closeAttemptIfDrained(tx, pair.id);
+    await removeIndexRows(tx, index, [documentId]);
   });
 }

@@ -3,6 +3,7 @@ import type { FailedDocument } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { accessRuleOf } from "../auth/access-policy";
 import { viewableDocumentSql } from "../auth/access-policy-sql";
+import { failedDocumentSql } from "./failed-document-sql";
 
 /**
  * The documents whose indexing failed (after pg-boss's retries, or still between them), most
@@ -22,7 +23,7 @@ export async function listFailedDocuments({
     SELECT d.id AS "documentId", d.semantic_identifier AS "semanticId", d.last_error AS "lastError",
       d.index_attempts AS attempts, d.updated_at AS "updatedAt"
     FROM document d
-    WHERE d.indexing_status = 'failed' AND ${viewableDocumentSql(accessRuleOf(principal), "d")}
+    WHERE ${failedDocumentSql("d")} AND ${viewableDocumentSql(accessRuleOf(principal), "d")}
     ORDER BY d.updated_at DESC, d.id
     LIMIT ${limit}`;
 }

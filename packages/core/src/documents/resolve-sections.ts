@@ -1,5 +1,5 @@
 import type { DbOrTx } from "@svc/db";
-import type { IngestionDocument } from "@svc/schema";
+import type { IngestionDocument, Loc } from "@svc/schema";
 import { AppError } from "../errors/app-error";
 
 type RequestSection = IngestionDocument["document"]["sections"][number];
@@ -14,35 +14,45 @@ export interface ResolvedSection {
 }
 
 /**
- * Classifies sections and checks their image references. A section with text is a text section
- * (its `image_file_id` is kept only when it names an uploaded file: published examples send a
- * placeholder there). A section without text is an image section, whose file must exist.
+ * Which of the image files the sections name exist: one query for any number of documents (a bulk
+ * call checks all of its documents' references at once).
  */
-export async function resolveSections({
+export async function findUploadedFileIds({
   db,
   sections,
 }: {
   db: DbOrTx;
   sections: readonly RequestSection[];
-}): Promise<ResolvedSection[]> {
+}): Promise<Set<string>> {
   const referencedIds = [
     ...new Set(sections.map((section) => section.image_file_id).filter((id): id is string => Boolean(id))),
   ];
-  const knownIds =
-    referencedIds.length === 0
-      ? new Set<string>()
-      : new Set(
-          (
-            await db.uploadedFile.findMany({ where: { fileId: { in: referencedIds } }, select: { fileId: true } })
-          ).map((file) => file.fileId),
-        );
+  if (referencedIds.length === 0) return new Set();
+  const files = await db.uploadedFile.findMany({ where: { fileId: { in: referencedIds } }, select: { fileId: true } });
+  return new Set(files.map((file) => file.fileId));
+}
 
+/**
+ * Classifies sections and checks their image references against the files that exist. A section
+ * with text is a text section (its `image_file_id` is kept only when it names an uploaded file:
+ * published examples send a placeholder there). A section without text is an image section, whose
+ * file must exist: else a 422 at the section's `loc` under `bodyLoc` (where the request put the document).
+ */
+export function resolveSections({
+  sections,
+  knownFileIds,
+  bodyLoc,
+}: {
+  sections: readonly RequestSection[];
+  knownFileIds: ReadonlySet<string>;
+  bodyLoc: Loc;
+}): ResolvedSection[] {
   const unknownImages = sections.flatMap((section, position) =>
-    typeof section.text !== "string" && !knownIds.has(section.image_file_id ?? "")
+    typeof section.text !== "string" && !knownFileIds.has(section.image_file_id ?? "")
       ? [
           {
             type: "value_error",
-            loc: ["body", "document", "sections", position, "image_file_id"],
+            loc: [...bodyLoc, "document", "sections", position, "image_file_id"],
             msg: "Value error, image_file_id does not name an uploaded file; upload the image through /user/file/upload first",
             input: section.image_file_id ?? null,
           },
@@ -54,7 +64,7 @@ export async function resolveSections({
   }
 
   return sections.map((section, position) => {
-    const imageFileId = section.image_file_id && knownIds.has(section.image_file_id) ? section.image_file_id : null;
+    const imageFileId = section.image_file_id && knownFileIds.has(section.image_file_id) ? section.image_file_id : null;
     return {
       position,
       kind: typeof section.text === "string" ? "text" : "image",

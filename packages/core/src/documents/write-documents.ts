@@ -1,4 +1,4 @@
-import { withSqlTransaction, type Db, type SqlClient } from "@svc/db";
+import { queryStatement, withSqlTransaction, type Db, type SqlClient } from "@svc/db";
 import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
 import { indexDocumentJob } from "../jobs/catalog";
@@ -96,18 +96,27 @@ async function lockTargetPairs(sql: SqlClient, documents: DocumentWrite[]): Prom
  * other writes of the batch alone).
  */
 async function refuseWritesOutsideScope(sql: SqlClient, documents: DocumentWrite[]): Promise<void> {
+  const [refused] = await findWritesOutsideScope(sql, documents);
+  if (refused !== undefined) throw documentOutsideScope(refused);
+}
+
+/**
+ * The ids, in order, of the documents that their writer's scope forbids (linked to a pair outside
+ * it). Outside a transaction this is a forecast (a bulk call sets those items aside before writing,
+ * instead of failing its transaction on them); inside one, after the upsert, it is the rule.
+ */
+export async function findWritesOutsideScope(on: Db | SqlClient, documents: readonly DocumentWrite[]): Promise<string[]> {
   const scoped = documents.filter((document) => document.write_scope !== null);
-  if (scoped.length === 0) return;
-  const { rows } = await sql.query<{ id: string }>({
+  if (scoped.length === 0) return [];
+  const rows = await queryStatement<{ id: string }>(on, {
     name: "svc-writes-outside-scope",
     text: `SELECT i.id FROM jsonb_to_recordset($1::jsonb) AS i(id text, write_scope int[])
       WHERE EXISTS (SELECT 1 FROM document_by_cc_pair l
         WHERE l.document_id = i.id AND NOT (l.cc_pair_id = ANY(i.write_scope)))
-      ORDER BY i.id LIMIT 1`,
+      ORDER BY i.id`,
     values: [JSON.stringify(scoped.map((document) => ({ id: document.id, write_scope: document.write_scope })))],
   });
-  const refused = rows[0];
-  if (refused) throw documentOutsideScope(refused.id);
+  return rows.map((row) => row.id);
 }
 
 /** The answer to a scoped key writing a document id that another pair holds (decisions.md). */

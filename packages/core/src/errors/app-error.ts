@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   DATABASE_UNAVAILABLE: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE", retryAfterSeconds: 5 },
   /** A statement ran past the web process's statement timeout (SVC_STATEMENT_TIMEOUT_MS), or was cancelled. */
   QUERY_TIMEOUT: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE", retryAfterSeconds: 1 },
+  /** A search ran past SVC_SEARCH_TIMEOUT_MS (decisions: "Limits and overload"). */
+  SEARCH_TIMEOUT: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE", retryAfterSeconds: 1 },
   INTERNAL: { httpStatus: 500, trpcCode: "INTERNAL_SERVER_ERROR" },
 } as const satisfies Record<string, { httpStatus: number; trpcCode: string; retryAfterSeconds?: number }>;
 

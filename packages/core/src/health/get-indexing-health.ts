@@ -1,6 +1,7 @@
 import type { Db } from "@svc/db";
 import { FAILED_DOCUMENTS_LIMIT, INDEXED_PER_MINUTE_WINDOW, type HealthOverview } from "@svc/schema";
 import type { Principal } from "../auth/principal";
+import { countFailedDocuments } from "../documents/count-failed-documents";
 import { listFailedDocuments } from "../documents/list-failed-documents";
 import { getQueueDepth } from "../jobs/get-queue-depth";
 import type { PgBoss } from "../jobs/job-queue";
@@ -10,7 +11,7 @@ import { summarizeIndexRebuild } from "../indexing/summarize-index-rebuild";
 
 /**
  * The console's indexing-health page in one call: queue depth, documents indexed per minute over the
- * last hour, the newest failed documents the principal may see, and the index rebuild's progress.
+ * last hour, the failed documents the principal may see (their number and the newest), and the index rebuild's progress.
  */
 export async function getIndexingHealth({
   db,
@@ -23,11 +24,12 @@ export async function getIndexingHealth({
   principal: Principal;
   now?: Date;
 }): Promise<HealthOverview> {
-  const [queue, indexedPerMinute, failedDocuments, rebuild] = await Promise.all([
+  const [queue, indexedPerMinute, failedDocumentCount, failedDocuments, rebuild] = await Promise.all([
     getQueueDepth({ boss }),
     countDocumentsIndexedPerMinute({ db, minutes: INDEXED_PER_MINUTE_WINDOW, now }),
+    countFailedDocuments({ db, principal }),
     listFailedDocuments({ db, principal, limit: FAILED_DOCUMENTS_LIMIT }),
     getIndexRebuildStatus({ db }),
   ]);
-  return { queue, indexedPerMinute, failedDocuments, rebuild: summarizeIndexRebuild(rebuild) };
+  return { queue, indexedPerMinute, failedDocumentCount, failedDocuments, rebuild: summarizeIndexRebuild(rebuild) };
 }

@@ -4,25 +4,31 @@ import { Prisma, executeSql, selectSql, type Db } from "@svc/db";
 // keeps its hot path off Prisma's query compiler (ARCHITECTURE.md), and a stamp every few seconds is
 // nowhere near a hot path either.
 
-/** Stamps this worker's row (created on its first beat); also prunes the rows of workers dead a day. */
+/**
+ * Stamps this worker's row (created on its first beat) with its current metrics (prom-client's JSON
+ * form, served by GET /api/metrics); also prunes the rows of workers dead a day.
+ */
 export async function recordWorkerHeartbeat({
   db,
   workerId,
   hostname,
   pid,
   startedAt,
+  metrics = null,
 }: {
   db: Db;
   workerId: string;
   hostname: string;
   pid: number;
   startedAt: Date;
+  metrics?: unknown;
 }): Promise<void> {
+  const metricsJson = metrics === null ? null : JSON.stringify(metrics);
   await executeSql(
     db,
-    Prisma.sql`INSERT INTO worker_heartbeat (worker_id, hostname, pid, started_at, seen_at)
-      VALUES (${workerId}, ${hostname}, ${pid}, ${startedAt}, now())
-      ON CONFLICT (worker_id) DO UPDATE SET seen_at = now()`,
+    Prisma.sql`INSERT INTO worker_heartbeat (worker_id, hostname, pid, started_at, seen_at, metrics)
+      VALUES (${workerId}, ${hostname}, ${pid}, ${startedAt}, now(), ${metricsJson}::jsonb)
+      ON CONFLICT (worker_id) DO UPDATE SET seen_at = now(), metrics = coalesce(EXCLUDED.metrics, worker_heartbeat.metrics)`,
   );
   await executeSql(db, Prisma.sql`DELETE FROM worker_heartbeat WHERE seen_at < now() - interval '1 day'`);
 }
@@ -39,4 +45,14 @@ export async function readNewestWorkerHeartbeatAge({ db }: { db: Db }): Promise<
     Prisma.sql`SELECT extract(epoch FROM now() - max(seen_at))::float8 AS age FROM worker_heartbeat`,
   );
   return row?.age ?? null;
+}
+
+/** The metrics each live worker (a heartbeat within `maxAgeSeconds`) last published. */
+export async function listWorkerMetrics({ db, maxAgeSeconds }: { db: Db; maxAgeSeconds: number }): Promise<{ workerId: string; metrics: unknown }[]> {
+  const rows = await selectSql<{ worker_id: string; metrics: unknown }>(
+    db,
+    Prisma.sql`SELECT worker_id, metrics FROM worker_heartbeat
+      WHERE metrics IS NOT NULL AND seen_at > now() - make_interval(secs => ${maxAgeSeconds}) ORDER BY worker_id`,
+  );
+  return rows.map((row) => ({ workerId: row.worker_id, metrics: row.metrics }));
 }

@@ -68,6 +68,21 @@ describe("buildChunks", () => {
     ]);
   });
 
+  it("keeps the file id of a text section that names an uploaded image, on chunks of its own, all its text kept", () => {
+    const captioned = { kind: "text" as const, text: "the quarterly chart", link: "https://x.example/c", imageFileId: "file-9" };
+    const chunks = buildChunks({ ...base, sections: [text("before"), captioned, text("after")] });
+    expect(chunks.map((chunk) => [chunk.content, chunk.imageFileId, chunk.link])).toEqual([
+      ["before", null, null],
+      ["the quarterly chart", "file-9", "https://x.example/c"],
+      ["after", null, null],
+    ]);
+    const long = buildChunks({ ...base, sections: [{ ...captioned, text: sentences(120) }] });
+    expect(long.length).toBeGreaterThan(1);
+    expect(long.every((chunk) => chunk.imageFileId === "file-9")).toBe(true);
+    expect(long.map((chunk) => chunk.content).join("")).toBe(sentences(120));
+    expectWithinLimit(long);
+  });
+
   it("keeps a long image caption within one chunk", () => {
     const chunks = buildChunks({ ...base, sections: [image(sentences(100), "file-1")] });
     expect(chunks).toHaveLength(1);

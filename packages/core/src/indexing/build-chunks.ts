@@ -160,7 +160,7 @@ interface Piece {
  * Splits a document into search chunks of at most `maxTokens` tokens (MAX_CHUNK_TOKENS unless given),
  * title prefix and metadata suffix included: consecutive text sections packed together while they
  * fit, a section larger than a chunk split on its own, each image on its own with its text as the
- * caption.
+ * caption, and a text section that names an uploaded image in chunks of its own that keep the file id.
  */
 export function buildChunks(document: IndexableDocument, { maxTokens = MAX_CHUNK_TOKENS }: { maxTokens?: number } = {}): Chunk[] {
   const titlePrefix = document.title ?? document.semanticIdentifier;
@@ -200,6 +200,13 @@ export function buildChunks(document: IndexableDocument, { maxTokens = MAX_CHUNK
       continue;
     }
     if (!text.trim()) continue;
+    if (section.imageFileId) {
+      // A text section naming an uploaded image (docs/decisions.md: its file id is kept) gets chunks of
+      // its own that keep the id, so a hit on its text leads to the image; none of its text is cut.
+      flush();
+      for (const piece of splitSection(text, budget)) pieces.push({ content: piece.text, imageFileId: section.imageFileId, link: section.link, tokens: piece.tokens });
+      continue;
+    }
     const tokens = countTokens(text, budget);
     if (tokens > budget) {
       flush();

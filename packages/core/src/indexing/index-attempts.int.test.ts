@@ -5,25 +5,18 @@ import { listIndexingStatus } from "../connectors/list-indexing-status";
 import { updateCcPair } from "../connectors/update-cc-pair";
 import { indexDocumentJob, type IndexDocumentPayload } from "../jobs/catalog";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
+import { installPoisonTrigger, POISON } from "../testing/poison-chunks";
+import { testSearchIndex } from "../testing/test-search-index";
 import { createTestPair, ingestTestDocument } from "../testing/factories";
+import { closeQuietAttempts } from "./index-attempts";
 import { indexDocuments } from "./index-documents";
 
 const admin: Principal = { apiKeyId: 0, name: "test", role: "admin", scopeCcPairIds: null };
-/** Text that makes indexing fail for real: a trigger on the chunk table rejects it. */
-const POISON = "poisonpill";
 const queue = await useTestJobQueue();
 const { db, boss } = queue;
 
 beforeAll(async () => {
-  await db.$executeRawUnsafe(`
-    CREATE FUNCTION reject_poison() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.content LIKE '%${POISON}%' THEN RAISE EXCEPTION 'chunk rejected'; END IF;
-      RETURN NEW;
-    END $$`);
-  await db.$executeRawUnsafe(
-    `CREATE TRIGGER reject_poison BEFORE INSERT ON document_chunk FOR EACH ROW EXECUTE FUNCTION reject_poison()`,
-  );
+  await installPoisonTrigger(db);
 });
 
 /** The pair's `in_repeated_error_state` as the listing (the rule's one owner) reports it. */
@@ -50,20 +43,20 @@ describe("index attempts", () => {
     const first = await ingestTestDocument(queue, { id: "ok-1", text: "alpha text", ccPairId });
     const second = await ingestTestDocument(queue, { id: "ok-2", text: "beta text", ccPairId });
 
-    await indexDocuments({ db, jobs: [first] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [first] });
     const [open] = await attempts(ccPairId);
     expect(open).toMatchObject({ status: "in_progress", docsIndexed: 1, docsFailed: 0, finishedAt: null });
     expect(open?.startedAt).toBeInstanceOf(Date);
     expect((await pair(ccPairId)).status).toBe("ACTIVE");
 
-    await indexDocuments({ db, jobs: [second] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [second] });
     const all = await attempts(ccPairId);
     expect(all).toHaveLength(1);
     expect(all[0]).toMatchObject({ status: "success", docsIndexed: 2, docsFailed: 0 });
     expect(all[0]?.finishedAt).toBeInstanceOf(Date);
 
     // The next document opens a new attempt.
-    await indexDocuments({ db, jobs: [await ingestTestDocument(queue, { id: "ok-3", text: "gamma text", ccPairId })] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [await ingestTestDocument(queue, { id: "ok-3", text: "gamma text", ccPairId })] });
     expect((await attempts(ccPairId)).map((attempt) => [attempt.status, attempt.docsIndexed])).toEqual([
       ["success", 2],
       ["success", 1],
@@ -75,7 +68,7 @@ describe("index attempts", () => {
     const bad = await ingestTestDocument(queue, { id: "mixed-bad", text: `${POISON} here`, ccPairId });
     const good = await ingestTestDocument(queue, { id: "mixed-good", text: "fine text", ccPairId });
 
-    await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow(/chunk rejected/);
+    await expect(indexDocuments({ index: testSearchIndex(), db, jobs: [bad] })).rejects.toThrow(/chunk rejected/);
     expect(await db.document.findUniqueOrThrow({ where: { id: "mixed-bad" } })).toMatchObject({
       indexingStatus: "failed",
       indexAttempts: 1,
@@ -84,7 +77,7 @@ describe("index attempts", () => {
     expect(await attempts(ccPairId)).toMatchObject([{ status: "in_progress", docsIndexed: 0, docsFailed: 1 }]);
     expect((await pair(ccPairId)).status).toBe("INITIAL_INDEXING");
 
-    await indexDocuments({ db, jobs: [good] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [good] });
     expect(await attempts(ccPairId)).toMatchObject([{ status: "completed_with_errors", docsIndexed: 1, docsFailed: 1 }]);
     expect((await pair(ccPairId)).status).toBe("ACTIVE");
   });
@@ -92,8 +85,8 @@ describe("index attempts", () => {
   it("closes as failed when every document failed; a failing retry does not count twice", async () => {
     const ccPairId = await createTestPair(db);
     const bad = await ingestTestDocument(queue, { id: "all-bad", text: POISON, ccPairId });
-    await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow();
-    await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow();
+    await expect(indexDocuments({ index: testSearchIndex(), db, jobs: [bad] })).rejects.toThrow();
+    await expect(indexDocuments({ index: testSearchIndex(), db, jobs: [bad] })).rejects.toThrow();
     expect(await attempts(ccPairId)).toMatchObject([{ status: "failed", docsIndexed: 0, docsFailed: 1 }]);
     expect((await db.document.findUniqueOrThrow({ where: { id: "all-bad" } })).indexAttempts).toBe(2);
     expect((await pair(ccPairId)).status).toBe("INITIAL_INDEXING");
@@ -105,17 +98,17 @@ describe("index attempts", () => {
     const bad = await ingestTestDocument(queue, { id: "last-bad", text: POISON, ccPairId });
     const good = await ingestTestDocument(queue, { id: "last-good", text: "fine text", ccPairId });
 
-    await expect(indexDocuments({ db, jobs: [bad] })).rejects.toThrow();
+    await expect(indexDocuments({ index: testSearchIndex(), db, jobs: [bad] })).rejects.toThrow();
     expect((await pair(ccPairId)).lastAttemptStatus).toBe("in_progress");
-    await indexDocuments({ db, jobs: [good] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [good] });
     expect((await pair(ccPairId)).lastAttemptStatus).toBe("completed_with_errors");
 
     // A new attempt opens (in_progress), then closes as success.
     const next = await ingestTestDocument(queue, { id: "last-next", text: "more text", ccPairId });
     const later = await ingestTestDocument(queue, { id: "last-later", text: "even more text", ccPairId });
-    await indexDocuments({ db, jobs: [next] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [next] });
     expect((await pair(ccPairId)).lastAttemptStatus).toBe("in_progress");
-    await indexDocuments({ db, jobs: [later] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [later] });
     const all = await attempts(ccPairId);
     expect(all.map((attempt) => attempt.status)).toEqual(["completed_with_errors", "success"]);
     expect((await pair(ccPairId)).lastAttemptStatus).toBe(all.at(-1)?.status);
@@ -126,7 +119,7 @@ describe("index attempts", () => {
     const first = await ingestTestDocument(queue, { id: "batch-a", text: "fine", ccPairId });
     const bad = await ingestTestDocument(queue, { id: "batch-bad", text: POISON, ccPairId });
     const good = await ingestTestDocument(queue, { id: "batch-good", text: "fine", ccPairId });
-    await expect(indexDocuments({ db, jobs: [first, bad, good] })).rejects.toThrow("chunk rejected");
+    await expect(indexDocuments({ index: testSearchIndex(), db, jobs: [first, bad, good] })).rejects.toThrow("chunk rejected");
     const documents = await db.document.findMany({
       where: { id: { in: ["batch-a", "batch-bad", "batch-good"] } },
       orderBy: { id: "asc" },
@@ -151,7 +144,7 @@ describe("index attempts", () => {
       await ingestTestDocument(queue, { id: "spread-4", text: "delta", ccPairId: two }),
       await ingestTestDocument(queue, { id: "spread-5", text: "epsilon", ccPairId: one }),
     ];
-    await indexDocuments({ db, jobs });
+    await indexDocuments({ index: testSearchIndex(), db, jobs });
     expect(await attempts(one)).toMatchObject([{ status: "success", docsIndexed: 3, docsFailed: 0 }]);
     expect(await attempts(two)).toMatchObject([{ status: "success", docsIndexed: 2, docsFailed: 0 }]);
     expect((await pair(one)).docsIndexed).toBe(3);
@@ -162,12 +155,12 @@ describe("index attempts", () => {
     const ccPairId = await createTestPair(db);
     for (let i = 0; i < 5; i += 1) {
       expect(await inRepeatedErrorState(ccPairId)).toBe(false);
-      await expect(indexDocuments({ db, jobs: [await ingestTestDocument(queue, { id: `rep-${i}`, text: POISON, ccPairId })] })).rejects.toThrow();
+      await expect(indexDocuments({ index: testSearchIndex(), db, jobs: [await ingestTestDocument(queue, { id: `rep-${i}`, text: POISON, ccPairId })] })).rejects.toThrow();
     }
     expect((await attempts(ccPairId)).map((attempt) => attempt.status)).toEqual(Array(5).fill("failed"));
     expect(await inRepeatedErrorState(ccPairId)).toBe(true);
 
-    await indexDocuments({ db, jobs: [await ingestTestDocument(queue, { id: "rep-ok", text: "healthy", ccPairId })] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [await ingestTestDocument(queue, { id: "rep-ok", text: "healthy", ccPairId })] });
     expect((await attempts(ccPairId)).at(-1)?.status).toBe("success");
     expect(await inRepeatedErrorState(ccPairId)).toBe(false);
     expect(await pair(ccPairId)).toMatchObject({ status: "ACTIVE" });
@@ -177,7 +170,7 @@ describe("index attempts", () => {
     const ccPairId = await createTestPair(db);
     await updateCcPair({ db, boss, principal: admin, ccPairId, status: "PAUSED" });
     const job = await ingestTestDocument(queue, { id: "paused-1", text: "waiting text", ccPairId });
-    await indexDocuments({ db, jobs: [job] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [job] });
     expect((await db.document.findUniqueOrThrow({ where: { id: "paused-1" } })).indexingStatus).toBe("queued");
     expect(await attempts(ccPairId)).toEqual([]);
 
@@ -188,7 +181,7 @@ describe("index attempts", () => {
     expect(sent.map((received) => received.data)).toEqual([job]);
     await boss.complete(indexDocumentJob.name, sent.map((received) => received.id));
 
-    await indexDocuments({ db, jobs: [job] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [job] });
     expect((await db.document.findUniqueOrThrow({ where: { id: "paused-1" } })).indexingStatus).toBe("indexed");
     expect(await attempts(ccPairId)).toMatchObject([{ status: "success", docsIndexed: 1 }]);
     expect((await pair(ccPairId)).status).toBe("ACTIVE");
@@ -199,9 +192,69 @@ describe("index attempts", () => {
     const jobs: IndexDocumentPayload[] = [];
     for (let i = 0; i < 20; i += 1) jobs.push(await ingestTestDocument(queue, { id: `conc-${i}`, text: `text number ${i}`, ccPairId }));
     await Promise.all([
-      indexDocuments({ db, jobs: jobs.filter((_, i) => i % 2 === 0) }),
-      indexDocuments({ db, jobs: jobs.filter((_, i) => i % 2 === 1) }),
+      indexDocuments({ index: testSearchIndex(), db, jobs: jobs.filter((_, i) => i % 2 === 0) }),
+      indexDocuments({ index: testSearchIndex(), db, jobs: jobs.filter((_, i) => i % 2 === 1) }),
     ]);
     expect(await attempts(ccPairId)).toMatchObject([{ status: "success", docsIndexed: 20, docsFailed: 0 }]);
+  });
+});
+
+describe("index attempts over a quiet period", () => {
+  const window = { quietSeconds: 60 };
+
+  /** Moves the pair's open attempt's last activity into the past, as if the pair had been quiet that long. */
+  async function quietFor(ccPairId: number, seconds: number): Promise<void> {
+    await db.$executeRaw`
+      UPDATE index_attempt SET last_activity_at = now() - make_interval(secs => ${seconds})
+      WHERE cc_pair_id = ${ccPairId} AND status = 'in_progress'`;
+  }
+
+  async function push(ccPairId: number, id: string, text = "pushed text"): Promise<void> {
+    const job = await ingestTestDocument(queue, { id, text, ccPairId });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [job], attemptWindow: window }).catch(() => undefined);
+  }
+
+  it("keeps one attempt open through a steady push stream, counting its failures, and closes it once quiet", async () => {
+    const ccPairId = await createTestPair(db);
+    // A push every ~1.2 s for 30 s: each one drains the queue, none comes after a quiet period.
+    for (let index = 0; index < 25; index += 1) {
+      await push(ccPairId, `stream-${index}`, index % 10 === 3 ? `${POISON} ${index}` : `pushed ${index}`);
+      await quietFor(ccPairId, 1.2);
+    }
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "in_progress", docsIndexed: 22, docsFailed: 3, finishedAt: null }]);
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe("in_progress");
+
+    // The sweep leaves an attempt alone until its quiet period has passed.
+    expect(await closeQuietAttempts(db, window)).toBe(0);
+    await quietFor(ccPairId, 61);
+    const lastActivity = (await attempts(ccPairId))[0]?.lastActivityAt;
+    expect(await closeQuietAttempts(db, window)).toBe(1);
+    const [closed] = await attempts(ccPairId);
+    expect(closed).toMatchObject({ status: "completed_with_errors", docsIndexed: 22, docsFailed: 3 });
+    // It ended with its last document, not when the sweep came by.
+    expect(closed?.finishedAt).toEqual(lastActivity);
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe("completed_with_errors");
+    expect(await inRepeatedErrorState(ccPairId)).toBe(false);
+  });
+
+  it("starts a new attempt for a document that ends a quiet period, even before the sweep", async () => {
+    const ccPairId = await createTestPair(db);
+    await push(ccPairId, "burst-1");
+    await push(ccPairId, "burst-2");
+    await quietFor(ccPairId, 90);
+    await push(ccPairId, "burst-3");
+    expect((await attempts(ccPairId)).map((attempt) => [attempt.status, attempt.docsIndexed])).toEqual([
+      ["success", 2],
+      ["in_progress", 1],
+    ]);
+  });
+
+  it("does not close a quiet attempt while its pair still has documents queued", async () => {
+    const ccPairId = await createTestPair(db);
+    await push(ccPairId, "slow-1");
+    await ingestTestDocument(queue, { id: "slow-2", text: "still queued", ccPairId });
+    await quietFor(ccPairId, 120);
+    expect(await closeQuietAttempts(db, window)).toBe(0);
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "in_progress", docsIndexed: 1 }]);
   });
 });

@@ -1,11 +1,16 @@
-import { Prisma, type ConnectorCredentialPairStatus, executeSql, selectSql, sqlAlias, type AnyTx } from "@svc/db";
+import { Prisma, type ConnectorCredentialPairStatus, executeSql, selectSql, sqlAlias, withSqlTransaction, type AnyTx, type Db } from "@svc/db";
 import { servingAttemptSql } from "../search-index/index-generations";
 import { markPairActive, markPairIndexingStarted } from "./pair-status";
 
 /**
  * Index attempts of ingested documents (docs/decisions.md, "Index attempts for ingested documents"): a pair
  * has at most one open (`in_progress`) attempt. It opens when a document of the pair is indexed or fails
- * and none is open, counts each, and closes once no document of the pair is left `queued`/`indexing`.
+ * and none is open, counts each (stamping `last_activity_at`), and closes once no document of the pair is
+ * left `queued`/`indexing` and the pair has been quiet for the quiet period: so a steady stream of pushed
+ * documents, which drains the queue between pushes, is one attempt rather than one per push. With a
+ * quiet period of 0 an attempt closes as soon as the pair drains. A quiet attempt closes when the next
+ * document of its pair arrives (openAttempt) or when the worker's sweep finds it (closeQuietAttempts),
+ * whichever comes first, and either way `finished_at` is its last activity.
  *
  * Every function here expects the pair rows locked by lockDocumentPairs in the same transaction: the
  * lock makes "find the open attempt, else open one" and "nothing pending, so close" atomic across
@@ -45,21 +50,43 @@ export function pairsWithAttempts<Pair extends LockedPair>(pairs: Pair[]): Pair[
   return pairs.filter((pair) => pair.status !== "PAUSED" && pair.status !== "DELETING");
 }
 
-/** Returns the pair's open attempt, opening one (and starting the pair's first indexing) if none is. */
-export async function openAttempt(tx: AnyTx, ccPairId: number): Promise<number> {
+/**
+ * How long a pair must stay quiet (nothing pending, nothing counted) before its attempt closes. The
+ * worker passes SVC_ATTEMPT_QUIET_SECONDS; callers that pass nothing close at the drain.
+ */
+export interface AttemptWindow {
+  quietSeconds: number;
+}
+
+export const CLOSE_AT_DRAIN: AttemptWindow = { quietSeconds: 0 };
+
+/** The time an attempt (alias `attempt`) last counted something; older rows have only `started_at`. */
+function lastActivitySql(attempt: string): Prisma.Sql {
+  const a = sqlAlias(attempt);
+  return Prisma.sql`COALESCE(${a}.last_activity_at, ${a}.started_at, ${a}.created_at)`;
+}
+
+/**
+ * Returns the pair's open attempt, opening one (and starting the pair's first indexing) if none is.
+ * An open attempt that has been quiet for the window closes first (at its last activity), so the
+ * document that ends a quiet period starts a new attempt even before the sweep has run.
+ */
+export async function openAttempt(tx: AnyTx, ccPairId: number, window: AttemptWindow = CLOSE_AT_DRAIN): Promise<number> {
   // An attempt opened before a swap may belong to the retired generation: it carries on.
-  const [open] = await selectSql<{ id: number }>(
+  const [open] = await selectSql<{ id: number; quiet: boolean }>(
     tx,
     Prisma.sql`
-      SELECT ia.id FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${servingAttemptSql("ia")}
+      SELECT ia.id, ${lastActivitySql("ia")} < now() - make_interval(secs => ${window.quietSeconds}) AS quiet
+      FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${servingAttemptSql("ia")}
       ORDER BY ia.id DESC LIMIT 1`,
   );
-  if (open) return open.id;
+  if (open && !(window.quietSeconds > 0 && open.quiet)) return open.id;
+  if (open) await executeSql(tx, closeAttemptsSql(Prisma.sql`ia.id = ${open.id}`));
   const [created] = await selectSql<{ id: number }>(
     tx,
     Prisma.sql`
-      INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at)
-      SELECT ${ccPairId}, g.id, 'in_progress', now() FROM index_generation g WHERE g.status = 'current'
+      INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at, last_activity_at)
+      SELECT ${ccPairId}, g.id, 'in_progress', now(), now() FROM index_generation g WHERE g.status = 'current'
       RETURNING id`,
   );
   if (!created) throw new Error(`no index attempt was opened for pair ${ccPairId}`);
@@ -77,24 +104,27 @@ export interface CountedPair extends LockedPair {
  * Documents were indexed: each pair's open attempt counts those linked to it, the pair is ACTIVE,
  * and the attempt closes if that drained the pair. Once per pair for a whole batch.
  */
-export async function recordDocumentsIndexed(tx: AnyTx, pairs: CountedPair[]): Promise<void> {
+export async function recordDocumentsIndexed(tx: AnyTx, pairs: CountedPair[], window: AttemptWindow = CLOSE_AT_DRAIN): Promise<void> {
   for (const pair of pairsWithAttempts(pairs)) {
-    const attemptId = await openAttempt(tx, pair.id);
-    await executeSql(tx, Prisma.sql`UPDATE index_attempt SET docs_indexed = docs_indexed + ${pair.documents} WHERE id = ${attemptId}`);
+    const attemptId = await openAttempt(tx, pair.id, window);
+    await executeSql(
+      tx,
+      Prisma.sql`UPDATE index_attempt SET docs_indexed = docs_indexed + ${pair.documents}, last_activity_at = now() WHERE id = ${attemptId}`,
+    );
     await markPairActive(tx, pair.id);
-    await closeAttemptIfDrained(tx, pair.id);
+    await closeAttemptIfDrained(tx, pair.id, window);
   }
 }
 
 /** A document's indexing failed: it counts as failed in each pair's open attempt. */
-export async function recordDocumentFailed(tx: AnyTx, pairs: LockedPair[], error: string): Promise<void> {
+export async function recordDocumentFailed(tx: AnyTx, pairs: LockedPair[], error: string, window: AttemptWindow = CLOSE_AT_DRAIN): Promise<void> {
   for (const pair of pairsWithAttempts(pairs)) {
-    const attemptId = await openAttempt(tx, pair.id);
+    const attemptId = await openAttempt(tx, pair.id, window);
     await executeSql(
       tx,
-      Prisma.sql`UPDATE index_attempt SET docs_failed = docs_failed + 1, error_message = ${error} WHERE id = ${attemptId}`,
+      Prisma.sql`UPDATE index_attempt SET docs_failed = docs_failed + 1, error_message = ${error}, last_activity_at = now() WHERE id = ${attemptId}`,
     );
-    await closeAttemptIfDrained(tx, pair.id);
+    await closeAttemptIfDrained(tx, pair.id, window);
   }
 }
 
@@ -111,25 +141,74 @@ function finishedStatusSql(attempt: string): Prisma.Sql {
 }
 
 /**
- * Closes the pair's open attempt once none of its documents is left to index: `success` when nothing
- * failed, `failed` when nothing was indexed, `completed_with_errors` otherwise.
- *
- * The "nothing pending" probe starts from the pending documents (the `indexing_status` index; few
- * rows once a pair drains) and checks each one's link to the pair on the link key, rather than
- * joining all of the pair's links (5.7 ms at 20k links): it runs once per pair for every batch.
+ * Closes attempts (rows of `index_attempt ia` matching `where`) at their last activity, each with the
+ * status its counts give.
  */
-export async function closeAttemptIfDrained(tx: AnyTx, ccPairId: number): Promise<void> {
+function closeAttemptsSql(where: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    UPDATE index_attempt ia SET finished_at = ${lastActivitySql("ia")}, status = ${finishedStatusSql("ia")}
+    WHERE ia.status = 'in_progress' AND ${where}`;
+}
+
+/**
+ * Whether the pair (an SQL expression) has no document left to index. The probe starts from the
+ * pending documents (the `indexing_status` index; few rows once a pair drains) and checks each one's
+ * link to the pair on the link key, rather than joining all of the pair's links (5.7 ms at 20k links):
+ * it runs once per pair for every batch.
+ */
+function drainedSql(ccPairId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`NOT EXISTS (
+    SELECT 1 FROM document d
+    WHERE d.indexing_status IN ('queued', 'indexing')
+      AND EXISTS (SELECT 1 FROM document_by_cc_pair l WHERE l.document_id = d.id AND l.cc_pair_id = ${ccPairId}))`;
+}
+
+/**
+ * Closes the pair's open attempt once none of its documents is left to index, when the window is 0
+ * (with a quiet period the sweep or the next document closes it): `success` when nothing failed,
+ * `failed` when nothing was indexed, `completed_with_errors` otherwise.
+ */
+export async function closeAttemptIfDrained(tx: AnyTx, ccPairId: number, window: AttemptWindow = CLOSE_AT_DRAIN): Promise<void> {
+  if (window.quietSeconds > 0) return;
   const closed = await executeSql(
     tx,
-    Prisma.sql`
-      UPDATE index_attempt ia SET finished_at = now(), status = ${finishedStatusSql("ia")}
-      WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${servingAttemptSql("ia")}
-        AND NOT EXISTS (
-          SELECT 1 FROM document d
-          WHERE d.indexing_status IN ('queued', 'indexing')
-            AND EXISTS (SELECT 1 FROM document_by_cc_pair l WHERE l.document_id = d.id AND l.cc_pair_id = ${ccPairId}))`,
+    closeAttemptsSql(Prisma.sql`ia.cc_pair_id = ${ccPairId} AND ${servingAttemptSql("ia")} AND ${drainedSql(Prisma.sql`${ccPairId}`)}`),
   );
   if (closed > 0) await syncLastAttemptStatus(tx, ccPairId);
+}
+
+/**
+ * The worker's sweep: closes every open attempt of indexing jobs whose pair has nothing pending and
+ * has been quiet for the window, at its last activity. Takes the pair rows it closes for (in id
+ * order, skipping those another transaction holds: a pair being indexed is not quiet), so it is safe
+ * in several workers at once. Returns how many attempts it closed.
+ */
+export async function closeQuietAttempts(db: Db, window: AttemptWindow): Promise<number> {
+  return withSqlTransaction(db, async (sql) => {
+    const pairs = await selectSql<{ id: number }>(
+      sql,
+      Prisma.sql`
+        SELECT p.id FROM connector_credential_pair p
+        WHERE p.id IN (
+          SELECT ia.cc_pair_id FROM index_attempt ia
+          WHERE ia.status = 'in_progress' AND ${servingAttemptSql("ia")}
+            AND ${lastActivitySql("ia")} < now() - make_interval(secs => ${window.quietSeconds}))
+        ORDER BY p.id
+        FOR NO KEY UPDATE OF p SKIP LOCKED`,
+    );
+    const ids = pairs.map((pair) => pair.id);
+    if (ids.length === 0) return 0;
+    const closed = await selectSql<{ cc_pair_id: number }>(
+      sql,
+      Prisma.sql`${closeAttemptsSql(Prisma.sql`
+        ia.cc_pair_id = ANY(${ids}::int[]) AND ${servingAttemptSql("ia")}
+        AND ${lastActivitySql("ia")} < now() - make_interval(secs => ${window.quietSeconds})
+        AND ${drainedSql(Prisma.sql`ia.cc_pair_id`)}`)}
+        RETURNING ia.cc_pair_id`,
+    );
+    if (closed.length > 0) await syncLastAttemptStatus(sql, closed.map((row) => row.cc_pair_id));
+    return closed.length;
+  });
 }
 
 /** A pair's counts from a batch of a rebuild. */

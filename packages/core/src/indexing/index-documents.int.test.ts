@@ -1,21 +1,31 @@
 import { describe, expect, it } from "vitest";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
+import { testSearchIndex } from "../testing/test-search-index";
 import { createTestPair, ingestTestDocument } from "../testing/factories";
+import { OPERATOR_PRINCIPAL } from "../auth/principal";
+import { searchDocuments } from "../search/search-documents";
+import { SearchRequestSchema } from "@svc/schema";
 import { indexDocuments } from "./index-documents";
 
 const queue = await useTestJobQueue();
 const { db } = queue;
 
+/** The documents the search index finds for `query` (it replaced the chunks' tsvector). */
 async function search(query: string) {
-  return db.$queryRaw<{ document_id: string }[]>`
-    SELECT DISTINCT document_id FROM document_chunk WHERE search_vector @@ plainto_tsquery('english', ${query})`;
+  const { results } = await searchDocuments({
+    db,
+    index: testSearchIndex(),
+    principal: OPERATOR_PRINCIPAL,
+    request: SearchRequestSchema.parse({ query, limit: 100 }),
+  });
+  return results.map((result) => ({ document_id: result.document_id }));
 }
 
 describe("indexDocuments", () => {
   it("writes searchable chunks, marks the document indexed and counts it for its pair", async () => {
     const ccPairId = await createTestPair(db, { name: "Wiki" });
     await ingestTestDocument(queue, { id: "idx-1", text: "Kubernetes upgrade runbook", ccPairId, fields: { metadata: { team: "search" } } });
-    await indexDocuments({ db, jobs: [{ documentId: "idx-1", version: 1 }] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-1", version: 1 }] });
 
     expect(await db.document.findUnique({ where: { id: "idx-1" } })).toMatchObject({
       indexingStatus: "indexed",
@@ -30,21 +40,21 @@ describe("indexDocuments", () => {
     expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).docsIndexed).toBe(1);
 
     // Running the same job again changes nothing: the count stays exact.
-    await indexDocuments({ db, jobs: [{ documentId: "idx-1", version: 1 }] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-1", version: 1 }] });
     expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).docsIndexed).toBe(1);
   });
 
   it("skips a job for a superseded version and indexes the latest one", async () => {
     await ingestTestDocument(queue, { id: "idx-2", text: "first draft about pelicans" });
     await ingestTestDocument(queue, { id: "idx-2", text: "final text about flamingos" });
-    await indexDocuments({ db, jobs: [{ documentId: "idx-2", version: 1 }] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-2", version: 1 }] });
     expect((await db.document.findUniqueOrThrow({ where: { id: "idx-2" } })).indexingStatus).toBe("queued");
-    await indexDocuments({ db, jobs: [{ documentId: "idx-2", version: 2 }] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-2", version: 2 }] });
     expect(await search("flamingos")).toEqual([{ document_id: "idx-2" }]);
     expect(await search("pelicans")).toEqual([]);
   });
 
   it("ignores a job whose document no longer exists", async () => {
-    await expect(indexDocuments({ db, jobs: [{ documentId: "gone", version: 1 }] })).resolves.toBeUndefined();
+    await expect(indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "gone", version: 1 }] })).resolves.toBeUndefined();
   });
 });

@@ -3,8 +3,10 @@ import type { IndexDocumentPayload } from "../jobs/catalog";
 import { lockIndexGenerationsShared, readActiveGenerations, sameGenerations, type ChunkGeneration } from "../search-index/index-generations";
 import { buildGenerationChunks, writeGenerationChunks } from "./write-generation-chunks";
 import type { Chunk, IndexableDocument } from "./build-chunks";
-import { lockDocumentPairs, recordDocumentFailed, recordDocumentsIndexed, type CountedPair, type LockedPair } from "./index-attempts";
+import { lockDocumentPairs, recordDocumentFailed, recordDocumentsIndexed, type AttemptWindow, type CountedPair, type LockedPair } from "./index-attempts";
 import { markDocumentsIndexing } from "./mark-documents-indexing";
+import type { SearchIndexTables } from "../search-index/search-index-tables";
+import { writeIndexRows } from "./write-index-rows";
 
 /**
  * Indexes the documents of a batch of jobs in one transaction on a plain pg connection, with a fixed
@@ -20,26 +22,40 @@ import { markDocumentsIndexing } from "./mark-documents-indexing";
  * others are done, so pg-boss retries it: the documents already indexed skip, a retry that succeeds
  * marks the document indexed, and after the last retry it stays `failed`.
  */
-export async function indexDocuments({ db, jobs }: { db: Db; jobs: IndexDocumentPayload[] }): Promise<void> {
+export async function indexDocuments({
+  db,
+  index,
+  jobs,
+  onIndexed = () => undefined,
+  attemptWindow,
+}: {
+  db: Db;
+  index: SearchIndexTables;
+  jobs: IndexDocumentPayload[];
+  /** Called after each commit with the documents it indexed (the worker's logs and metrics). */
+  onIndexed?: (documents: IndexedDocument[]) => void;
+  /** The attempts' quiet period (index-attempts.ts); closing at the drain when absent. */
+  attemptWindow?: AttemptWindow;
+}): Promise<void> {
   await markDocumentsIndexing({ db, jobs });
   const latest = latestJobs(jobs);
   if (latest.length === 0) return;
   try {
-    await indexBatch(db, latest);
+    onIndexed(await indexBatch(db, index, latest, attemptWindow));
     return;
   } catch (error) {
     if (latest.length === 1) {
-      await markDocumentFailed({ db, job: latest[0]!, error });
+      await markDocumentFailed({ db, job: latest[0]!, error, attemptWindow });
       throw error;
     }
   }
   const errors: unknown[] = [];
   for (const job of latest) {
     try {
-      await indexBatch(db, [job]);
+      onIndexed(await indexBatch(db, index, [job], attemptWindow));
     } catch (error) {
       errors.push(error);
-      await markDocumentFailed({ db, job, error });
+      await markDocumentFailed({ db, job, error, attemptWindow });
     }
   }
   if (errors.length === 1) throw errors[0];
@@ -62,7 +78,15 @@ interface ChunkedDocument {
   byGeneration: { generation: ChunkGeneration; chunks: Chunk[] }[];
 }
 
-async function indexBatch(db: Db, jobs: IndexDocumentPayload[]): Promise<void> {
+/** A document an indexing transaction made searchable, and how long after its upsert was accepted. */
+export interface IndexedDocument {
+  documentId: string;
+  version: number;
+  /** From the upsert that wrote this version (`updated_at`) to the commit's `indexed_at`. */
+  lagSeconds: number;
+}
+
+async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentPayload[], attemptWindow?: AttemptWindow): Promise<IndexedDocument[]> {
   const wanted = new Map(jobs.map((job) => [job.documentId, job.version]));
   // Outside the transaction: read and chunk what still needs indexing. A stale read is caught below.
   // Plain pg throughout, never the Prisma client: its query compiler alone would add ~70 MB to the worker.
@@ -71,14 +95,14 @@ async function indexBatch(db: Db, jobs: IndexDocumentPayload[]): Promise<void> {
   const toChunk = (await readIndexState(db, [...wanted.keys()])).filter((row) => needsIndexing(row, wanted));
   await chunkDocuments(db, toChunk, generationsRead, chunked);
 
-  await withSqlTransaction(db, async (sql) => {
+  return withSqlTransaction(db, async (sql) => {
     // Lock order: the document rows (in id order), the generation lock, then the pair rows.
     const locked = await readIndexState(sql, [...wanted.keys()], { lock: true });
     const pausedOnly = await readPausedOnly(sql, locked.map((row) => row.id));
     // Deleted, superseded by a newer version (whose own job follows), already done, or linked only to
     // paused pairs (it stays queued: resumeCcPair sends its job again).
     const todo = locked.filter((row) => needsIndexing(row, wanted) && !pausedOnly.has(row.id));
-    if (todo.length === 0) return;
+    if (todo.length === 0) return [];
 
     await lockIndexGenerationsShared(sql);
     const generations = await readActiveGenerations(sql);
@@ -88,22 +112,27 @@ async function indexBatch(db: Db, jobs: IndexDocumentPayload[]): Promise<void> {
     });
     await chunkDocuments(sql, stale, generations, chunked);
 
-    for (const generation of generations) {
-      await writeGenerationChunks(
-        sql,
-        generation,
-        todo.map((row) => ({
-          documentId: row.id,
-          chunks: chunked.get(row.id)?.byGeneration.find((entry) => entry.generation.id === generation.id)?.chunks ?? [],
-        })),
-      );
-    }
+    const perGeneration = generations.map((generation) => ({
+      generation,
+      documents: todo.map((row) => ({
+        documentId: row.id,
+        chunks: chunked.get(row.id)?.byGeneration.find((entry) => entry.generation.id === generation.id)?.chunks ?? [],
+      })),
+    }));
+    for (const { generation, documents } of perGeneration) await writeGenerationChunks(sql, generation, documents);
+    // The search index before PostgreSQL commits (ARCHITECTURE.md, "Write order"): once the job's
+    // transaction commits, the rows are there. A crash in between leaves the job to be retried (the
+    // replace is idempotent), and until then search hides rows of documents PostgreSQL does not call
+    // indexed. One commit per generation for the whole batch, under the document row locks, so two
+    // workers never write one document out of order.
+    for (const { generation, documents } of perGeneration) await writeIndexRows(sql, index, generation, documents);
+    perGeneration.length = 0;
     const chunkCounts = todo.map((row) => {
       const current = chunked.get(row.id)?.byGeneration.find(({ generation }) => generation.status === "current");
       return current ? current.chunks.length : null;
     });
     chunked.clear();
-    await sql.query({
+    const { rows: indexed } = await sql.query<IndexedDocument>({
       name: "svc-mark-documents-indexed",
       text: MARK_DOCUMENTS_INDEXED,
       values: [todo.map((row) => row.id), todo.map((row) => row.version), chunkCounts],
@@ -113,7 +142,8 @@ async function indexBatch(db: Db, jobs: IndexDocumentPayload[]): Promise<void> {
     const pairs = await lockDocumentPairs(sql, todoIds);
     // Links indexed for the first time now count in their pair's docs_indexed.
     await sql.query({ name: "svc-count-links-indexed", text: COUNT_LINKS_INDEXED, values: [todoIds] });
-    await recordDocumentsIndexed(sql, await countDocumentsPerPair(sql, pairs, todoIds));
+    await recordDocumentsIndexed(sql, await countDocumentsPerPair(sql, pairs, todoIds), attemptWindow);
+    return indexed;
   });
 }
 
@@ -209,7 +239,8 @@ const MARK_DOCUMENTS_INDEXED = `
   UPDATE document d SET indexing_status = 'indexed', indexed_version = v.version, indexed_at = now(),
     chunk_count = v.chunk_count, last_error = NULL
   FROM unnest($1::text[], $2::int[], $3::int[]) AS v(id, version, chunk_count)
-  WHERE d.id = v.id`;
+  WHERE d.id = v.id
+  RETURNING d.id AS "documentId", d.version, extract(epoch FROM d.indexed_at - d.updated_at)::float8 AS "lagSeconds"`;
 
 const COUNT_LINKS_INDEXED = `
   WITH newly_indexed AS (
@@ -223,16 +254,26 @@ const COUNT_LINKS_INDEXED = `
 
 /**
  * Records a failed try of the job's version: `failed` with the error, one more try; the first failure
- * of the version counts in its pairs' attempts (a retry that fails again does not count twice).
+ * of the version (or of a console retry) counts in its pairs' attempts (pg-boss's retries do not).
  */
-async function markDocumentFailed({ db, job, error }: { db: Db; job: IndexDocumentPayload; error: unknown }): Promise<void> {
+async function markDocumentFailed({
+  db,
+  job,
+  error,
+  attemptWindow,
+}: {
+  db: Db;
+  job: IndexDocumentPayload;
+  error: unknown;
+  attemptWindow?: AttemptWindow;
+}): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
   await withSqlTransaction(db, async (sql) => {
     const {
       rows: [current],
-    } = await sql.query<{ version: number; indexed_version: number | null; indexing_status: string }>({
+    } = await sql.query<{ version: number; indexed_version: number | null; indexing_status: string; index_attempts: number }>({
       name: "svc-lock-failed-document",
-      text: `SELECT version, indexed_version, indexing_status::text AS indexing_status FROM document WHERE id = $1 FOR UPDATE`,
+      text: `SELECT version, indexed_version, indexing_status::text AS indexing_status, index_attempts FROM document WHERE id = $1 FOR UPDATE`,
       values: [job.documentId],
     });
     if (!current || current.version !== job.version || current.indexed_version === job.version) return;
@@ -241,7 +282,8 @@ async function markDocumentFailed({ db, job, error }: { db: Db; job: IndexDocume
       text: `UPDATE document SET indexing_status = 'failed', last_error = $2, index_attempts = index_attempts + 1 WHERE id = $1`,
       values: [job.documentId, message],
     });
-    if (current.indexing_status === "failed") return;
-    await recordDocumentFailed(sql, await lockDocumentPairs(sql, job.documentId), message);
+    // pg-boss's retries of a failed version count once; the console's retry starts the tries at 0.
+    if (current.indexing_status === "failed" && current.index_attempts > 0) return;
+    await recordDocumentFailed(sql, await lockDocumentPairs(sql, job.documentId), message, attemptWindow);
   });
 }

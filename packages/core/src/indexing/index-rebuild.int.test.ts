@@ -7,6 +7,7 @@ import { getDocument } from "../documents/get-document";
 import { isAppError } from "../errors/app-error";
 import { searchDocuments } from "../search/search-documents";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
+import { testSearchIndex } from "../testing/test-search-index";
 import { createTestPair, ingestAndIndexTestDocuments } from "../testing/factories";
 import { cancelIndexRebuild } from "./cancel-index-rebuild";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
@@ -26,6 +27,7 @@ const LONG_TEXT = Array.from(
 async function search(query: string): Promise<string[]> {
   const { results } = await searchDocuments({
     db,
+    index: testSearchIndex(),
     principal: OPERATOR_PRINCIPAL,
     request: SearchRequestSchema.parse({ query, limit: 100 }),
   });
@@ -80,7 +82,7 @@ describe("index rebuilds", () => {
     // Until the swap, search reads generation `oldGeneration`.
     expect(await search("lighthouse keeper")).toEqual(["size-1", "size-2", "size-3"]);
 
-    const run = await runIndexRebuild({ db, boss, generationId: building?.generation_id ?? 0, batchSize: 2 });
+    const run = await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: building?.generation_id ?? 0, batchSize: 2 });
     expect(run).toMatchObject({ swapped: true, docsFailed: 0 });
     expect(run.docsDone).toBe(building?.docs_total);
 
@@ -104,6 +106,7 @@ describe("index rebuilds", () => {
     expect(await search("lighthouse keeper")).toEqual(["size-1", "size-2", "size-3"]);
     const { results } = await searchDocuments({
       db,
+      index: testSearchIndex(),
       principal: OPERATOR_PRINCIPAL,
       request: SearchRequestSchema.parse({ query: "quokka" }),
     });
@@ -115,14 +118,14 @@ describe("index rebuilds", () => {
     // The retired generation's chunks are purged by the job the swap queued.
     const [purgeJob] = await db.$queryRaw<{ data: unknown }[]>`SELECT data FROM pgboss.job WHERE name = 'purge-index-generation'`;
     expect(purgeJob?.data).toEqual({ generationId: oldGeneration });
-    const purged = await purgeIndexGeneration({ db, generationId: oldGeneration, batchSize: 2 });
+    const purged = await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: oldGeneration, batchSize: 2 });
     expect(purged.purged).toBe(true);
     expect(purged.chunksDeleted).toBeGreaterThanOrEqual(9);
     expect(await db.documentChunk.count({ where: { generationId: oldGeneration } })).toBe(0);
     expect(await chunksByGeneration("size-2")).toEqual({ [building?.generation_id ?? 0]: rebuilt.chunk_count });
 
     // Running the job again finds nothing to do.
-    expect(await runIndexRebuild({ db, boss, generationId: building?.generation_id ?? 0 })).toEqual({
+    expect(await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: building?.generation_id ?? 0 })).toEqual({
       swapped: false,
       docsDone: 0,
       docsFailed: 0,
@@ -149,7 +152,7 @@ describe("index rebuilds", () => {
     expect(await search("runner")).toEqual(["during-1"]);
     expect(await search("flamingos")).toEqual(["during-2"]);
 
-    await runIndexRebuild({ db, boss, generationId: newGeneration, batchSize: 3 });
+    await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: newGeneration, batchSize: 3 });
     expect((await getIndexRebuildStatus({ db })).current).toMatchObject({ generation_id: newGeneration, text_search_config: "simple" });
     // The simple configuration does not stem.
     expect(await search("runner")).toEqual([]);
@@ -158,7 +161,7 @@ describe("index rebuilds", () => {
     expect(await search("pelicans")).toEqual([]);
     expect(await search("arrived rebuilt")).toEqual(["during-3"]);
 
-    await purgeIndexGeneration({ db, generationId: oldGeneration });
+    await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: oldGeneration });
     const stale = await db.documentChunk.count({ where: { generation: { status: { not: "current" } } } });
     expect(stale).toBe(0);
   });
@@ -184,7 +187,7 @@ describe("index rebuilds", () => {
 
     // Only this test's documents are rebuilt: the others are deleted first.
     for (const { id } of await db.document.findMany({ where: { id: { notIn: ids } }, select: { id: true } })) {
-      await deleteDocument({ db, principal: OPERATOR_PRINCIPAL, documentId: id });
+      await deleteDocument({ index: testSearchIndex(), db, principal: OPERATOR_PRINCIPAL, documentId: id });
     }
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
     const generationId = started.rebuild?.generation_id ?? 0;
@@ -198,7 +201,7 @@ describe("index rebuilds", () => {
     await db.$executeRawUnsafe(
       `CREATE TRIGGER reject_resume_3 BEFORE INSERT ON document_chunk FOR EACH ROW EXECUTE FUNCTION reject_resume_3()`,
     );
-    await expect(runIndexRebuild({ db, boss, generationId, batchSize: 2 })).rejects.toThrow(/disk on fire/);
+    await expect(runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 2 })).rejects.toThrow(/disk on fire/);
 
     const halfway = await getIndexRebuildStatus({ db });
     expect(halfway.rebuild).toMatchObject({ status: "building", docs_done: 2, docs_failed: 0, docs_total: 4 });
@@ -223,7 +226,7 @@ describe("index rebuilds", () => {
         ORDER BY document_id`;
     const written = await firstBatch();
     await db.$executeRawUnsafe(`DROP TRIGGER reject_resume_3 ON document_chunk`);
-    const run = await runIndexRebuild({ db, boss, generationId, batchSize: 2 });
+    const run = await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 2 });
     expect(run).toEqual({ swapped: true, docsDone: 2, docsFailed: 0 });
     expect(await firstBatch()).toEqual(written);
     expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ docs_done: 4, docs_total: 4 });
@@ -261,12 +264,12 @@ describe("index rebuilds", () => {
       last_rebuild: { generation_id: generationId, status: "canceled", chunk_token_limit: 256 },
     });
     await expect(cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL })).rejects.toSatisfy((error) => isAppError(error) && error.code === "NOT_FOUND");
-    expect(await runIndexRebuild({ db, boss, generationId })).toEqual({ swapped: false, docsDone: 0, docsFailed: 0 });
+    expect(await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId })).toEqual({ swapped: false, docsDone: 0, docsFailed: 0 });
     expect(await db.indexAttempt.count({ where: { generationId } })).toBe(0);
 
     await ingestAndIndexTestDocuments(queue, [{ id: "cancel-3", text: "Only in the current generation.", ccPairId }]);
     expect(await chunksByGeneration("cancel-3")).toEqual({ [current]: 1 });
-    await purgeIndexGeneration({ db, generationId });
+    await purgeIndexGeneration({ index: testSearchIndex(), db, generationId });
     expect(await db.documentChunk.count({ where: { generationId } })).toBe(0);
     expect(await search("canceled rebuild")).toEqual(["cancel-1"]);
     expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "success" });
@@ -284,8 +287,8 @@ describe("index rebuilds", () => {
       for (const round of [1, 2, 3]) await ingestAndIndexTestDocuments(queue, edition(round));
     };
     const runs = await Promise.all([
-      runIndexRebuild({ db, boss, generationId, batchSize: 3 }),
-      runIndexRebuild({ db, boss, generationId, batchSize: 3 }),
+      runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 3 }),
+      runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 3 }),
       rewrite(),
     ]);
     // One run swapped; together they wrote each document once.
@@ -294,7 +297,7 @@ describe("index rebuilds", () => {
     expect(status.current.generation_id).toBe(generationId);
     expect(status.last_rebuild?.docs_done).toBe(started.rebuild?.docs_total);
 
-    await purgeIndexGeneration({ db, generationId: started.current.generation_id });
+    await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: started.current.generation_id });
     for (const id of ids) expect(await chunksByGeneration(id)).toEqual({ [generationId]: 1 });
     expect(await search("edition3")).toEqual(ids);
     expect(await search("edition0 | edition1 | edition2")).toEqual([]);

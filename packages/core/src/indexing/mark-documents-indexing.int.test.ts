@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { updateCcPair } from "../connectors/update-cc-pair";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
+import { testSearchIndex } from "../testing/test-search-index";
 import { createTestPair, ingestTestDocument } from "../testing/factories";
 import { holdPairLocks } from "../testing/hold-pair-locks";
 import { indexDocuments } from "./index-documents";
@@ -27,7 +28,7 @@ describe("markDocumentsIndexing", () => {
     const superseded = await ingestTestDocument(queue, { id: "mark-superseded", ccPairId: active });
     await ingestTestDocument(queue, { id: "mark-superseded", ccPairId: active }); // version 2: the version 1 job is stale
     const indexed = await ingestTestDocument(queue, { id: "mark-indexed", ccPairId: active });
-    await indexDocuments({ db, jobs: [indexed] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [indexed] });
     const failed = await ingestTestDocument(queue, { id: "mark-failed", ccPairId: active });
     // As a failed try leaves it (index-documents.ts): a retry must find it still `failed`.
     await db.document.update({ where: { id: "mark-failed" }, data: { indexingStatus: "failed", lastError: "boom", indexAttempts: 1 } });
@@ -88,7 +89,7 @@ describe("markDocumentsIndexing", () => {
     const ccPairId = await createTestPair(db);
     const jobs = [await ingestTestDocument(queue, { id: "mark-run-1", ccPairId }), await ingestTestDocument(queue, { id: "mark-run-2", ccPairId })];
     const lock = await holdPairLocks(db, [ccPairId]);
-    const indexing = indexDocuments({ db, jobs });
+    const indexing = indexDocuments({ index: testSearchIndex(), db, jobs });
     try {
       await waitFor("both documents marked indexing", async () =>
         (await statusOf("mark-run-1")) === "indexing" && (await statusOf("mark-run-2")) === "indexing" ? true : undefined,
@@ -108,11 +109,11 @@ describe("markDocumentsIndexing", () => {
     // A worker marked the document, then died before indexing it.
     await markDocumentsIndexing({ db, jobs: [abandoned] });
 
-    await indexDocuments({ db, jobs: [other] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [other] });
     expect(await attemptsOf(ccPairId)).toEqual([{ status: "in_progress", docsIndexed: 1 }]);
 
     // pg-boss retries the dead worker's job once its heartbeat lapses.
-    await indexDocuments({ db, jobs: [abandoned] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [abandoned] });
     expect(await statusOf("mark-abandoned")).toBe("indexed");
     expect(await attemptsOf(ccPairId)).toEqual([{ status: "success", docsIndexed: 2 }]);
   });
@@ -122,7 +123,7 @@ describe("markDocumentsIndexing", () => {
     const job = await ingestTestDocument(queue, { id: "mark-paused-late", ccPairId });
     await markDocumentsIndexing({ db, jobs: [job] });
     await updateCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId, status: "PAUSED" });
-    await indexDocuments({ db, jobs: [job] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [job] });
     expect(await statusOf("mark-paused-late")).toBe("indexing");
 
     await updateCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId, status: "ACTIVE" });
@@ -130,7 +131,7 @@ describe("markDocumentsIndexing", () => {
       SELECT (data->>'version')::int AS version FROM pgboss.job
       WHERE name = 'index-document' AND data->>'documentId' = 'mark-paused-late' ORDER BY created_on`;
     expect(sent).toEqual([{ version: 1 }, { version: 1 }]);
-    await indexDocuments({ db, jobs: [job] });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [job] });
     expect(await statusOf("mark-paused-late")).toBe("indexed");
     expect(await attemptsOf(ccPairId)).toEqual([{ status: "success", docsIndexed: 1 }]);
   });

@@ -13,6 +13,9 @@ import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
 import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, type ChunkGeneration } from "../search-index/index-generations";
 import { writeGenerationChunks, type DocumentChunks } from "./write-generation-chunks";
+import { optimizeGenerationTable } from "@svc/search-index";
+import type { SearchIndexTables } from "../search-index/search-index-tables";
+import { writeIndexRows } from "./write-index-rows";
 
 export interface RunIndexRebuildResult {
   /**
@@ -47,12 +50,14 @@ type BatchOutcome =
 export async function runIndexRebuild({
   db,
   boss,
+  index,
   generationId,
   batchSize = 200,
   maxBatches = Number.POSITIVE_INFINITY,
 }: {
   db: Db;
   boss: PgBoss;
+  index: SearchIndexTables;
   generationId: number;
   batchSize?: number;
   /** Stop after this many batches, leaving the rest to a later run (which resumes at the cursor). */
@@ -62,7 +67,7 @@ export async function runIndexRebuild({
   for (let batches = 0; ; batches += 1) {
     if (batches >= maxBatches) return result;
     // Chunking a batch of large documents takes a while; the default 5 s would cut it off.
-    const outcome = await db.$transaction((tx) => rebuildBatch(tx, generationId, batchSize), { timeout: 300_000 });
+    const outcome = await db.$transaction((tx) => rebuildBatch(tx, index, generationId, batchSize), { timeout: 300_000 });
     if (outcome.kind === "stopped") return result;
     if (outcome.kind === "drained") break;
     if (outcome.kind === "written") {
@@ -70,11 +75,12 @@ export async function runIndexRebuild({
       result.docsFailed += outcome.failed;
     }
   }
+  await mergeGenerationTable(db, index, generationId);
   result.swapped = await db.$transaction((tx) => swapInGeneration(tx, boss, generationId), { timeout: 120_000 });
   return result;
 }
 
-async function rebuildBatch(tx: Tx, generationId: number, batchSize: number): Promise<BatchOutcome> {
+async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: number, batchSize: number): Promise<BatchOutcome> {
   const [generation] = await tx.$queryRaw<(ChunkGeneration & { cursor: string | null })[]>`
     SELECT id, status::text AS status, chunk_token_limit AS "chunkTokenLimit",
       text_search_config AS "textSearchConfig", cursor_document_id AS cursor
@@ -123,12 +129,29 @@ async function rebuildBatch(tx: Tx, generationId: number, batchSize: number): Pr
     }
   }
   // A failed document keeps no chunks in the new generation (an indexing job may have written some).
-  await writeGenerationChunks(tx, generation, [...written, ...[...failures.keys()].map((documentId) => ({ documentId, chunks: [] }))]);
+  const batch = [...written, ...[...failures.keys()].map((documentId) => ({ documentId, chunks: [] }))];
+  await writeGenerationChunks(tx, generation, batch);
+  // Into the generation's table of the search index before this transaction commits, as indexing
+  // does: a batch that fails to commit is written again from the same cursor (a replace, idempotent).
+  await writeIndexRows(tx, index, generation, batch);
   await countInAttempts(tx, generationId, new Set(written.map((document) => document.documentId)), failures);
   await tx.$executeRaw`
     UPDATE index_generation SET docs_done = docs_done + ${written.length}, docs_failed = docs_failed + ${failures.size}
     WHERE id = ${generationId}`;
   return { kind: "written", done: written.length, failed: failures.size };
+}
+
+/**
+ * Merges the generation's table (FTS index, compaction) before it becomes current: search then ranks
+ * every row exactly from its first query, and phrases match them (LanceDB matches phrases in merged
+ * rows only). Skipped when the generation is no longer building.
+ */
+async function mergeGenerationTable(db: Db, index: SearchIndexTables, generationId: number): Promise<void> {
+  const generation = await db.indexGeneration.findUnique({ where: { id: generationId }, select: { status: true, textSearchConfig: true } });
+  if (generation?.status !== "building") return;
+  const table = await index.writable({ id: generationId, textSearchConfig: generation.textSearchConfig });
+  // Versions stay 10 minutes: another run of the job, or indexing, may be reading or writing one.
+  await optimizeGenerationTable({ generation: table, pruneOlderThan: new Date(Date.now() - 10 * 60_000) });
 }
 
 /**

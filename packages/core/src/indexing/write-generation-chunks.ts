@@ -12,11 +12,10 @@ const SLICE_CHUNKS = 1_000;
 const SLICE_CHARS = 4_000_000;
 
 /**
- * Replaces the chunks of these documents in one generation: the old chunks go in one statement, the
- * new ones come with their weighted tsvector (title A, body B, metadata C) built with the
- * generation's text-search configuration, in one INSERT per slice of at most SLICE_CHUNKS chunks or
- * SLICE_CHARS characters (so a 20 MB document is never serialized whole). The caller holds the
- * document rows.
+ * Replaces the chunks of these documents in one generation in PostgreSQL (the system of record the
+ * search index is refilled from; write-index-rows.ts writes the index): the old chunks go in one
+ * statement, the new ones in one INSERT per slice of at most SLICE_CHUNKS chunks or SLICE_CHARS
+ * characters (so a 20 MB document is never serialized whole). The caller holds the document rows.
  */
 export async function writeGenerationChunks(tx: AnyTx, generation: ChunkGeneration, documents: DocumentChunks[]): Promise<void> {
   if (documents.length === 0) return;
@@ -66,14 +65,10 @@ async function insertChunks(tx: AnyTx, generation: ChunkGeneration, rows: ChunkR
     tx,
     Prisma.sql`
       INSERT INTO document_chunk (document_id, generation_id, chunk_index, content, title_prefix, metadata_suffix,
-        image_file_id, link, token_count, search_vector)
-      SELECT c.document_id, g.id, c.chunk_index, c.content, c.title_prefix, c.metadata_suffix, c.image_file_id, c.link,
-        c.token_count,
-        setweight(to_tsvector(g.config, c.title_prefix), 'A')
-          || setweight(to_tsvector(g.config, c.content), 'B')
-          || setweight(to_tsvector(g.config, c.metadata_suffix), 'C')
-      FROM (SELECT ${generation.id}::int AS id, ${generation.textSearchConfig}::regconfig AS config) g,
-        jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS c(document_id text, chunk_index int, content text,
+        image_file_id, link, token_count)
+      SELECT c.document_id, ${generation.id}::int, c.chunk_index, c.content, c.title_prefix, c.metadata_suffix, c.image_file_id,
+        c.link, c.token_count
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS c(document_id text, chunk_index int, content text,
           title_prefix text, metadata_suffix text, image_file_id text, link text, token_count int)`,
   );
 }

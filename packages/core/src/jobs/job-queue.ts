@@ -97,14 +97,21 @@ export function preparedStatementsOn(sql: SqlClient): IDatabase {
   };
 }
 
+/** A job as a handler receives it: its id, how many times it was tried before, its validated payload. */
+export interface ReceivedJob<Payload> {
+  id: string;
+  retryCount: number;
+  payload: Payload;
+}
+
 /** Registers a handler; payloads are validated on receipt (a bad payload fails the job). */
 export async function workJobs<Payload>(
   boss: PgBoss,
   job: JobDefinition<Payload>,
   options: { batchSize?: number; pollingIntervalSeconds?: number; localConcurrency?: number; burstWhenBatchFull?: boolean },
-  handler: (payloads: { id: string; payload: Payload }[]) => Promise<void>,
+  handler: (payloads: ReceivedJob<Payload>[]) => Promise<void>,
 ): Promise<string> {
   return boss.work<object>(job.name, options, async (jobs: Job<object>[]) => {
-    await handler(jobs.map((received) => ({ id: received.id, payload: job.payload.parse(received.data) })));
+    await handler(jobs.map((received) => ({ id: received.id, retryCount: received.retryCount, payload: job.payload.parse(received.data) })));
   });
 }

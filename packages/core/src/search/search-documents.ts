@@ -1,15 +1,14 @@
-import { Prisma, type DbOrTx } from "@svc/db";
-import {
-  SEARCH_CHUNKS_PER_DOCUMENT,
-  type DocumentSource,
-  type SearchFilters,
-  type SearchRequest,
-  type SearchResponse,
-  type SearchResult,
-} from "@svc/schema";
-import { searchAccessRule } from "../auth/access-policy";
+import { Prisma, withCancelOnAbort, type Db } from "@svc/db";
+import { SEARCH_CHUNKS_PER_DOCUMENT, type DocumentSource, type SearchFilters, type SearchRequest, type SearchResponse } from "@svc/schema";
+import { searchDocuments as searchIndex, SearchIndexError, type GenerationTable, type SearchHit } from "@svc/search-index";
+import { searchAccessRule, searchIndexAccess, type AccessRule } from "../auth/access-policy";
 import { findableDocumentSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
+import { AppError } from "../errors/app-error";
+import type { SearchIndexTables } from "../search-index/search-index-tables";
+
+/** What a search answers when it runs past its time (decisions: "Limits and overload"). */
+const TOO_LONG = "Search took too long; narrow the query";
 
 /** The request's filters as conditions on `document d`; all must hold. */
 function filterConditions(filters: SearchFilters | null): Prisma.Sql[] {
@@ -31,98 +30,120 @@ function filterConditions(filters: SearchFilters | null): Prisma.Sql[] {
   return conditions;
 }
 
-interface SearchRow {
-  document_id: string;
-  semantic_identifier: string;
-  title: string | null;
-  source: DocumentSource;
-  link: string | null;
-  doc_updated_at: Date;
-  document_score: number;
-  chunk_index: number;
-  chunk_score: number;
-  chunk_link: string | null;
-  image_file_id: string | null;
-  snippet: string;
-}
-
 /**
- * Full-text search over the indexed chunks of the current index generation, in one statement: chunks
- * matching `websearch_to_tsquery(config, query)` (the generation's text-search configuration) are
- * scored with `ts_rank_cd` on their weighted vector (title A, body B, metadata C), documents the
- * caller may find (access-policy.ts: canFindDocument) and that pass the filters are ranked by their best chunk, and
- * the best `limit` come back with their best three chunks.
- * Only indexed documents have chunks, so only they can be found. Snippets are HTML: the chunk text is
- * escaped before `ts_headline` wraps the matches in `<mark>`.
+ * Full-text search over the current index generation's table in the search index (BM25, exact
+ * top-k; @svc/search-index): the caller's access rule (access-policy.ts, with the pairs that are
+ * public now) and the filters are a where-clause the index applies before its top-k cut. PostgreSQL
+ * stays the truth: each candidate document is admitted by one query over the page's ids (it still
+ * exists, has an indexed version, the caller may find it and it passes the filters), so a row the
+ * index still holds for a document deleted, re-scoped, or not yet committed as indexed is never
+ * shown, and the index fetches further instead (a page is never shortened while more matches exist).
+ *
+ * Runs under `timeoutMs` (SEARCH_TIMEOUT, 503) and stops at its next step when `signal` aborts (the
+ * client went away): a LanceDB query already running finishes (it cannot be interrupted from
+ * JavaScript; its own timeout bounds it), a PostgreSQL statement is cancelled.
  */
 export async function searchDocuments({
   db,
+  index,
   principal,
   request,
+  timeoutMs = 5_000,
+  signal,
 }: {
-  db: DbOrTx;
+  db: Db;
+  index: SearchIndexTables;
   principal: Principal;
   request: SearchRequest;
+  timeoutMs?: number;
+  signal?: AbortSignal;
 }): Promise<SearchResponse> {
-  const conditions = [findableDocumentSql(searchAccessRule(principal, request.principal), "d"), ...filterConditions(request.filters)];
-  const rows = await db.$queryRaw<SearchRow[]>`
-    WITH q AS (
-      SELECT g.id AS generation_id, g.text_search_config::regconfig AS config,
-        websearch_to_tsquery(g.text_search_config::regconfig, ${request.query}) AS query
-      FROM index_generation g WHERE g.status = 'current'
-    ),
-    matches AS (
-      SELECT c.document_id, c.chunk_index, ts_rank_cd(c.search_vector, q.query) AS score
-      FROM document_chunk c, q WHERE c.search_vector @@ q.query AND c.generation_id = q.generation_id
-    ),
-    ranked AS (
-      SELECT m.document_id, max(m.score) AS score
-      FROM matches m JOIN document d ON d.id = m.document_id
-      WHERE ${Prisma.join(conditions, " AND ")}
-      GROUP BY m.document_id
-      ORDER BY score DESC, m.document_id
-      LIMIT ${request.limit}
-    ),
-    best_chunks AS (
-      SELECT m.document_id, m.chunk_index, m.score,
-        row_number() OVER (PARTITION BY m.document_id ORDER BY m.score DESC, m.chunk_index) AS place
-      FROM matches m JOIN ranked r ON r.document_id = m.document_id
-    )
-    SELECT d.id AS document_id, d.semantic_identifier, d.title, d.source::text AS source, d.link, d.doc_updated_at,
-      r.score AS document_score, b.chunk_index, b.score AS chunk_score, c.link AS chunk_link, c.image_file_id,
-      ts_headline(q.config, replace(replace(replace(c.content, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), q.query,
-        'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, MaxFragments=2') AS snippet
-    FROM ranked r
-    JOIN document d ON d.id = r.document_id
-    JOIN best_chunks b ON b.document_id = r.document_id AND b.place <= ${SEARCH_CHUNKS_PER_DOCUMENT}
-    CROSS JOIN q
-    JOIN document_chunk c
-      ON c.document_id = b.document_id AND c.generation_id = q.generation_id AND c.chunk_index = b.chunk_index
-    ORDER BY r.score DESC, r.document_id, b.place`;
-
-  const results: SearchResult[] = [];
-  for (const row of rows) {
-    let result = results.at(-1);
-    if (result?.document_id !== row.document_id) {
-      result = {
-        document_id: row.document_id,
-        semantic_identifier: row.semantic_identifier,
-        title: row.title,
-        source: row.source,
-        link: row.link,
-        score: row.document_score,
-        doc_updated_at: row.doc_updated_at.toISOString(),
-        chunks: [],
-      };
-      results.push(result);
+  const deadline = Date.now() + timeoutMs;
+  const rule = searchAccessRule(principal, request.principal);
+  try {
+    const [state] = await withCancelOnAbort(
+      db,
+      signal,
+      (tag) => db.$queryRaw<{ generation_id: number | null; public_pair_ids: number[] }[]>`${tag}
+        SELECT (SELECT id FROM index_generation WHERE status = 'current') AS generation_id,
+          ARRAY(SELECT id FROM connector_credential_pair WHERE access_type = 'public') AS public_pair_ids`,
+    );
+    if (state?.generation_id == null) return { results: [] };
+    const generationId = state.generation_id;
+    const search = async (generation: GenerationTable) =>
+      searchIndex({
+        generation,
+        query: request.query,
+        limit: request.limit,
+        access: searchIndexAccess(rule, state.public_pair_ids),
+        filter: request.filters && {
+          sources: request.filters.sources,
+          ccPairIds: request.filters.cc_pair_ids,
+          tags: request.filters.tags,
+          docUpdatedAfter: request.filters.doc_updated_after,
+          docUpdatedBefore: request.filters.doc_updated_before,
+        },
+        admit: (documentIds) => admitDocuments(db, rule, request.filters, documentIds, signal),
+        deadline,
+        signal: signal ?? null,
+      });
+    let hits: SearchHit[];
+    try {
+      const generation = await index.readable(generationId);
+      // The table is missing while the index is refilled from PostgreSQL (a lost directory): nothing to find yet.
+      if (generation === null) return { results: [] };
+      hits = await search(generation);
+    } catch (error) {
+      if (error instanceof SearchIndexError || error instanceof AppError) throw error;
+      // A table handle kept open may have been dropped underneath (a refill): open it once more.
+      index.forget(generationId);
+      const generation = await index.readable(generationId);
+      if (generation === null) return { results: [] };
+      hits = await search(generation);
     }
-    result.chunks.push({
-      chunk_index: row.chunk_index,
-      snippet: row.snippet,
-      link: row.chunk_link,
-      image_file_id: row.image_file_id,
-      score: row.chunk_score,
-    });
+    return { results: hits.map(toSearchResult) };
+  } catch (error) {
+    if (error instanceof SearchIndexError && (error.code === "TIMEOUT" || error.code === "ABORTED")) {
+      throw new AppError("SEARCH_TIMEOUT", TOO_LONG);
+    }
+    throw error;
   }
-  return { results };
+}
+
+/** The candidates PostgreSQL confirms: existing, indexed, findable by the caller, passing the filters. */
+async function admitDocuments(
+  db: Db,
+  rule: AccessRule,
+  filters: SearchFilters | null,
+  documentIds: string[],
+  signal: AbortSignal | undefined,
+): Promise<Set<string>> {
+  const conditions = [findableDocumentSql(rule, "d"), ...filterConditions(filters)];
+  const rows = await withCancelOnAbort(
+    db,
+    signal,
+    (tag) => db.$queryRaw<{ id: string }[]>`${tag}
+      SELECT d.id FROM document d
+      WHERE d.id = ANY(${documentIds}::text[]) AND d.indexed_version IS NOT NULL AND ${Prisma.join(conditions, " AND ")}`,
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+function toSearchResult(hit: SearchHit): SearchResponse["results"][number] {
+  return {
+    document_id: hit.documentId,
+    semantic_identifier: hit.semanticIdentifier,
+    title: hit.title,
+    source: hit.source as DocumentSource,
+    link: hit.link,
+    score: hit.score,
+    doc_updated_at: hit.docUpdatedAt.toISOString(),
+    chunks: hit.chunks.slice(0, SEARCH_CHUNKS_PER_DOCUMENT).map((chunk) => ({
+      chunk_index: chunk.chunkIndex,
+      snippet: chunk.snippet,
+      link: chunk.link,
+      image_file_id: chunk.imageFileId,
+      score: chunk.score,
+    })),
+  };
 }

@@ -1,6 +1,7 @@
 import type { Db } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
 import { afterAll } from "vitest";
+import { removeTestSearchIndex } from "./test-search-index";
 import { startJobQueue, type PgBoss } from "../jobs/job-queue";
 
 export interface TestJobQueue {
@@ -44,6 +45,9 @@ export async function createTestJobQueue(): Promise<TestJobQueue> {
  */
 export async function useTestJobQueue(): Promise<TestJobQueue> {
   const queue = await createTestJobQueue();
-  afterAll(() => queue.close());
+  afterAll(async () => {
+    await queue.close();
+    await removeTestSearchIndex();
+  });
   return queue;
 }

@@ -2,6 +2,7 @@
 // referenced by path from each package's vitest.config.ts.
 export { createTestJobQueue, useTestJobQueue, type TestJobQueue } from "./create-test-job-queue";
 export { holdPairLocks, type HeldLocks } from "./hold-pair-locks";
+export { installPoisonTrigger, POISON, removePoisonTrigger } from "./poison-chunks";
 export {
   createTestKey,
   createTestPair,
@@ -13,3 +14,4 @@ export {
   waitForIndexed,
   type TestDocument,
 } from "./factories";
+export { makeTestIndexDir, removeTestSearchIndex, testSearchIndex } from "./test-search-index";

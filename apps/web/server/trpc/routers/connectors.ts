@@ -3,7 +3,12 @@ import {
   createFederatedConnector,
   deleteCcPair,
   deleteFederatedConnector,
+  countFailedDocuments,
+  countFailedDocumentsPerPair,
   getCcPair,
+  getPairIndexingSummary,
+  listPairDocumentStatuses,
+  retryPairFailedDocuments,
   listCcPairDocuments,
   listIndexAttempts,
   listIndexingStatus,
@@ -19,11 +24,17 @@ import {
   CreatedCcPairSchema,
   CreateFederatedConnectorRequestSchema,
   DocMinimalInfoPageSchema,
+  FailedDocumentCountsInputSchema,
+  FailedDocumentCountsSchema,
   FederatedConnectorIdInputSchema,
   FederatedConnectorIdSchema,
   IndexAttemptSummarySchema,
   IndexingStatusRequestSchema,
   OkSchema,
+  PairDocumentStatusesInputSchema,
+  PairDocumentStatusPageSchema,
+  PairIndexingSummarySchema,
+  RetryPairDocumentsResultSchema,
   UpdateConnectorInputSchema,
 } from "@svc/schema";
 import { z } from "zod";
@@ -54,6 +65,45 @@ export const connectorsRouter = router({
     .query(({ ctx, input }) =>
       listCcPairDocuments({ db: ctx.db, principal: ctx.principal, ccPairId: input.ccPairId, limit: input.limit, afterId: input.cursor }),
     ),
+
+  /** Failed documents of the listed pairs and in all, by the one definition of failed. */
+  failedDocumentCounts: sessionProcedure
+    .input(FailedDocumentCountsInputSchema)
+    .output(FailedDocumentCountsSchema)
+    .query(async ({ ctx, input }) => {
+      const [total, byPair] = await Promise.all([
+        countFailedDocuments({ db: ctx.db, principal: ctx.principal }),
+        countFailedDocumentsPerPair({ db: ctx.db, principal: ctx.principal, ccPairIds: input.ccPairIds }),
+      ]);
+      return { total, byPair: [...byPair].map(([ccPairId, failed]) => ({ ccPairId, failed })) };
+    }),
+
+  /** The pair page's header: the listing's repeated-error state and the documents by status. */
+  indexingSummary: sessionProcedure
+    .input(CcPairIdInputSchema)
+    .output(PairIndexingSummarySchema)
+    .query(({ ctx, input }) => getPairIndexingSummary({ db: ctx.db, principal: ctx.principal, ccPairId: input.ccPairId })),
+
+  /** The pair page's documents with their status and last error, filtered by status, paged. */
+  documentStatuses: sessionProcedure
+    .input(PairDocumentStatusesInputSchema)
+    .output(PairDocumentStatusPageSchema)
+    .query(({ ctx, input }) =>
+      listPairDocumentStatuses({
+        db: ctx.db,
+        principal: ctx.principal,
+        ccPairId: input.ccPairId,
+        status: input.status ?? null,
+        limit: input.limit,
+        afterId: input.cursor,
+      }),
+    ),
+
+  /** Retries every failed document of the pair the key may change (a curator's within its scope, as documents.retry). */
+  retryFailed: sessionProcedure
+    .input(CcPairIdInputSchema)
+    .output(RetryPairDocumentsResultSchema)
+    .mutation(({ ctx, input }) => retryPairFailedDocuments({ db: ctx.db, boss: ctx.boss, principal: ctx.principal, ccPairId: input.ccPairId })),
 
   create: adminProcedure
     .input(CreateCcPairRequestSchema)

@@ -8,7 +8,9 @@ export const documentsRouter = router({
   search: sessionProcedure
     .input(SearchRequestSchema)
     .output(SearchResponseSchema)
-    .query(({ ctx, input }) => searchDocuments({ db: ctx.db, principal: ctx.principal, request: input })),
+    .query(({ ctx, input, signal }) =>
+      searchDocuments({ db: ctx.db, index: ctx.index, principal: ctx.principal, request: input, timeoutMs: ctx.searchTimeoutMs, signal }),
+    ),
 
   get: sessionProcedure
     .input(DocumentIdInputSchema)
@@ -19,7 +21,7 @@ export const documentsRouter = router({
     .input(DocumentIdInputSchema)
     .output(OkSchema)
     .mutation(async ({ ctx, input }) => {
-      await deleteDocument({ db: ctx.db, principal: ctx.principal, documentId: input.documentId });
+      await deleteDocument({ db: ctx.db, index: ctx.index, principal: ctx.principal, documentId: input.documentId });
       return { ok: true as const };
     }),
 

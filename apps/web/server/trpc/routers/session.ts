@@ -13,7 +13,7 @@ export const sessionRouter = router({
     .input(SignInInputSchema)
     .output(SessionUserSchema)
     .mutation(async ({ ctx, input }) => {
-      const session = await createAdminSession({ db: ctx.db, apiKey: input.apiKey, cache: ctx.apiKeys });
+      const session = await createAdminSession({ db: ctx.db, apiKey: input.apiKey, cache: ctx.apiKeys, uses: ctx.apiKeyUses });
       ctx.resHeaders.append(
         "set-cookie",
         sessionCookie({ token: session.token, maxAgeSeconds: session.lifetimeSeconds, secure: ctx.secureCookies }),

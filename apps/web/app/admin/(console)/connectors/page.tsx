@@ -18,7 +18,6 @@ import {
   Text,
   TextInput,
   Title,
-  Tooltip,
 } from "@mantine/core";
 import { useDebouncedCallback } from "@mantine/hooks";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -40,7 +39,7 @@ import { ConfirmAction } from "../../../../components/confirm-action";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
 import { formatCount, formatDateTime, sourceLabel } from "../../../../components/format";
 import { EmptyState, Loading, PageHeader, QueryError, Stat } from "../../../../components/page-parts";
-import { ATTEMPT_STATUS_LABELS, AttemptStatusBadge, PairStatusBadge } from "../../../../components/status-badge";
+import { ATTEMPT_STATUS_LABELS, AttemptStatusBadge, PairStatusBadge, RepeatedErrorsBadge } from "../../../../components/status-badge";
 import { listParam, useUrlState } from "../../../../components/use-url-state";
 import { useTRPC } from "../../../../lib/trpc/client";
 
@@ -101,6 +100,14 @@ function ConnectorsListing() {
       placeholderData: keepPreviousData,
     }),
   );
+  const pairIds = useMemo(
+    () => (listing.data ?? []).flatMap((group) => group.indexing_statuses.filter(isPair).map((row) => row.cc_pair_id)),
+    [listing.data],
+  );
+  const failedCounts = useQuery(
+    trpc.connectors.failedDocumentCounts.queryOptions({ ccPairIds: pairIds }, { refetchInterval: live ? REFRESH_MS : false, placeholderData: keepPreviousData }),
+  );
+  const failed = useMemo(() => new Map(failedCounts.data?.byPair.map((row) => [row.ccPairId, row.failed])), [failedCounts.data]);
   const filtered =
     request.source !== null ||
     request.access_type_filters.length > 0 ||
@@ -142,7 +149,7 @@ function ConnectorsListing() {
       ) : (
         <Stack gap="lg">
           {listing.error ? <QueryError error={listing.error} title="Refreshing failed; showing the last answer" /> : null}
-          <Totals groups={listing.data} />
+          <Totals groups={listing.data} failed={failed} failedTotal={failedCounts.data?.total ?? null} />
           {listing.data.length === 0 ? (
             filtered ? (
               <EmptyState
@@ -170,6 +177,7 @@ function ConnectorsListing() {
               <SourceGroup
                 key={group.source}
                 group={group}
+                failed={failed}
                 showAll={request.get_all_connectors}
                 onPage={(page) => update({ [`page.${group.source}`]: page > 1 ? String(page) : null })}
               />
@@ -311,20 +319,26 @@ function Filters({
   );
 }
 
-function Totals({ groups }: { groups: ConnectorIndexingStatusGroup[] }) {
+function Totals({ groups, failed, failedTotal }: { groups: ConnectorIndexingStatusGroup[]; failed: FailedByPair; failedTotal: number | null }) {
   const total = groups.reduce((sum, group) => sum + group.summary.total_connectors, 0);
   const active = groups.reduce((sum, group) => sum + group.summary.active_connectors, 0);
   const docs = groups.reduce((sum, group) => sum + group.summary.total_docs_indexed, 0);
   const shown = groups.flatMap((group) => group.indexing_statuses).filter(isPair);
   const inProgress = shown.filter((row) => row.in_progress).length;
-  const failing = shown.filter(hasErrors).length;
+  const failing = shown.filter((row) => hasErrors(row, failed)).length;
   return (
-    <SimpleGrid cols={{ base: 2, md: 5 }} spacing="md">
+    <SimpleGrid cols={{ base: 2, md: 6 }} spacing="md">
       <Stat label="Connectors" value={formatCount(total)} hint={`${groups.length} ${groups.length === 1 ? "source" : "sources"}`} />
       <Stat label="Active" value={formatCount(active)} color="green" />
       <Stat label="Documents indexed" value={formatCount(docs)} />
       <Stat label="Indexing now" value={formatCount(inProgress)} color={inProgress ? "blue" : undefined} hint="on the pages shown" />
       <Stat label="With errors" value={formatCount(failing)} color={failing ? "red" : undefined} hint="on the pages shown" />
+      <Stat
+        label="Failed documents"
+        value={<span data-testid="failed-documents-total">{failedTotal === null ? "…" : formatCount(failedTotal)}</span>}
+        color={failedTotal ? "red" : undefined}
+        hint="in all pairs, as on Indexing health"
+      />
     </SimpleGrid>
   );
 }
@@ -333,11 +347,25 @@ function isPair(row: ConnectorIndexingStatusLite | FederatedConnectorStatus): ro
   return "cc_pair_id" in row;
 }
 
-function hasErrors(row: ConnectorIndexingStatusLite): boolean {
-  return row.in_repeated_error_state || row.last_status === "failed" || row.cc_pair_status === "INVALID";
+/** Failed documents per pair id (pairs without any are absent). */
+type FailedByPair = Map<number, number>;
+
+/** A pair is in error while any of its documents is failed, not only while its last attempt is. */
+function hasErrors(row: ConnectorIndexingStatusLite, failed: FailedByPair): boolean {
+  return row.in_repeated_error_state || row.last_status === "failed" || row.cc_pair_status === "INVALID" || (failed.get(row.cc_pair_id) ?? 0) > 0;
 }
 
-function SourceGroup({ group, showAll, onPage }: { group: ConnectorIndexingStatusGroup; showAll: boolean; onPage: (page: number) => void }) {
+function SourceGroup({
+  group,
+  failed,
+  showAll,
+  onPage,
+}: {
+  group: ConnectorIndexingStatusGroup;
+  failed: FailedByPair;
+  showAll: boolean;
+  onPage: (page: number) => void;
+}) {
   const { summary } = group;
   const headingId = `source-${group.source}`;
   return (
@@ -360,7 +388,7 @@ function SourceGroup({ group, showAll, onPage }: { group: ConnectorIndexingStatu
         columns={["Name", "Status", "Last attempt", "Last success", "Access", { label: "Documents", align: "right" }, { label: "Latest attempt", align: "right" }]}
       >
             {group.indexing_statuses.map((row) =>
-              isPair(row) ? <PairRow key={`pair-${row.cc_pair_id}`} row={row} /> : <FederatedRow key={`federated-${row.id}`} row={row} />,
+              isPair(row) ? <PairRow key={`pair-${row.cc_pair_id}`} row={row} failed={failed} /> : <FederatedRow key={`federated-${row.id}`} row={row} />,
             )}
       </DataTable>
       {!showAll && group.total_pages > 1 ? (
@@ -383,8 +411,9 @@ function SourceGroup({ group, showAll, onPage }: { group: ConnectorIndexingStatu
   );
 }
 
-function PairRow({ row }: { row: ConnectorIndexingStatusLite }) {
-  const errors = hasErrors(row);
+function PairRow({ row, failed }: { row: ConnectorIndexingStatusLite; failed: FailedByPair }) {
+  const errors = hasErrors(row, failed);
+  const failedDocuments = failed.get(row.cc_pair_id) ?? 0;
   return (
     <Table.Tr
       bg={errors ? "var(--mantine-color-red-light)" : row.in_progress ? "var(--mantine-color-blue-light)" : undefined}
@@ -408,11 +437,12 @@ function PairRow({ row }: { row: ConnectorIndexingStatusLite }) {
             </Badge>
           ) : null}
           {row.in_repeated_error_state ? (
-            <Tooltip label="The last attempts failed repeatedly">
-              <Badge color="red" variant="filled">
-                Repeated errors
-              </Badge>
-            </Tooltip>
+            <RepeatedErrorsBadge />
+          ) : null}
+          {failedDocuments > 0 ? (
+            <Badge color="red" variant="light" data-testid="pair-failed-documents">
+              {formatCount(failedDocuments)} failed {failedDocuments === 1 ? "document" : "documents"}
+            </Badge>
           ) : null}
         </Group>
       </Table.Td>

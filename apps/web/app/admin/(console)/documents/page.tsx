@@ -12,7 +12,6 @@ import {
   Stack,
   TagsInput,
   Text,
-  TextInput,
 } from "@mantine/core";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { DOCUMENT_SOURCES, type DocumentSource, type SearchResult } from "@svc/schema";
@@ -23,6 +22,7 @@ import { documentHref, formatCount, formatDateTime, sourceLabel } from "../../..
 import { EmptyState, Loading, PageHeader, QueryError } from "../../../../components/page-parts";
 import { listParam, useUrlState } from "../../../../components/use-url-state";
 import { useTRPC } from "../../../../lib/trpc/client";
+import { TextField } from "../../../../components/text-field";
 
 /** The REST search body as it travels (dates as ISO strings; the server's schema parses them). */
 interface SearchRequest {
@@ -149,11 +149,11 @@ function SearchForm({ params, onSearch }: { params: Params; onSearch: (changes: 
     <Paper withBorder p="md" radius="md" mb="lg" component="form" onSubmit={submit} aria-label="Search documents">
       <Stack gap="md">
         <Group align="flex-end" gap="sm" wrap="nowrap">
-          <TextInput
+          <TextField
             label="Search"
             placeholder="e.g. holiday policy"
             value={query}
-            onChange={(event) => setQuery(event.currentTarget.value)}
+            onValueChange={setQuery}
             style={{ flex: 1 }}
             type="search"
           />
@@ -186,8 +186,8 @@ function SearchForm({ params, onSearch }: { params: Params; onSearch: (changes: 
             clearable
           />
           <Group grow gap="xs" align="flex-end">
-            <TextInput label="Updated from" type="date" value={after} onChange={(event) => setAfter(event.currentTarget.value)} />
-            <TextInput label="to" type="date" value={before} onChange={(event) => setBefore(event.currentTarget.value)} />
+            <TextField label="Updated from" type="date" value={after} onValueChange={setAfter} />
+            <TextField label="to" type="date" value={before} onValueChange={setBefore} />
           </Group>
         </SimpleGrid>
         <Select label="Results" data={LIMITS} value={limit} onChange={(value) => setLimit(value ?? "10")} allowDeselect={false} w={120} />
@@ -264,7 +264,7 @@ function OpenById() {
       aria-label="Open a document by id"
     >
       <Group gap="xs" align="flex-end">
-        <TextInput aria-label="Document id" placeholder="Document id" value={id} onChange={(event) => setId(event.currentTarget.value)} size="sm" />
+        <TextField aria-label="Document id" placeholder="Document id" value={id} onValueChange={setId} size="sm" />
         <Button type="submit" variant="default" size="sm" disabled={!id.trim()}>
           Open
         </Button>

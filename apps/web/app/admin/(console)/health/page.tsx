@@ -1,18 +1,20 @@
 "use client";
 import { AreaChart } from "@mantine/charts";
-import { Anchor, Badge, Button, Code, Group, Modal, NumberInput, Paper, Progress, SimpleGrid, Spoiler, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { Badge, Button, Code, Group, Modal, NumberInput, Paper, Progress, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { MAX_CHUNK_TOKEN_LIMIT, MIN_CHUNK_TOKEN_LIMIT } from "@svc/schema";
-import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useConsoleUser } from "../../../../components/admin-shell";
+import { DocumentName, FailureReason } from "../../../../components/document-cells";
+import { RetryDocumentButton } from "../../../../components/retry-document-button";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
-import { documentHref, formatCount, formatRelative } from "../../../../components/format";
+import { formatCount, formatRelative } from "../../../../components/format";
 import { DialogButtons } from "../../../../components/confirm-action";
 import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError, Stat } from "../../../../components/page-parts";
 import { useTRPC } from "../../../../lib/trpc/client";
 import type { RouterOutputs } from "../../../../lib/trpc/types";
+import { TextField } from "../../../../components/text-field";
 
 type Overview = RouterOutputs["health"]["overview"];
 
@@ -42,9 +44,9 @@ export default function HealthPage() {
       ) : (
         <Stack gap="lg">
           {overview.error ? <QueryError error={overview.error} title="Refreshing failed; showing the last answer" /> : null}
-          <Queue queue={overview.data.queue} />
+          <Queue queue={overview.data.queue} failedDocuments={overview.data.failedDocumentCount} />
           <Throughput perMinute={overview.data.indexedPerMinute} />
-          <FailedDocuments failed={overview.data.failedDocuments} />
+          <FailedDocuments failed={overview.data.failedDocuments} total={overview.data.failedDocumentCount} />
           <Rebuild rebuild={overview.data.rebuild} />
         </Stack>
       )}
@@ -52,12 +54,17 @@ export default function HealthPage() {
   );
 }
 
-function Queue({ queue }: { queue: Overview["queue"] }) {
+function Queue({ queue, failedDocuments }: { queue: Overview["queue"]; failedDocuments: number }) {
   return (
     <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md" aria-label="Indexing queue">
       <Stat label="Queued" value={formatCount(queue.queued)} hint="indexing jobs waiting" color={queue.queued > 0 ? "blue" : undefined} />
       <Stat label="Active" value={formatCount(queue.active)} hint="being indexed now" color={queue.active > 0 ? "blue" : undefined} />
-      <Stat label="Failed" value={formatCount(queue.failed)} hint="jobs that gave up" color={queue.failed > 0 ? "red" : undefined} />
+      <Stat
+        label="Failed documents"
+        value={<span data-testid="failed-documents-tile">{formatCount(failedDocuments)}</span>}
+        hint="indexing failed; they stay until indexed"
+        color={failedDocuments > 0 ? "red" : undefined}
+      />
       <Stat label="Dead letter" value={formatCount(queue.deadLetter)} hint="kept for inspection" color={queue.deadLetter > 0 ? "orange" : undefined} />
     </SimpleGrid>
   );
@@ -93,7 +100,7 @@ function Throughput({ perMinute }: { perMinute: Overview["indexedPerMinute"] }) 
   );
 }
 
-function FailedDocuments({ failed }: { failed: Overview["failedDocuments"] }) {
+function FailedDocuments({ failed, total }: { failed: Overview["failedDocuments"]; total: number }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const retry = useMutation(trpc.documents.retry.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.health.pathFilter()) }));
@@ -103,8 +110,18 @@ function FailedDocuments({ failed }: { failed: Overview["failedDocuments"] }) {
         <Title order={2} size="h4" id="failed-heading">
           Failed documents
         </Title>
-        {failed.length ? <Badge color="red">{failed.length}</Badge> : null}
+        {total ? (
+          <Badge color="red" data-testid="failed-documents-count">
+            {formatCount(total)}
+          </Badge>
+        ) : null}
       </Group>
+      {total > failed.length ? (
+        <Text size="sm" c="dimmed" mb="xs">
+          The newest {formatCount(failed.length)} of {formatCount(total)}; every failed document of a connector is on its page (filter
+          Failed).
+        </Text>
+      ) : null}
       <ErrorAlert error={retry.error} />
       {failed.length === 0 ? (
         <Text size="sm" c="dimmed">
@@ -115,34 +132,17 @@ function FailedDocuments({ failed }: { failed: Overview["failedDocuments"] }) {
               {failed.map((document) => (
                 <Table.Tr key={document.documentId}>
                   <Table.Td>
-                    <Anchor component={Link} href={documentHref(document.documentId)} size="sm" fw={600}>
-                      {document.semanticId}
-                    </Anchor>
-                    <Text size="xs" c="dimmed" ff="monospace">
-                      {document.documentId}
-                    </Text>
+                    <DocumentName documentId={document.documentId} semanticId={document.semanticId} />
                   </Table.Td>
                   <Table.Td maw={420}>
-                    <Spoiler maxHeight={40} showLabel="more" hideLabel="less">
-                      <Text size="xs" c="red" className="svc-pre">
-                        {document.lastError ?? "no error recorded"}
-                      </Text>
-                    </Spoiler>
+                    <FailureReason error={document.lastError ?? "no error recorded"} />
                   </Table.Td>
                   <Table.Td ta="right">{document.attempts}</Table.Td>
                   <Table.Td>
                     <RelativeTime value={document.updatedAt} />
                   </Table.Td>
                   <Table.Td ta="right">
-                    <Button
-                      size="xs"
-                      variant="light"
-                      onClick={() => retry.mutate({ documentId: document.documentId })}
-                      loading={retry.isPending && retry.variables.documentId === document.documentId}
-                      aria-label={`Retry ${document.semanticId}`}
-                    >
-                      Retry
-                    </Button>
+                    <RetryDocumentButton document={document} retry={retry} />
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -239,11 +239,11 @@ function StartRebuildButton({ disabled }: { disabled: boolean }) {
               value={chunkTokenLimit}
               onChange={setChunkTokenLimit}
             />
-            <TextInput
+            <TextField
               label="Text search configuration"
               description="A PostgreSQL configuration, e.g. english or simple; empty keeps the current one"
               value={textSearchConfig}
-              onChange={(event) => setTextSearchConfig(event.currentTarget.value)}
+              onValueChange={setTextSearchConfig}
             />
             <ErrorAlert error={start.error} />
             <DialogButtons onCancel={close} pending={start.isPending}>

@@ -1,5 +1,5 @@
 "use client";
-import { Alert, Badge, Button, Code, CopyButton, Grid, Group, MultiSelect, Paper, Select, Stack, Table, Text, TextInput, Title, Tooltip } from "@mantine/core";
+import { Alert, Badge, Button, Code, CopyButton, Grid, Group, MultiSelect, Paper, Select, Stack, Table, Text, Title, Tooltip } from "@mantine/core";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiKeyRoleSchema, type ApiKeyRole } from "@svc/schema";
 import { useMemo, useState, type FormEvent } from "react";
@@ -10,6 +10,7 @@ import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError } from "../../.
 import { RoleBadge } from "../../../../components/status-badge";
 import { useTRPC } from "../../../../lib/trpc/client";
 import type { RouterOutputs } from "../../../../lib/trpc/types";
+import { TextField } from "../../../../components/text-field";
 
 const ROLE_DESCRIPTIONS: Record<ApiKeyRole, string> = {
   admin: "everything, the console included",
@@ -80,7 +81,7 @@ function CreateKey() {
         </Title>
         <form onSubmit={submit} aria-label="Create an API key">
           <Stack>
-            <TextInput label="Name" placeholder="ci-pipeline" value={name} onChange={(event) => setName(event.currentTarget.value)} required />
+            <TextField label="Name" placeholder="ci-pipeline" value={name} onValueChange={setName} required />
             <Select
               label="Role"
               data={ApiKeyRoleSchema.options.map((value) => ({ value, label: `${value} — ${ROLE_DESCRIPTIONS[value]}` }))}

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { FileUploadResponse } from "@svc/schema";
 import { useState, type FormEvent } from "react";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
+import { FileThumbnail } from "../../../../components/file-thumbnail";
 import { formatBytes } from "../../../../components/format";
 import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError } from "../../../../components/page-parts";
 import { useTRPC } from "../../../../lib/trpc/client";
@@ -88,9 +89,12 @@ export default function UploadsPage() {
               <EmptyState title="Nothing uploaded yet" />
             </Stack>
           ) : (
-            <DataTable label="Recent uploads" minWidth={680} columns={["Name", "file_id", "Type", { label: "Size", align: "right" }, "Uploaded"]}>
+            <DataTable label="Recent uploads" minWidth={680} columns={["", "Name", "file_id", "Type", { label: "Size", align: "right" }, "Uploaded"]}>
                   {uploads.data.map((file) => (
                     <Table.Tr key={file.file_id}>
+                      <Table.Td w={64}>
+                        <FileThumbnail fileId={file.file_id} name={file.name} size={48} />
+                      </Table.Td>
                       <Table.Td fw={600}>{file.name}</Table.Td>
                       <Table.Td>
                         <FileId fileId={file.file_id} />

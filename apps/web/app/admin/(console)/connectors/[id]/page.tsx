@@ -8,25 +8,26 @@ import {
   Group,
   Modal,
   Paper,
+  SegmentedControl,
   SimpleGrid,
   Spoiler,
   Stack,
   Table,
   Text,
-  TextInput,
   Title,
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { CcPair } from "@svc/schema";
+import type { CcPair, PairIndexingSummary } from "@svc/schema";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { canEditPair, useConsoleUser } from "../../../../../components/admin-shell";
+import { DocumentName, FailureReason } from "../../../../../components/document-cells";
+import { RetryDocumentButton } from "../../../../../components/retry-document-button";
 import { ConfirmAction, DialogButtons, useAsyncAction } from "../../../../../components/confirm-action";
 import { DataTable, RelativeTime } from "../../../../../components/data-table";
 import {
-  documentHref,
   formatCount,
   formatDateTime,
   formatDuration,
@@ -34,9 +35,10 @@ import {
   sourceLabel,
 } from "../../../../../components/format";
 import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError, Stat } from "../../../../../components/page-parts";
-import { AttemptStatusBadge, PairStatusBadge } from "../../../../../components/status-badge";
+import { AttemptStatusBadge, DocumentStatusBadge, PairStatusBadge, RepeatedErrorsBadge } from "../../../../../components/status-badge";
 import { useTRPC } from "../../../../../lib/trpc/client";
 import type { RouterOutputs } from "../../../../../lib/trpc/types";
+import { TextField } from "../../../../../components/text-field";
 
 const REFRESH_MS = 3_000;
 const DOCUMENTS_PAGE_SIZE = 20;
@@ -53,6 +55,7 @@ export default function ConnectorPage() {
 function ConnectorDetail({ ccPairId }: { ccPairId: number }) {
   const trpc = useTRPC();
   const pair = useQuery(trpc.connectors.get.queryOptions({ ccPairId }, { refetchInterval: REFRESH_MS }));
+  const summary = useQuery(trpc.connectors.indexingSummary.queryOptions({ ccPairId }, { refetchInterval: REFRESH_MS }));
 
   if (pair.error && !pair.data) {
     return (
@@ -71,15 +74,18 @@ function ConnectorDetail({ ccPairId }: { ccPairId: number }) {
           <Group gap="sm" component="span">
             <span>{pair.data.name}</span>
             <PairStatusBadge status={pair.data.status} />
+            {summary.data?.inRepeatedErrorState ? (
+              <RepeatedErrorsBadge />
+            ) : null}
           </Group>
         }
         description={`${sourceLabel(pair.data.source)} · ${pair.data.access_type} · pair #${pair.data.id}`}
         actions={<PairActions pair={pair.data} />}
       />
       <Stack gap="lg">
-        <Fields pair={pair.data} />
+        <Fields pair={pair.data} failed={summary.data?.documents.failed ?? null} />
         <Attempts ccPairId={ccPairId} />
-        <Documents ccPairId={ccPairId} />
+        <Documents ccPairId={ccPairId} summary={summary.data} />
       </Stack>
     </>
   );
@@ -183,7 +189,7 @@ function RenameButton({ pair, disabled, onRename }: { pair: CcPair; disabled: bo
       <Modal opened={opened} onClose={close} title={<Text fw={700}>Rename connector</Text>} centered>
         <form onSubmit={(event) => void submit(event)}>
           <Stack>
-            <TextInput label="Name" value={name} onChange={(event) => setName(event.currentTarget.value)} required data-autofocus />
+            <TextField label="Name" value={name} onValueChange={setName} required data-autofocus />
             <ErrorAlert error={error} />
             <DialogButtons onCancel={close} pending={pending} disabled={name.trim() === "" || name.trim() === pair.name}>
               Save
@@ -195,10 +201,16 @@ function RenameButton({ pair, disabled, onRename }: { pair: CcPair; disabled: bo
   );
 }
 
-function Fields({ pair }: { pair: CcPair }) {
+function Fields({ pair, failed }: { pair: CcPair; failed: number | null }) {
   return (
-    <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
+    <SimpleGrid cols={{ base: 2, md: 5 }} spacing="md">
       <Stat label="Documents indexed" value={<span data-testid="pair-docs-indexed">{formatCount(pair.docs_indexed)}</span>} />
+      <Stat
+        label="Failed documents"
+        value={<span data-testid="pair-failed-documents">{failed === null ? "…" : formatCount(failed)}</span>}
+        color={failed ? "red" : undefined}
+        hint="stay failed until indexed"
+      />
       <Stat label="Status" value={<PairStatusBadge status={pair.status} />} hint={`updated ${formatRelative(pair.updated_at)}`} />
       <Stat label="Source" value={<Text fz="lg" fw={700}>{sourceLabel(pair.source)}</Text>} hint={<Code>{pair.source}</Code>} />
       <Stat
@@ -306,52 +318,134 @@ function AttemptsChart({ attempts }: { attempts: Attempt[] }) {
   );
 }
 
-function Documents({ ccPairId }: { ccPairId: number }) {
+const DOCUMENT_FILTERS = [
+  { value: "all", label: "All" },
+  { value: "indexed", label: "Indexed" },
+  { value: "queued", label: "Queued" },
+  { value: "failed", label: "Failed" },
+] as const;
+type DocumentFilter = (typeof DOCUMENT_FILTERS)[number]["value"];
+
+function Documents({ ccPairId, summary }: { ccPairId: number; summary: PairIndexingSummary | undefined }) {
   const trpc = useTRPC();
+  const user = useConsoleUser();
+  const queryClient = useQueryClient();
+  const [filter, setFilter] = useState<DocumentFilter>("all");
   // The cursors of the pages visited so far; the last one is the page shown (null: the first).
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const cursor = cursors.at(-1) ?? null;
-  const page = useQuery(trpc.connectors.documents.queryOptions({ ccPairId, limit: DOCUMENTS_PAGE_SIZE, cursor }, { refetchInterval: REFRESH_MS }));
+  const page = useQuery(
+    trpc.connectors.documentStatuses.queryOptions(
+      { ccPairId, limit: DOCUMENTS_PAGE_SIZE, cursor, status: filter === "all" ? null : filter },
+      { refetchInterval: REFRESH_MS },
+    ),
+  );
+  const refresh = () => queryClient.invalidateQueries(trpc.connectors.pathFilter());
+  const retryOne = useMutation(trpc.documents.retry.mutationOptions({ onSuccess: refresh }));
+  const retryAll = useMutation(trpc.connectors.retryFailed.mutationOptions({ onSuccess: refresh }));
+  const counts = summary?.documents;
+  const failedCount = counts?.failed ?? 0;
+  const count = (value: DocumentFilter) => (counts ? (value === "all" ? counts.indexed + counts.queued + counts.failed : counts[value]) : null);
   return (
     <Paper withBorder radius="md" p="md" component="section" aria-labelledby="documents-heading">
-      <Group justify="space-between" mb="sm">
+      <Group justify="space-between" mb="sm" wrap="wrap">
         <Title order={2} size="h4" id="documents-heading">
           Documents
         </Title>
-        <Badge variant="default">page {cursors.length}</Badge>
+        <Group gap="xs" wrap="wrap">
+          <SegmentedControl
+            size="xs"
+            aria-label="Show documents"
+            value={filter}
+            onChange={(value) => {
+              setFilter(value);
+              setCursors([null]);
+            }}
+            data={DOCUMENT_FILTERS.map((option) => {
+              const n = count(option.value);
+              return { value: option.value, label: n === null ? option.label : `${option.label} (${formatCount(n)})` };
+            })}
+          />
+          {failedCount > 0 && canEditPair(user, ccPairId) ? (
+            <ConfirmAction
+              label="Retry all failed"
+              title={`Retry ${formatCount(failedCount)} failed ${failedCount === 1 ? "document" : "documents"}?`}
+              confirmLabel="Retry all"
+              color="blue"
+              buttonProps={{ size: "xs", variant: "light" }}
+              onConfirm={() => retryAll.mutateAsync({ ccPairId })}
+            >
+              Each is sent to indexing again and stays failed until a try succeeds. Documents that also belong to a connector
+              this key may not change are left alone.
+            </ConfirmAction>
+          ) : null}
+          <Badge variant="default">page {cursors.length}</Badge>
+        </Group>
       </Group>
+      {retryAll.data ? (
+        <Text size="sm" c="dimmed" mb="xs" role="status">
+          Sent {formatCount(retryAll.data.retried)} to indexing again
+          {retryAll.data.skipped ? `; ${formatCount(retryAll.data.skipped)} belong to a connector this key may not change` : ""}.
+        </Text>
+      ) : null}
+      <ErrorAlert error={retryOne.error} />
       {page.error ? (
         <QueryError error={page.error} onRetry={() => void page.refetch()} />
       ) : !page.data ? (
         <Loading />
       ) : page.data.documents.length === 0 ? (
         <Text c="dimmed" size="sm">
-          No documents in this pair yet. Ingest with <Code>{`"cc_pair_id": ${ccPairId}`}</Code> to add some.
+          {filter === "all" ? (
+            <>
+              No documents in this pair yet. Ingest with <Code>{`"cc_pair_id": ${ccPairId}`}</Code> to add some.
+            </>
+          ) : (
+            `No ${filter} documents in this pair.`
+          )}
         </Text>
       ) : (
         <>
-          <DataTable label="Documents of this connector" columns={["Document", "Id", "Link"]} verticalSpacing={6}>
-              {page.data.documents.map((document) => (
-                <Table.Tr key={document.document_id}>
-                  <Table.Td>
-                    <Anchor component={Link} href={documentHref(document.document_id)} size="sm" fw={600}>
-                      {document.semantic_id}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>
-                    <Code>{document.document_id}</Code>
-                  </Table.Td>
-                  <Table.Td>
-                    {document.link ? (
-                      <Anchor href={document.link} target="_blank" rel="noreferrer" size="sm">
-                        open ↗
-                      </Anchor>
-                    ) : (
-                      "—"
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
+          <DataTable
+            label="Documents of this connector"
+            minWidth={720}
+            columns={["Document", "Status", "Failure reason", { label: "Tries", align: "right" }, "Updated", ""]}
+            verticalSpacing={6}
+          >
+            {page.data.documents.map((document) => (
+              <Table.Tr key={document.documentId} data-document-id={document.documentId}>
+                <Table.Td>
+                  <DocumentName documentId={document.documentId} semanticId={document.semanticId} />
+                </Table.Td>
+                <Table.Td>
+                  <DocumentStatusBadge status={document.indexingStatus} />
+                  {document.indexingStatus === "failed" && document.attempts === 0 ? (
+                    <Text size="xs" c="dimmed">
+                      retry queued
+                    </Text>
+                  ) : null}
+                </Table.Td>
+                <Table.Td maw={360}>
+                  {document.indexingStatus === "failed" && document.lastError ? (
+                    <FailureReason error={document.lastError} />
+                  ) : (
+                    <Text size="xs" c="dimmed">
+                      —
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td ta="right" ff="monospace">
+                  {document.attempts}
+                </Table.Td>
+                <Table.Td>
+                  <RelativeTime value={document.updatedAt} />
+                </Table.Td>
+                <Table.Td ta="right">
+                  {document.indexingStatus === "failed" ? (
+                    <RetryDocumentButton document={document} retry={retryOne} />
+                  ) : null}
+                </Table.Td>
+              </Table.Tr>
+            ))}
           </DataTable>
           <Group justify="flex-end" mt="sm" gap="xs">
             <Button variant="default" size="xs" disabled={cursors.length === 1} onClick={() => setCursors((list) => list.slice(0, -1))}>

@@ -1,5 +1,5 @@
 "use client";
-import { Alert, Anchor, Button, Grid, Paper, Radio, Select, Stack, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Anchor, Button, Grid, Paper, Radio, Select, Stack, Text, Title } from "@mantine/core";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import {
   AccessTypeSchema,
@@ -16,6 +16,7 @@ import { useConsoleUser } from "../../../../../components/admin-shell";
 import { sourceLabel } from "../../../../../components/format";
 import { ErrorAlert, PageHeader } from "../../../../../components/page-parts";
 import { useTRPC } from "../../../../../lib/trpc/client";
+import { TextField } from "../../../../../components/text-field";
 
 const ACCESS_DESCRIPTIONS: Record<AccessType, string> = {
   public: "Every user may see its documents.",
@@ -77,7 +78,7 @@ function PairForm() {
       </Text>
       <form onSubmit={submit} aria-label="New connector-credential pair">
         <Stack>
-          <TextInput label="Name" placeholder="Team wiki" value={name} onChange={(event) => setName(event.currentTarget.value)} required />
+          <TextField label="Name" placeholder="Team wiki" value={name} onValueChange={setName} required />
           <Select
             label="Source"
             description={`${DOCUMENT_SOURCES.length} document sources`}
@@ -139,11 +140,11 @@ function FederatedForm() {
             onChange={(value) => value && setSource(value)}
             allowDeselect={false}
           />
-          <TextInput
+          <TextField
             label="Name"
             description="Optional; defaults to the source's name"
             value={name}
-            onChange={(event) => setName(event.currentTarget.value)}
+            onValueChange={setName}
           />
           <ErrorAlert error={create.error} />
           {create.data ? (

@@ -18,6 +18,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { ConfirmAction } from "../../../../../components/confirm-action";
+import { FileThumbnail } from "../../../../../components/file-thumbnail";
 import { formatCount, formatDateTime, formatRelative, sourceLabel } from "../../../../../components/format";
 import { Loading, PageHeader, QueryError, Stat } from "../../../../../components/page-parts";
 import { DocumentStatusBadge } from "../../../../../components/status-badge";
@@ -260,9 +261,12 @@ function Sections({ document }: { document: DocumentWithChunks }) {
             ) : null}
           </Group>
           {section.image_file_id ? (
-            <Text size="sm">
-              Image <Code>{section.image_file_id}</Code>
-            </Text>
+            <Group gap="sm" mb={4}>
+              <FileThumbnail fileId={section.image_file_id} name={`section ${index + 1}`} />
+              <Text size="sm">
+                Image <Code>{section.image_file_id}</Code>
+              </Text>
+            </Group>
           ) : null}
           {section.text ? (
             <Spoiler maxHeight={120} showLabel="Show all" hideLabel="Show less">
@@ -300,9 +304,12 @@ function Chunks({ document }: { document: DocumentWithChunks }) {
             ) : null}
           </Group>
           {chunk.image_file_id ? (
-            <Text size="sm" mb={4}>
-              Image <Code>{chunk.image_file_id}</Code>
-            </Text>
+            <Group gap="sm" mb={4}>
+              <FileThumbnail fileId={chunk.image_file_id} name={`chunk ${chunk.chunk_index}`} size={48} />
+              <Text size="sm">
+                Image <Code>{chunk.image_file_id}</Code>
+              </Text>
+            </Group>
           ) : null}
           <Spoiler maxHeight={120} showLabel="Show all" hideLabel="Show less">
             <Text size="sm" className="svc-pre" ff="monospace">

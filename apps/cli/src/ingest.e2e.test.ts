@@ -1,0 +1,211 @@
+import { execFile } from "node:child_process";
+import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { findFreePort } from "@svc/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeDocx, makePdf } from "./testing/make-office-files";
+import { promisify } from "node:util";
+import { runSvc, SVC_ENTRY, useRunningSvc } from "./testing/run-svc";
+
+const svc = useRunningSvc();
+let workDir = "";
+beforeAll(async () => {
+  workDir = await mkdtemp(path.join(os.tmpdir(), "svc-ingest-"));
+});
+afterAll(async () => {
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+interface Summary {
+  sent: number;
+  created: number;
+  updated: number;
+  skipped_unchanged: number;
+  ignored_files: number;
+  failed: { item: string; reason: string }[];
+  documents_per_second: number;
+  indexing: { indexed: number; failed: unknown[]; still_pending: number } | null;
+}
+
+/** `svc ingest … --json` against the running svc, with its own state file unless one is given. */
+async function ingest(args: string[], { input, state = path.join(workDir, `state-${Math.random()}.json`) }: { input?: string; state?: string } = {}) {
+  const run = await runSvc(["ingest", ...args, "--json", "--state", state], { env: svc.env, input });
+  let summary: Summary | undefined;
+  try {
+    summary = JSON.parse(run.stdout) as Summary;
+  } catch {
+    throw new Error(`svc ingest printed no JSON summary (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+  }
+  return { ...run, summary };
+}
+
+async function getDocument(id: string) {
+  const response = await fetch(`${svc.apiUrl}/svc-api/ingestion/${encodeURIComponent(id)}`, {
+    headers: { authorization: `Bearer ${svc.curatorKey}` },
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { title: string; source: string; sections: { text: string }[]; indexing_status: string; cc_pair_ids: number[] };
+}
+
+function body(id: string, text: string) {
+  return JSON.stringify({ document: { id, semantic_identifier: `Doc ${id}`, sections: [{ text }], metadata: {} } });
+}
+
+describe("svc ingest", () => {
+  it("ingests a folder of every file type into a pair, waits until indexed, and skips it all on a rerun", async () => {
+    const pair = await runSvc(["pairs", "create", "--name", "Shared drive", "--source", "file", "--access", "public"], { env: svc.env });
+    expect(pair.code).toBe(0);
+    const pairId = Number(pair.stdout.trim().split("\n").at(-1));
+
+    const folder = path.join(workDir, "drive");
+    await mkdir(path.join(folder, "notes"), { recursive: true });
+    await mkdir(path.join(folder, ".git"));
+    await writeFile(path.join(folder, "plain.txt"), "Lighthouse inventory: lamps, lenses, logbooks.");
+    await writeFile(path.join(folder, "notes", "guide.md"), "# Keeper's guide\n\nWind the clockwork every four hours.");
+    await writeFile(path.join(folder, "page.html"), "<html><head><title>Tide tables</title></head><body><p>High water at <b>noon</b>.</p></body></html>");
+    await writeFile(path.join(folder, "config.json"), JSON.stringify({ beacon: "amber", range_nm: 18 }));
+    await writeFile(path.join(folder, "ships.csv"), "ship,flag\nMarigold,NL\n");
+    await writeFile(path.join(folder, "report.pdf"), makePdf("Quarterly report of the lighthouse keepers"));
+    await writeFile(path.join(folder, "minutes.docx"), await makeDocx(["Minutes of the harbour committee", "Fog signal approved."]));
+    await writeFile(path.join(folder, "photo.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    await writeFile(path.join(folder, ".git", "HEAD"), "ref: refs/heads/main\n");
+    const state = path.join(workDir, "drive-state.json");
+
+    const first = await ingest([folder, "--pair", String(pairId), "--wait", "--concurrency", "3"], { state });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.summary).toMatchObject({ sent: 7, created: 7, updated: 0, skipped_unchanged: 0, ignored_files: 1, failed: [] });
+    expect(first.summary.indexing).toEqual({ indexed: 7, failed: [], still_pending: 0 });
+    expect(first.summary.documents_per_second).toBeGreaterThan(0);
+
+    const expected: Record<string, { text: string; title: string }> = {
+      "plain.txt": { text: "Lighthouse inventory: lamps, lenses, logbooks.", title: "plain.txt" },
+      "notes/guide.md": { text: "Wind the clockwork every four hours.", title: "Keeper's guide" },
+      "page.html": { text: "High water at noon.", title: "Tide tables" },
+      "config.json": { text: '"beacon":"amber"', title: "config.json" },
+      "ships.csv": { text: "Marigold,NL", title: "ships.csv" },
+      "report.pdf": { text: "Quarterly report of the lighthouse keepers", title: "report.pdf" },
+      "minutes.docx": { text: "Fog signal approved.", title: "minutes.docx" },
+    };
+    for (const [id, { text, title }] of Object.entries(expected)) {
+      const document = await getDocument(id);
+      expect(document.sections[0]?.text, id).toContain(text);
+      expect(document).toMatchObject({ title, source: "file", indexing_status: "indexed", cc_pair_ids: [pairId] });
+    }
+    expect((await getDocument("page.html")).sections[0]?.text).not.toContain("<");
+
+    const rerun = await ingest([folder, "--pair", String(pairId)], { state });
+    expect(rerun.code).toBe(0);
+    expect(rerun.summary).toMatchObject({ sent: 0, skipped_unchanged: 7, failed: [] });
+
+    await writeFile(path.join(folder, "plain.txt"), "Lighthouse inventory: lamps, lenses, logbooks, and a new foghorn.");
+    const changed = await ingest([folder, "--pair", String(pairId)], { state });
+    expect(changed.summary).toMatchObject({ sent: 1, created: 0, updated: 1, skipped_unchanged: 6 });
+    expect((await getDocument("plain.txt")).sections[0]?.text).toContain("foghorn");
+
+    const forced = await ingest([folder, "--pair", String(pairId), "--force"], { state });
+    expect(forced.summary).toMatchObject({ sent: 7, updated: 7, skipped_unchanged: 0 });
+  });
+
+  it("ingests a .jsonl file and JSONL on stdin, and prints a table when not asked for JSON", async () => {
+    const file = path.join(workDir, "bodies.jsonl");
+    await writeFile(file, [body("jsonl-1", "First line body."), "", body("jsonl-2", "Second line body.")].join("\n") + "\n");
+    const fromFile = await ingest([file, "--wait"]);
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.summary).toMatchObject({ sent: 2, created: 2, failed: [], indexing: { indexed: 2, still_pending: 0 } });
+    expect((await getDocument("jsonl-2")).sections[0]?.text).toBe("Second line body.");
+
+    const fromStdin = await runSvc(["ingest", "-", "--state", path.join(workDir, "stdin-state.json")], {
+      env: svc.env,
+      input: `${body("stdin-1", "Piped in.")}\n${body("jsonl-1", "First line body, edited.")}\n`,
+    });
+    expect(fromStdin.code).toBe(0);
+    expect(fromStdin.stdout).toMatch(/^Ingested 2 \(1 new, 1 updated\), skipped 0 unchanged, failed 0, in [\d.]+ s \([\d.]+ documents\/s\)\.$/m);
+    expect((await getDocument("stdin-1")).sections[0]?.text).toBe("Piped in.");
+
+    // On a terminal (script(1) gives it one) a progress bar is drawn on stderr.
+    const command = [process.execPath, SVC_ENTRY, "ingest", file, "--force", "--state", path.join(workDir, "tty-state.json")].map((arg) => `'${arg}'`).join(" ");
+    const onTerminal = await promisify(execFile)("script", ["-qec", command, "/dev/null"], { env: { ...process.env, ...svc.env } });
+    expect(onTerminal.stdout).toMatch(/Ingesting \[[█░]+\] 100% \| 2\/2/);
+    expect(onTerminal.stdout).toContain("Ingested 2 (0 new, 2 updated)");
+  });
+
+  it("reports each failure with its reason and exits 1, having ingested the rest", async () => {
+    const file = path.join(workDir, "mixed.jsonl");
+    const invalid = JSON.stringify({ document: { id: "no-name", sections: [{ text: "x" }], metadata: {} } });
+    await writeFile(file, [body("good-1", "Fine."), "{not json", invalid, JSON.stringify([1, 2])].join("\n"));
+    const run = await ingest([file]);
+    expect(run.code).toBe(1);
+    expect(run.summary.sent).toBe(1);
+    expect(run.summary.failed).toEqual([
+      { item: "line 2", reason: "not valid JSON" },
+      { item: "line 3", reason: "422 body.document.semantic_identifier: Field required" },
+      { item: "line 4", reason: 'not an ingestion body (an object with a "document")' },
+    ]);
+    await getDocument("good-1");
+
+    const table = await runSvc(["ingest", file, "--state", path.join(workDir, "mixed-table.json")], { env: svc.env });
+    expect(table.code).toBe(1);
+    expect(table.stdout).toMatch(/^ITEM +FAILURE +REASON$/m);
+    expect(table.stdout).toMatch(/^line 3 +not ingested +422 body\.document\.semantic_identifier: Field required$/m);
+
+    const wrongKey = await runSvc(["ingest", file, "--key", "svc_wrong", "--state", path.join(workDir, "wrong-key.json")], { env: svc.env });
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stderr).toContain("svc refused the API key (401");
+
+    // A port found free and left closed: nothing answers there.
+    const closedPort = await findFreePort();
+    const unreachable = await runSvc(["ingest", file, "--url", `http://127.0.0.1:${closedPort}/api`, "--retries", "2", "--state", path.join(workDir, "down.json")], {
+      env: svc.env,
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stdout).toMatch(/^line 1 +not ingested +network error: ECONNREFUSED \(after 2 tries\)$/m);
+  });
+
+  it("retries a 429 after the server's Retry-After, and a dropped connection, until the document is in", async () => {
+    // A proxy in front of the running svc: the first request gets 429 with Retry-After: 1, the second
+    // loses its connection, the rest pass through to svc.
+    const seen: number[] = [];
+    const proxy = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+      seen.push(Date.now());
+      if (seen.length === 1) {
+        outgoing.writeHead(429, { "retry-after": "1", "content-type": "application/json" });
+        return void outgoing.end(JSON.stringify({ detail: "Too many requests" }));
+      }
+      if (seen.length === 2) return void incoming.socket.destroy();
+      const target = new URL(svc.apiUrl);
+      const forwarded = request(
+        { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      incoming.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (proxy.address() as AddressInfo).port;
+      const run = await ingest(["-", "--url", `http://127.0.0.1:${port}/api`, "--concurrency", "1"], { input: body("retried-1", "Arrived in the end.") });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.summary).toMatchObject({ sent: 1, failed: [] });
+      expect(seen).toHaveLength(3);
+      expect((seen[1] ?? 0) - (seen[0] ?? 0)).toBeGreaterThanOrEqual(950);
+      expect((await getDocument("retried-1")).sections[0]?.text).toBe("Arrived in the end.");
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+});
+
+describe("svc index rebuild --wait", () => {
+  it("waits for the worker to finish the rebuild and reports the new generation", async () => {
+    await ingest(["-", "--wait"], { input: [1, 2, 3].map((n) => body(`rebuild-${n}`, `Rebuild me ${n}.`)).join("\n") });
+    const run = await runSvc(["index", "rebuild", "--chunk-tokens", "256", "--wait", "--json"], { env: svc.env });
+    expect(run.code, run.stderr).toBe(0);
+    const status = JSON.parse(run.stdout) as { status: string; current: { generation_id: number; chunk_token_limit: number }; last_rebuild: { status: string; docs_failed: number } };
+    expect(status).toMatchObject({ status: "idle", current: { chunk_token_limit: 256 }, last_rebuild: { status: "current", docs_failed: 0 } });
+  });
+});

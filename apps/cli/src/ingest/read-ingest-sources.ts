@@ -1,0 +1,113 @@
+import { createReadStream } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { extractFileText, INGESTIBLE_EXTENSIONS } from "./extract-file-text";
+
+/** One document to send: where it came from (for messages) and how to build its ingestion body. */
+export interface IngestSource {
+  label: string;
+  load(): Promise<IngestionBody>;
+}
+
+/** A POST /svc-api/ingestion body as far as the CLI looks into it; the server validates the rest. */
+export interface IngestionBody {
+  document: { id?: string | null; semantic_identifier?: string; [field: string]: unknown };
+  cc_pair_id?: number | null;
+  [field: string]: unknown;
+}
+
+export interface IngestSources {
+  /** How many documents, when known before reading them all (not for stdin). */
+  total: number | null;
+  /** Files in a folder that are not of an ingestible type. */
+  ignored: number;
+  items: Iterable<IngestSource> | AsyncIterable<IngestSource>;
+}
+
+/** `svc ingest PATH`: `-` is JSONL on stdin, a `.jsonl` file is JSONL, a folder is its files. */
+export async function readIngestSources(target: string, { idPrefix, pair }: { idPrefix: string; pair?: number }): Promise<IngestSources> {
+  if (target === "-") return { total: null, ignored: 0, items: readJsonLines(process.stdin, pair) };
+  const info = await stat(target).catch(() => null);
+  if (!info) throw new Error(`No such file or folder: ${target}`);
+  if (info.isDirectory()) {
+    const files = await listFiles(target);
+    const ingestible = files.filter((file) => INGESTIBLE_EXTENSIONS.has(path.extname(file).toLowerCase()));
+    return {
+      total: ingestible.length,
+      ignored: files.length - ingestible.length,
+      items: ingestible.map((file) => fileSource(target, file, idPrefix, pair)),
+    };
+  }
+  if (target.endsWith(".jsonl") || target.endsWith(".ndjson")) {
+    return { total: await countLines(target), ignored: 0, items: readJsonLines(createReadStream(target), pair) };
+  }
+  throw new Error(`svc ingest takes a folder, a .jsonl file or - (stdin); ${target} is none of them.`);
+}
+
+function fileSource(root: string, file: string, idPrefix: string, pair: number | undefined): IngestSource {
+  // Ids from paths relative to the folder, with `/` whatever the platform: a rerun from elsewhere
+  // or on another machine upserts the same documents.
+  const relative = path.relative(root, file).split(path.sep).join("/");
+  return {
+    label: relative,
+    async load() {
+      const [{ text, title }, info] = await Promise.all([extractFileText(file), stat(file)]);
+      if (text.trim() === "") throw new Error("no text found in the file");
+      return {
+        document: {
+          id: `${idPrefix}${relative}`,
+          semantic_identifier: relative,
+          title: title ?? path.basename(relative),
+          source: "file",
+          sections: [{ text }],
+          metadata: { file_type: path.extname(file).slice(1).toLowerCase() },
+          doc_updated_at: info.mtime.toISOString(),
+        },
+        ...(pair === undefined ? {} : { cc_pair_id: pair }),
+      };
+    },
+  };
+}
+
+async function* readJsonLines(input: Readable, pair: number | undefined): AsyncIterable<IngestSource> {
+  let lineNumber = 0;
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+    lineNumber += 1;
+    if (line.trim() === "") continue;
+    const label = `line ${lineNumber}`;
+    yield {
+      label,
+      load: () => {
+        let body: unknown;
+        try {
+          body = JSON.parse(line);
+        } catch {
+          return Promise.reject(new Error("not valid JSON"));
+        }
+        if (typeof body !== "object" || body === null || typeof (body as { document?: unknown }).document !== "object") {
+          return Promise.reject(new Error('not an ingestion body (an object with a "document")'));
+        }
+        const parsed = body as IngestionBody;
+        return Promise.resolve(pair === undefined ? parsed : { ...parsed, cc_pair_id: pair });
+      },
+    };
+  }
+}
+
+/** Every file below `folder`, sorted, skipping hidden files and folders (.git, the state file…). */
+async function listFiles(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .filter((file) => !path.relative(folder, file).split(path.sep).some((part) => part.startsWith(".")))
+    .sort();
+}
+
+async function countLines(file: string): Promise<number> {
+  let count = 0;
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) if (line.trim() !== "") count += 1;
+  return count;
+}

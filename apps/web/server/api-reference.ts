@@ -1,0 +1,76 @@
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+// GET /api/docs: Scalar's API reference over /api/openapi.json, its "try it" client sending requests
+// to this same svc (the document's server is `/api`). Everything the page loads is served from here:
+// the standalone bundle of @scalar/api-reference (one file, no chunks), and no fonts, telemetry, AI
+// agent or request proxy of Scalar's own services (their options are off below), and a
+// Content-Security-Policy that lets the browser load nothing from anywhere else.
+
+// The API root (dispatch-rest-request.ts's API_ROOT, which imports the handlers and so cannot be imported here).
+const API_ROOT = "/api";
+const SCRIPT_PATH = `${API_ROOT}/docs/scalar.js`;
+
+const CONFIGURATION = {
+  url: `${API_ROOT}/openapi.json`,
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  showDeveloperTools: "never",
+  persistAuth: false,
+  authentication: { preferredSecurityScheme: "BearerAuth" },
+};
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  // The one inline script mounts the reference; Scalar styles its components inline.
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>svc API reference</title>
+  </head>
+  <body>
+    <!-- Not id="api-reference": the bundle mounts a second reference, with its defaults, on that id. -->
+    <div id="svc-api-reference"></div>
+    <script src="${SCRIPT_PATH}"></script>
+    <script>Scalar.createApiReference("#svc-api-reference", ${JSON.stringify(CONFIGURATION)});</script>
+  </body>
+</html>
+`;
+
+export function apiReferencePage(): Response {
+  return new Response(PAGE, {
+    headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": CONTENT_SECURITY_POLICY, "cache-control": "no-cache" },
+  });
+}
+
+let script: Promise<Buffer> | undefined;
+
+/** Scalar's standalone bundle (~4 MB), read from the installed package once. */
+export async function apiReferenceScript(): Promise<Response> {
+  script ??= readFile(standaloneBundlePath()).catch((error: unknown) => {
+    script = undefined;
+    throw error;
+  });
+  return new Response(new Uint8Array(await script), {
+    headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" },
+  });
+}
+
+/** The package exports only its modules; the browser bundle sits beside its entry point. */
+function standaloneBundlePath(): string {
+  const entry = createRequire(import.meta.url).resolve("@scalar/api-reference");
+  return path.join(path.dirname(entry), "browser", "standalone.js");
+}

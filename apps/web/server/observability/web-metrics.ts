@@ -1,0 +1,41 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** Request durations: most answers take milliseconds, a whole-list stream or a slow search seconds. */
+const REQUEST_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface WebMetrics {
+  registry: Registry;
+  requests: Counter<"method" | "route" | "status">;
+  requestSeconds: Histogram<"method" | "route" | "status">;
+}
+
+// One registry per process (kept on globalThis, so that dev-mode module reloads do not register the
+// same metric twice): the web's process metrics and its requests by route pattern and status.
+const holder = globalThis as typeof globalThis & { svcWebMetrics?: WebMetrics };
+
+export function webMetrics(): WebMetrics {
+  holder.svcWebMetrics ??= createWebMetrics();
+  return holder.svcWebMetrics;
+}
+
+function createWebMetrics(): WebMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ["method", "route", "status"] as const;
+  return {
+    registry,
+    requests: new Counter({
+      name: "svc_http_requests_total",
+      help: "HTTP requests answered, by method, route pattern (the REST contract's path; `next` for the console's pages) and status",
+      labelNames,
+      registers: [registry],
+    }),
+    requestSeconds: new Histogram({
+      name: "svc_http_request_duration_seconds",
+      help: "Time from a request's arrival to the end of its answer, by method, route pattern and status",
+      labelNames,
+      buckets: REQUEST_BUCKETS_SECONDS,
+      registers: [registry],
+    }),
+  };
+}

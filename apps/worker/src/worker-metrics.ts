@@ -1,0 +1,56 @@
+import type { Logger, ReceivedJob } from "@svc/core";
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+// The worker's own metrics. It serves no HTTP: it publishes this registry (prom-client's JSON form)
+// into its heartbeat row, and GET /api/metrics on the web serves it labelled by worker beside the
+// web's own (ARCHITECTURE.md "Observability"), so one scrape target covers svc.
+
+/** Indexing lag: seconds from the accepted upsert to the commit that made the document searchable. */
+const LAG_BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
+/** A job handler's run: one indexing batch, a pair deletion, a rebuild (minutes). */
+const JOB_BUCKETS_SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];
+
+export type JobOutcome = "indexed" | "skipped" | "completed" | "failed";
+
+export interface WorkerMetrics {
+  registry: Registry;
+  /** Logs one job's outcome (one JSON line, like a request's) and counts it. */
+  recordJob(entry: { queue: string; job: ReceivedJob<unknown>; outcome: JobOutcome; seconds: number; error?: unknown; fields?: Record<string, unknown> }): void;
+  observeIndexingLag(seconds: number): void;
+}
+
+export function createWorkerMetrics(logger: Logger): WorkerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const jobs = new Counter({
+    name: "svc_jobs_total",
+    help: "Jobs this worker handled, by queue and outcome (an indexing job: indexed, skipped as superseded or done, failed)",
+    labelNames: ["queue", "outcome"],
+    registers: [registry],
+  });
+  const jobSeconds = new Histogram({
+    name: "svc_job_duration_seconds",
+    help: "Duration of the handler run that handled each job (an indexing job's whole batch), by queue and outcome",
+    labelNames: ["queue", "outcome"],
+    buckets: JOB_BUCKETS_SECONDS,
+    registers: [registry],
+  });
+  const lag = new Histogram({
+    name: "svc_indexing_lag_seconds",
+    help: "Seconds from a document upsert's acceptance to the commit that made that version searchable",
+    buckets: LAG_BUCKETS_SECONDS,
+    registers: [registry],
+  });
+  return {
+    registry,
+    recordJob: ({ queue, job, outcome, seconds, error, fields }) => {
+      jobs.inc({ queue, outcome });
+      jobSeconds.observe({ queue, outcome }, seconds);
+      const line = { queue, job_id: job.id, retry_count: job.retryCount, outcome, duration_ms: Math.round(seconds * 1000), ...fields };
+      // The error's message only: a stack or a cause could carry a document's text.
+      if (outcome === "failed") logger.warn({ ...line, error: error instanceof Error ? error.message : String(error) }, "job failed");
+      else logger.info(line, "job done");
+    },
+    observeIndexingLag: (seconds) => lag.observe(Math.max(0, seconds)),
+  };
+}

@@ -1,0 +1,541 @@
+// bench/search-rest: search through svc's REST API on a corpus that svc itself indexed (issues 11 and 19).
+//
+// For each size: a fresh database (svc_bench_search_rest_<size>), 20 pairs (10 public, 10 private),
+// the production web server and worker; seeded Zipf documents (bench/search/corpus.mjs: ~80-word
+// sections, 8 a document) ingested one by one over REST by keep-alive clients and indexed by the real
+// worker, until the chunks reach the size. Then three documents dominated by the query words are
+// ingested last, and every query class (issue 19) is timed through `POST /api/svc-api/search` with
+// `limit` 10, one query at a time, with an admin key (sees everything) and with a curator key scoped to
+// one private pair (the access rule filters: public pairs plus that pair). Also timed on the same data:
+// a hand-tuned PostgreSQL top-k (chunks matching a `websearch_to_tsquery`, ranked by `ts_rank_cd`,
+// LIMIT 10; no snippets, no access rule), the best exact answer PostgreSQL gives without an extension.
+//
+//   pnpm build && pnpm --filter @svc/bench search-rest --chunks 100000,1000000
+//
+// Options: --chunks list of sizes (100000), --runs R timing rounds (3; medians of their p50/p95),
+// --queries N per class, key and round (30), --class-seconds S: a class stops after S seconds once it
+// has 5 queries (60; bounds PostgreSQL's slow classes), --sections per document (8, about one chunk
+// each), --concurrency C ingestion clients (16), --seed (19), --keep (keep the databases and index
+// directories), --reuse (measure a database a previous --keep run built, skipping ingestion), --no-topk.
+// Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS (node flags of web and worker).
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import {
+  databaseUrl,
+  describeMachine,
+  median,
+  percentile,
+  processMemory,
+  ProcessGroup,
+  recreateDatabase,
+  createAdminKey,
+  root,
+  serverUrl,
+  waitForHttp,
+} from "../lib/harness.mjs";
+import { closeSearchIndex, openGenerationTable, openSearchIndex } from "@svc/search-index";
+import { chunkText, createRandom, createVocabulary } from "../search/corpus.mjs";
+
+const { values: options } = parseArgs({
+  // `pnpm run x -- --flag` hands the `--` on; without this, every flag after it would be a positional.
+  args: process.argv.slice(2).filter((arg, index) => !(index === 0 && arg === "--")),
+  options: {
+    chunks: { type: "string", default: "100000" },
+    runs: { type: "string", default: "3" },
+    queries: { type: "string", default: "30" },
+    "class-seconds": { type: "string", default: "60" },
+    concurrency: { type: "string", default: "16" },
+    sections: { type: "string", default: "8" },
+    seed: { type: "string", default: "19" },
+    keep: { type: "boolean", default: false },
+    reuse: { type: "boolean", default: false },
+    topk: { type: "boolean", default: true },
+  },
+  allowNegative: true,
+});
+const SIZES = options.chunks.split(",").map(Number);
+const RUNS = Number(options.runs);
+const QUERIES = Number(options.queries);
+const CLASS_SECONDS = Number(options["class-seconds"]);
+const CONCURRENCY = Number(options.concurrency);
+const SEED = Number(options.seed);
+const SECTIONS_PER_DOCUMENT = Number(options.sections);
+const PAIRS = 20;
+const SOURCES = ["web", "file", "confluence", "slack"];
+const CALIBRATION_DOCUMENTS = 300;
+const WARMUP_QUERIES = 3;
+const MIN_QUERIES = 5;
+const POLL_MS = 500;
+const INDEX_DEADLINE_MS = 3 * 3600_000;
+const log = (message) => process.stderr.write(`${message}\n`);
+const load = () => os.loadavg()[0].toFixed(1);
+const mib = (bytes) => Math.round(bytes / 2 ** 20);
+
+const vocabulary = createVocabulary(SEED);
+const word = (rank) => vocabulary.words[rank];
+
+/** A port nobody listens on now. */
+async function freePort() {
+  const server = http.createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function cli(url, args) {
+  return execFileSync(process.execPath, [path.join(root, "apps/cli/dist/svc.js"), ...args], {
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  })
+    .trim()
+    .split("\n")
+    .at(-1);
+}
+
+async function api(base, key, method, route, body) {
+  const response = await fetch(`${base}/api${route}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** Document `number` of the corpus: SECTIONS_PER_DOCUMENT sections of Zipf words, in one of the pairs. */
+function makeDocument(random, number, pairIds) {
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const sections = Array.from({ length: SECTIONS_PER_DOCUMENT }, (_, i) => ({
+    text: chunkText(random, vocabulary),
+    link: `https://example.com/doc/${number}#${i}`,
+  }));
+  const document = {
+    id: `bench-doc-${number}`,
+    semantic_identifier: `Bench document ${number}`,
+    source: pick(SOURCES),
+    sections,
+    metadata: { team: `team-${Math.floor(random() * 10)}` },
+    doc_updated_at: new Date(Date.UTC(2024, 0, 1) + Math.floor(random() * 700) * 86_400_000).toISOString(),
+  };
+  return JSON.stringify({ document, cc_pair_id: pick(pairIds) });
+}
+
+function post(agent, port, key, body) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        agent,
+        host: "127.0.0.1",
+        port,
+        path: "/api/svc-api/ingestion",
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` },
+      },
+      (response) => {
+        const parts = [];
+        response.on("data", (part) => parts.push(part));
+        response.on("end", () => resolve({ status: response.statusCode, text: Buffer.concat(parts).toString() }));
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+/** Closed loop over `count` documents from `first`; a 429 (svc's backpressure) is retried after its Retry-After. */
+async function ingestRange(port, key, random, first, count, pairIds) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  let next = first;
+  const end = first + count;
+  let refused = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < end) {
+        const body = makeDocument(random, next++, pairIds);
+        for (;;) {
+          const { status, text } = await post(agent, port, key, body);
+          if (status === 200) break;
+          if (status !== 429) throw new Error(`ingestion answered ${status}: ${text.slice(0, 300)}`);
+          refused += 1;
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  return refused;
+}
+
+/** Waits until no document is queued or indexing (a failed one is retried by pg-boss: it only counts at the deadline). */
+async function waitForIndexed(db) {
+  const deadline = Date.now() + INDEX_DEADLINE_MS;
+  for (;;) {
+    const { rows: [probe] } = await db.query(`
+      SELECT EXISTS (SELECT 1 FROM document WHERE indexing_status IN ('queued', 'indexing', 'failed')) AS pending`);
+    if (!probe.pending) return;
+    if (Date.now() > deadline) throw new Error("documents still pending after the deadline");
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/**
+ * Once every document is indexed: waits until the worker has merged every row into the search index
+ * (LanceDB's FTS index has no unindexed rows), so that queries are timed on the index in its steady
+ * state. Returns the seconds waited, or null when the current generation has no LanceDB table
+ * (search on PostgreSQL).
+ */
+async function waitForMerged(db, indexDir) {
+  const { rows: [generation] } = await db.query("SELECT id FROM index_generation WHERE status = 'current'");
+  const index = await openSearchIndex({ uri: indexDir });
+  try {
+    const table = await openGenerationTable({ index, generationId: generation.id });
+    if (table === null) return null;
+    const started = performance.now();
+    const deadline = Date.now() + INDEX_DEADLINE_MS;
+    while (((await table.table.indexStats("text_idx"))?.numUnindexedRows ?? 0) > 0) {
+      if (Date.now() > deadline) throw new Error("index rows still unmerged after the deadline");
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+    return (performance.now() - started) / 1000;
+  } finally {
+    closeSearchIndex(index);
+  }
+}
+
+async function indexedTotals(db) {
+  const { rows: [row] } = await db.query(`
+    SELECT count(*)::int AS documents, coalesce(sum(chunk_count), 0)::int AS chunks,
+      (extract(epoch FROM max(indexed_at)) * 1000)::float8 AS last_indexed_at
+    FROM document WHERE indexing_status = 'indexed'`);
+  return row;
+}
+
+/**
+ * Documents that must rank first for their query: short, and nothing but the query's words. The
+ * one-word document repeats its word 40 times: ts_rank_cd does not normalise by length, so a corpus
+ * chunk holding the most common word ~20 times outranked a 20-fold repeat there (first 100k run).
+ */
+const DOMINANT = [
+  { id: "bench-dominant-1", words: [word(0)], repeat: 40 },
+  { id: "bench-dominant-2", words: [word(0), word(1)], repeat: 15 },
+  { id: "bench-dominant-5", words: [word(0), word(1), word(2), word(3), word(4)], repeat: 10 },
+];
+
+function dominantBody({ id, words, repeat }, pairId) {
+  const text = Array.from({ length: repeat }, () => words.join(" ")).join(" ");
+  return JSON.stringify({
+    document: { id, semantic_identifier: words.join(" "), title: words.join(" "), source: "web", sections: [{ text }], metadata: {} },
+    cc_pair_id: pairId,
+  });
+}
+
+/** The query classes of issue 19; each call draws a new query from the seeded generator. */
+function queryClasses(random, phrases) {
+  const between = (low, high) => low + Math.floor(random() * (high - low + 1));
+  const distinct = (count, low, high) => {
+    const words = new Set();
+    while (words.size < count) words.add(word(between(low, high)));
+    return [...words].join(" ");
+  };
+  return {
+    "one common word": () => word(between(0, 9)),
+    "one mid word": () => word(between(900, 1100)),
+    "one rare word": () => word(between(19_000, 21_000)),
+    "two common (AND)": () => distinct(2, 0, 19),
+    "five common (AND)": () => distinct(5, 0, 19),
+    "twenty common (AND)": () => distinct(20, 0, 49),
+    "quoted phrase": () => phrases[Math.floor(random() * phrases.length)],
+  };
+}
+
+/** Phrases that occur in the corpus: two neighbouring words of stored sections. */
+async function samplePhrases(db) {
+  const { rows } = await db.query(`
+    SELECT text FROM document_section WHERE document_id LIKE 'bench-doc-%' AND position = 3
+    ORDER BY document_id LIMIT 200`);
+  return rows.map((row) => {
+    const words = row.text.split(" ");
+    return `"${words[10]} ${words[11]}"`;
+  });
+}
+
+async function timeQueries(search, makeQuery, budgetSeconds = CLASS_SECONDS) {
+  for (let i = 0; i < WARMUP_QUERIES; i += 1) await search(makeQuery());
+  const times = [];
+  let results = 0;
+  let failures = 0;
+  const stopAt = performance.now() + budgetSeconds * 1000;
+  while (times.length < QUERIES && (times.length < MIN_QUERIES || performance.now() < stopAt)) {
+    const query = makeQuery();
+    const started = performance.now();
+    const outcome = await search(query);
+    times.push(performance.now() - started);
+    if (outcome === null) failures += 1;
+    else results += outcome;
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p95: percentile(times, 95), n: times.length, results: results / times.length, failures };
+}
+
+function restSearch(base, key) {
+  return async (query) => {
+    const response = await fetch(`${base}/api/svc-api/search`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ query, limit: 10 }),
+    });
+    const text = await response.text();
+    if (response.status !== 200) {
+      log(`  search ${JSON.stringify(query).slice(0, 60)} answered ${response.status}: ${text.slice(0, 120)}`);
+      return null;
+    }
+    return JSON.parse(text).results.length;
+  };
+}
+
+/**
+ * The hand-tuned PostgreSQL top-k on the same chunks: with the chunks' own weighted vector and GIN
+ * when svc still has them, else on a copy built here (reported). Returns null when no chunk text is in
+ * PostgreSQL.
+ */
+async function preparePostgresTopK(db) {
+  const { rows: columns } = await db.query(`
+    SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'document_chunk'`);
+  const names = new Set(columns.map((row) => row.column_name));
+  const { rows: [generation] } = await db.query("SELECT id, text_search_config FROM index_generation WHERE status = 'current'");
+  const config = generation.text_search_config;
+  if (names.has("search_vector")) {
+    return {
+      note: "document_chunk's own search_vector and GIN",
+      sql: `SELECT c.document_id, c.chunk_index, ts_rank_cd(c.search_vector, q) AS score
+        FROM document_chunk c, websearch_to_tsquery('${config}', $1) q
+        WHERE c.search_vector @@ q AND c.generation_id = ${generation.id}
+        ORDER BY score DESC LIMIT 10`,
+    };
+  }
+  if (!names.has("content")) return null;
+  const started = performance.now();
+  await db.query("DROP TABLE IF EXISTS bench_topk");
+  await db.query(`CREATE TABLE bench_topk AS SELECT document_id, chunk_index,
+      setweight(to_tsvector('${config}', title_prefix), 'A') || setweight(to_tsvector('${config}', content), 'B')
+        || setweight(to_tsvector('${config}', metadata_suffix), 'C') AS search_vector
+    FROM document_chunk WHERE generation_id = ${generation.id}`);
+  await db.query("CREATE INDEX ON bench_topk USING gin (search_vector)");
+  await db.query("VACUUM ANALYZE bench_topk");
+  return {
+    note: `a copy of the chunks with svc's weighted vector and a GIN index, built in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    sql: `SELECT c.document_id, c.chunk_index, ts_rank_cd(c.search_vector, q) AS score
+      FROM bench_topk c, websearch_to_tsquery('${config}', $1) q
+      WHERE c.search_vector @@ q ORDER BY score DESC LIMIT 10`,
+  };
+}
+
+async function checkRanking(search) {
+  const outcomes = [];
+  for (const dominant of DOMINANT) {
+    const results = await search(dominant.words.join(" "));
+    outcomes.push({ query: dominant.words.join(" "), first: results[0]?.document_id ?? null, ok: results[0]?.document_id === dominant.id });
+  }
+  return outcomes;
+}
+
+function rankingSearch(base, key) {
+  return async (query) => (await api(base, key, "POST", "/svc-api/search", { query, limit: 10 })).results;
+}
+
+async function buildCorpus({ db, port, key, pairIds, target, indexDir }) {
+  const random = createRandom(SEED + 1);
+  let started = performance.now();
+  await ingestRange(port, key, random, 0, CALIBRATION_DOCUMENTS, pairIds);
+  await waitForIndexed(db);
+  const calibration = await indexedTotals(db);
+  const chunksPerDocument = calibration.chunks / calibration.documents;
+  const documents = Math.max(0, Math.ceil((target - calibration.chunks) / chunksPerDocument));
+  log(`  calibration: ${calibration.documents} documents, ${calibration.chunks} chunks (${chunksPerDocument.toFixed(2)} a document); ingesting ${documents} more (load ${load()})`);
+  await db.query("CHECKPOINT");
+  const loadBefore = load();
+  started = Date.now();
+  const wallStarted = performance.now();
+  const refused = await ingestRange(port, key, random, CALIBRATION_DOCUMENTS, documents, pairIds);
+  const acceptedSeconds = (performance.now() - wallStarted) / 1000;
+  await waitForIndexed(db);
+  const totals = await indexedTotals(db);
+  const indexSeconds = (totals.last_indexed_at - started) / 1000;
+  // Measured from when the wait starts, which is at or after the last indexed_at.
+  const mergeStarted = Date.now();
+  const mergeWait = await waitForMerged(db, indexDir);
+  const mergedSeconds = mergeWait === null ? null : (mergeStarted + mergeWait * 1000 - started) / 1000;
+  return {
+    mergedSeconds,
+    documents: totals.documents,
+    chunks: totals.chunks,
+    measuredDocuments: documents,
+    acceptedSeconds,
+    indexSeconds,
+    docsPerSecond: documents / indexSeconds,
+    chunksPerSecond: (totals.chunks - calibration.chunks) / indexSeconds,
+    refused,
+    load: `${loadBefore} → ${load()}`,
+  };
+}
+
+async function measureSize(target) {
+  const label = target >= 1_000_000 ? `${target / 1_000_000}m` : `${Math.round(target / 1000)}k`;
+  const database = `svc_bench_search_rest_${label}`;
+  const url = databaseUrl(database);
+  const indexDir = path.join(os.tmpdir(), `svc-bench-search-rest-${label}`);
+  const processes = new ProcessGroup();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  // PostgreSQL's slow classes must finish to be measured; the index's timeout is not what is measured here.
+  const serverEnv = { SVC_INDEX_DIR: indexDir, SVC_SEARCH_TIMEOUT_MS: "600000", SVC_STATEMENT_TIMEOUT_MS: "600000" };
+  const db = new pg.Client({ connectionString: serverUrl });
+  await db.connect();
+  const { rowCount: exists } = await db.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+  await db.end();
+  const reuse = options.reuse && exists === 1;
+  if (!reuse) {
+    await recreateDatabase(database);
+    rmSync(indexDir, { recursive: true, force: true });
+  }
+  const adminKey = createAdminKey(url);
+  Object.assign(process.env, serverEnv);
+  const web = processes.startWebServer(url, port);
+  const worker = processes.startWorker(url);
+  const targetDb = new pg.Client({ connectionString: url });
+  await targetDb.connect();
+  try {
+    await waitForHttp(`${base}/api/health`);
+    let build = null;
+    let pairIds;
+    if (reuse) {
+      const { rows } = await targetDb.query("SELECT value FROM bench_meta WHERE key = 'pairs'");
+      pairIds = JSON.parse(rows[0].value);
+      log(`${label}: reusing ${database}`);
+    } else {
+      pairIds = [];
+      for (let i = 0; i < PAIRS; i += 1) {
+        const created = await api(base, adminKey, "POST", "/manage/admin/cc-pair", {
+          name: `bench pair ${i}`,
+          source: SOURCES[i % SOURCES.length],
+          access_type: i < PAIRS / 2 ? "public" : "private",
+        });
+        pairIds.push(created.cc_pair_id);
+      }
+      await targetDb.query("CREATE TABLE bench_meta (key text PRIMARY KEY, value text)");
+      await targetDb.query("INSERT INTO bench_meta VALUES ('pairs', $1)", [JSON.stringify(pairIds)]);
+      log(`${label}: building ${target} chunks through REST and the worker (load ${load()})`);
+      build = await buildCorpus({ db: targetDb, port, key: adminKey, pairIds, target, indexDir });
+      log(`  built: ${JSON.stringify(build)}`);
+      // Ingested last: they must still rank first.
+      const agent = new http.Agent({ keepAlive: true });
+      for (const dominant of DOMINANT) await post(agent, port, adminKey, dominantBody(dominant, pairIds[0]));
+      agent.destroy();
+      await waitForIndexed(targetDb);
+      await waitForMerged(targetDb, indexDir);
+    }
+    const workerMemory = processMemory(worker.pid);
+    // A curator scoped to one private pair: public pairs' documents plus that pair's.
+    const curatorKey = cli(url, ["keys", "create", "--name", "bench-curator", "--role", "curator", "--scope", String(pairIds.at(-1))]);
+    const totals = await indexedTotals(targetDb);
+    const phrases = await samplePhrases(targetDb);
+
+    const ranking = {
+      admin: await checkRanking(rankingSearch(base, adminKey)),
+      curator: await checkRanking(rankingSearch(base, curatorKey)),
+    };
+    log(`  ranking: ${JSON.stringify(ranking)}`);
+
+    const topK = options.topk ? await preparePostgresTopK(targetDb) : null;
+    const rounds = [];
+    for (let run = 0; run < RUNS; run += 1) {
+      const random = createRandom(SEED + 100 + run);
+      const classes = queryClasses(random, phrases);
+      const round = {};
+      for (const [name, makeQuery] of Object.entries(classes)) {
+        // The same queries for every caller of a round: regenerate them from a copy of the seed.
+        const queries = Array.from({ length: QUERIES + WARMUP_QUERIES }, makeQuery);
+        const replay = () => {
+          let i = 0;
+          return () => queries[i++ % queries.length];
+        };
+        const admin = await timeQueries(restSearch(base, adminKey), replay());
+        const curator = await timeQueries(restSearch(base, curatorKey), replay());
+        let postgres = null;
+        if (topK) {
+          postgres = await timeQueries(async (query) => (await targetDb.query(topK.sql, [query])).rowCount, replay());
+        }
+        round[name] = { admin, curator, postgres };
+        log(
+          `  run ${run + 1} ${name}: admin p50 ${admin.p50.toFixed(1)} p95 ${admin.p95.toFixed(1)} (n ${admin.n}, ${admin.results.toFixed(1)} results)` +
+            `; curator p50 ${curator.p50.toFixed(1)} p95 ${curator.p95.toFixed(1)} (n ${curator.n})` +
+            (postgres ? `; PostgreSQL top-k p50 ${postgres.p50.toFixed(1)} p95 ${postgres.p95.toFixed(1)} (n ${postgres.n})` : "") +
+            `; load ${load()}`,
+        );
+      }
+      rounds.push(round);
+    }
+    const webMemory = processMemory(web.pid);
+    const workerNow = processMemory(worker.pid);
+    return { label, target, totals, build, ranking, rounds, topKNote: topK?.note ?? "no chunk text in PostgreSQL", webMemory, workerMemory: { rss: workerNow.rss, peak: workerMemory.peak } };
+  } finally {
+    await targetDb.end();
+    await processes.stop(worker);
+    await processes.stop(web);
+    if (!options.keep) {
+      const drop = new pg.Client({ connectionString: serverUrl });
+      await drop.connect();
+      await drop.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await drop.end();
+      rmSync(indexDir, { recursive: true, force: true });
+    }
+  }
+}
+
+function report(result) {
+  const { label, totals, build, ranking, rounds, webMemory, workerMemory } = result;
+  const classNames = Object.keys(rounds[0]);
+  const med = (name, caller, field) => median(rounds.map((round) => round[name][caller]?.[field]).filter((value) => value !== undefined));
+  const fmt = (value) => (value === undefined || Number.isNaN(value) ? "–" : value.toFixed(1));
+  console.log(`\n### ${label}: ${totals.chunks} chunks in ${totals.documents} documents\n`);
+  if (build) {
+    console.log(
+      `Build through REST + worker: ${build.measuredDocuments} documents accepted in ${build.acceptedSeconds.toFixed(0)} s, all indexed ` +
+        `${build.indexSeconds.toFixed(0)} s after the first request: ${build.docsPerSecond.toFixed(0)} documents/s, ` +
+        `${build.chunksPerSecond.toFixed(0)} chunks/s (429s retried: ${build.refused}; load ${build.load})` +
+        (build.mergedSeconds === null ? "." : `; every row merged into the search index ${build.mergedSeconds.toFixed(0)} s after the first request.`),
+    );
+  }
+  console.log(
+    `Memory: web RSS ${mib(webMemory.rss)} MiB (peak ${mib(webMemory.peak)}), worker RSS ${mib(workerMemory.rss)} MiB (peak while indexing ${mib(workerMemory.peak)}).`,
+  );
+  const rank = (outcomes) => outcomes.map((o) => `${o.ok ? "first" : `NOT first (${o.first})`} for "${o.query}"`).join(", ");
+  console.log(`Exact ranking (dominant documents ingested last): admin ${rank(ranking.admin)}; curator ${rank(ranking.curator)}.`);
+  console.log(`PostgreSQL top-k: ${options.topk ? result.topKNote : "not timed (--no-topk)"}. Medians of ${rounds.length} rounds; n = queries a round.\n`);
+  console.log("| class | admin p50 ms | admin p95 ms | curator p50 ms | curator p95 ms | results (admin) | n | PostgreSQL top-k p50 / p95 ms | p95 admin / top-k |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
+  for (const name of classNames) {
+    const adminP95 = med(name, "admin", "p95");
+    const topP95 = med(name, "postgres", "p95");
+    const failures = rounds.reduce((sum, round) => sum + round[name].admin.failures + round[name].curator.failures, 0);
+    console.log(
+      `| ${name} | ${fmt(med(name, "admin", "p50"))} | ${fmt(adminP95)} | ${fmt(med(name, "curator", "p50"))} | ${fmt(med(name, "curator", "p95"))} | ` +
+        `${fmt(med(name, "admin", "results"))} | ${med(name, "admin", "n")}${failures ? ` (${failures} failed)` : ""} | ` +
+        `${fmt(med(name, "postgres", "p50"))} / ${fmt(topP95)} | ${topP95 ? (adminP95 / topP95).toFixed(2) : "–"} |`,
+    );
+  }
+}
+
+log(`bench/search-rest: sizes ${SIZES.join(", ")}; ${RUNS} rounds of ${QUERIES} queries a class; ${describeMachine()}; load ${load()}`);
+const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
+console.log(`bench/search-rest at ${commit}, ${new Date().toISOString()}, ${describeMachine()}`);
+for (const size of SIZES) report(await measureSize(size));

@@ -1,0 +1,29 @@
+import type { PairIndexingSummary } from "@svc/schema";
+import { pairDocumentFilterSql } from "./list-pair-document-statuses";
+import { servingAttemptSql } from "../search-index/index-generations";
+import { requireViewableCcPair, type PairRequest } from "../connectors/cc-pair-record";
+import { REPEATED_ERROR_ATTEMPTS } from "../connectors/list-indexing-status";
+
+/**
+ * A pair's page header: whether it is in the repeated error state (as the listing computes it: its
+ * last REPEATED_ERROR_ATTEMPTS attempts all failed) and its documents counted by the page's filters.
+ */
+export async function getPairIndexingSummary({ db, principal, ccPairId }: PairRequest): Promise<PairIndexingSummary> {
+  await requireViewableCcPair(db, principal, ccPairId);
+  const [row] = await db.$queryRaw<{ repeated: boolean | null; indexed: number; queued: number; failed: number }[]>`
+    SELECT
+      (SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND bool_and(last_attempts.status = 'failed')
+       FROM (
+         SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ${servingAttemptSql("ia")}
+         ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
+       ) last_attempts) AS repeated,
+      (count(*) FILTER (WHERE ${pairDocumentFilterSql("indexed", "d")}))::int AS indexed,
+      (count(*) FILTER (WHERE ${pairDocumentFilterSql("queued", "d")}))::int AS queued,
+      (count(*) FILTER (WHERE ${pairDocumentFilterSql("failed", "d")}))::int AS failed
+    FROM document_by_cc_pair l JOIN document d ON d.id = l.document_id
+    WHERE l.cc_pair_id = ${ccPairId}`;
+  return {
+    inRepeatedErrorState: row?.repeated ?? false,
+    documents: { indexed: row?.indexed ?? 0, queued: row?.queued ?? 0, failed: row?.failed ?? 0 },
+  };
+}

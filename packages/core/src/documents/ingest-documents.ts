@@ -1,0 +1,144 @@
+import type { Db } from "@svc/db";
+import {
+  IngestionDocumentSchema,
+  MAX_INGESTION_BATCH_SIZE,
+  validateBody,
+  type IngestionBatchItemResult,
+  type IngestionBatchResponse,
+} from "@svc/schema";
+import type { Principal } from "../auth/principal";
+import { AppError, isAppError } from "../errors/app-error";
+import type { PgBoss } from "../jobs/job-queue";
+import { prepareDocumentWrites, type IngestionInput } from "./prepare-document-writes";
+import { documentOutsideScope, findWritesOutsideScope, writeDocuments, type DocumentWrite } from "./write-documents";
+
+/** Documents per write transaction of a bulk call. */
+const WRITE_CHUNK_SIZE = 250;
+
+interface PendingWrite {
+  index: number;
+  write: DocumentWrite;
+}
+
+/**
+ * Bulk ingestion (docs/decisions.md "Bulk ingestion"): each document is validated, checked and
+ * stored exactly as `ingestDocument` would, independently of the others, and gets its own result in
+ * request order. The accepted ones are written together (one statement, one job insert and one commit
+ * per 250 of them in the usual case), and are durable with their jobs when this returns.
+ */
+export async function ingestDocuments({
+  db,
+  boss,
+  principal,
+  documents,
+}: {
+  db: Db;
+  boss: PgBoss;
+  principal: Principal;
+  documents: readonly unknown[];
+}): Promise<IngestionBatchResponse> {
+  if (documents.length > MAX_INGESTION_BATCH_SIZE) {
+    throw new AppError(
+      "PAYLOAD_TOO_LARGE",
+      `A batch holds at most ${MAX_INGESTION_BATCH_SIZE} documents; this one has ${documents.length}.`,
+    );
+  }
+  const results: Array<IngestionBatchItemResult | undefined> = Array.from({ length: documents.length });
+  const inputs: Array<IngestionInput & { index: number }> = [];
+  documents.forEach((document, index) => {
+    const bodyLoc = ["body", "documents", index];
+    const validated = validateBody(IngestionDocumentSchema, document, { locPrefix: bodyLoc });
+    if (validated.ok) inputs.push({ index, input: validated.data, bodyLoc });
+    else results[index] = { error: { status: 422, detail: validated.body.detail } };
+  });
+
+  const prepared = await prepareDocumentWrites({ db, principal, inputs });
+  const pending: PendingWrite[] = [];
+  prepared.forEach((outcome, position) => {
+    const { index } = inputs[position] as (typeof inputs)[number];
+    if ("error" in outcome) results[index] = itemError(outcome.error);
+    else pending.push({ index, write: outcome.write });
+  });
+
+  // A scoped key's refusals would roll back the shared transaction: set them aside first.
+  const refused = new Set(await findWritesOutsideScope(db, pending.map((item) => item.write)));
+  const allowed = pending.filter((item) => {
+    if (!refused.has(item.write.id)) return true;
+    results[item.index] = itemError(documentOutsideScope(item.write.id));
+    return false;
+  });
+
+  // Later items of one id overwrite earlier ones, as the same calls made one after another would.
+  // Transactions of at most WRITE_CHUNK_SIZE documents keep each statement (and the row locks it
+  // holds) short, well inside the statement timeout even on a loaded machine.
+  for (const round of roundsOfUniqueIds(allowed)) {
+    for (let start = 0; start < round.length; start += WRITE_CHUNK_SIZE) {
+      await writeIndependently({ db, boss, items: round.slice(start, start + WRITE_CHUNK_SIZE), results });
+    }
+  }
+
+  return { results: results.map((result) => result ?? unreachable()) };
+}
+
+/**
+ * Writes the items in one transaction; when it fails on an item's account (an AppError: a pair
+ * deleted meanwhile, a link made outside the key's scope meanwhile), halves the set and tries again,
+ * so every item ends with the outcome it would have alone while a few failures cost a few
+ * transactions. A database failure fails the whole call (503), as it would each single call.
+ */
+async function writeIndependently({
+  db,
+  boss,
+  items,
+  results,
+}: {
+  db: Db;
+  boss: PgBoss;
+  items: readonly PendingWrite[];
+  results: Array<IngestionBatchItemResult | undefined>;
+}): Promise<void> {
+  if (items.length === 0) return;
+  try {
+    const written = await writeDocuments({ db, boss, documents: items.map((item) => item.write) });
+    items.forEach((item, position) => {
+      const row = written[position];
+      if (row) results[item.index] = { document_id: row.id, already_existed: !row.inserted };
+    });
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    const [only] = items;
+    if (items.length === 1 && only) {
+      results[only.index] = itemError(error);
+      return;
+    }
+    const middle = Math.ceil(items.length / 2);
+    await writeIndependently({ db, boss, items: items.slice(0, middle), results });
+    await writeIndependently({ db, boss, items: items.slice(middle), results });
+  }
+}
+
+/** Splits items so that no id repeats within a round; each round keeps request order. */
+function roundsOfUniqueIds(items: readonly PendingWrite[]): PendingWrite[][] {
+  const rounds: PendingWrite[][] = [];
+  const seen = new Map<string, number>();
+  for (const item of items) {
+    const round = seen.get(item.write.id) ?? 0;
+    seen.set(item.write.id, round + 1);
+    (rounds[round] ??= []).push(item);
+  }
+  return rounds;
+}
+
+/** An item's result for the error its single call would have answered with. */
+function itemError(error: AppError): IngestionBatchItemResult {
+  const body = error.toResponseBody() as { detail: string | IngestionBatchDetail };
+  const status = error.httpStatus;
+  if (status !== 400 && status !== 403 && status !== 422) throw error;
+  return { error: { status, detail: body.detail } };
+}
+
+type IngestionBatchDetail = Extract<IngestionBatchItemResult, { error: unknown }>["error"]["detail"];
+
+function unreachable(): never {
+  throw new Error("bulk ingestion left an item without a result");
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "worker_heartbeat" ADD COLUMN     "metrics" JSONB;
