@@ -11,6 +11,7 @@ import { REST_CONTRACT, type HttpMethod, type RestEndpoint } from "@svc/schema";
 import next from "next";
 import { webEnv } from "./server/env";
 import { admitIncomingRequest, type Refusal } from "./server/rest/admit-request";
+import { StreamedTextResponse } from "./server/rest/document-list-response";
 import { API_ROOT, dispatchRestRequest, isRestPath, matchRestPath } from "./server/rest/dispatch-rest-request";
 import { NEXT_ROUTE, observeRequest, UNMATCHED_ROUTE } from "./server/observability/observe-request";
 import { webLogger } from "./server/observability/web-logger";
@@ -205,6 +206,11 @@ async function sendWebResponse(response: Response, outgoing: http.ServerResponse
     outgoing.end();
     return;
   }
+  if (response instanceof StreamedTextResponse) {
+    outgoing.writeHead(response.status, headers);
+    await sendPieces(response.pieces, outgoing);
+    return;
+  }
   const reader = response.body.getReader();
   const first = await reader.read();
   const second = first.done ? first : await reader.read();
@@ -224,6 +230,24 @@ async function sendWebResponse(response: Response, outgoing: http.ServerResponse
       const chunk = pending.shift() ?? (await reader.read()).value;
       if (chunk === undefined || outgoing.destroyed) break;
       if (!outgoing.write(chunk)) await Promise.race([once(outgoing, "drain"), closed]);
+    }
+    outgoing.end();
+  } catch (error) {
+    webLogger().error({ err: error }, "response stream failed");
+    outgoing.destroy();
+  }
+}
+
+/**
+ * Writes a streamed answer's pieces, taking the next only once the socket has taken the last. A
+ * client that goes away stops the stream (and the queries behind it); a piece that fails cuts it off.
+ */
+async function sendPieces(pieces: AsyncIterable<string>, outgoing: http.ServerResponse): Promise<void> {
+  const closed = new Promise<void>((resolve) => outgoing.once("close", resolve));
+  try {
+    for await (const piece of pieces) {
+      if (outgoing.destroyed) break;
+      if (!outgoing.write(piece)) await Promise.race([once(outgoing, "drain"), closed]);
     }
     outgoing.end();
   } catch (error) {

@@ -18,7 +18,7 @@ export async function documentListResponse(
   // is still answered through the error table rather than as a cut-off stream.
   const batches = list[Symbol.asyncIterator]();
   const first = await batches.next();
-  return new Response(streamJsonArray(first, batches), { headers: { "content-type": "application/json" } });
+  return new StreamedTextResponse(jsonArrayPieces(first, batches), { "content-type": "application/json" });
 }
 
 /** The request's own URL with `cursor` replaced: every other parameter (`limit`) carries over. */
@@ -28,46 +28,69 @@ function nextPageUrl(request: Request, cursor: string): string {
   return url.toString();
 }
 
-/** Bytes per chunk of a streamed list, about: small pieces stay in V8's young generation and die young. */
-const STREAM_CHUNK_CHARS = 16 * 1024;
+/** Characters per piece of a streamed list, about: small strings stay in V8's young generation and die young. */
+const PIECE_CHARS = 16 * 1024;
 
 /**
- * `[`, the items separated by commas, `]`. `pull` reads the next batch only when the consumer wants
- * more bytes, so memory holds one batch. A batch is sent in pieces of ~16 KB rather than one string:
- * a string or buffer of a megabyte is allocated in V8's old generation and stays until a major
- * collection, so whole-batch pieces made the process's peak memory grow with the list's length.
- * Once the 200 is sent a failing query cannot change the status: the stream errors and the client
- * sees a truncated (invalid) array, never a wrong one.
+ * A streamed text answer. Its body is a web stream (what Next's route handler sends); the
+ * production server's node:http front writes `pieces` to the socket as strings instead, because
+ * Node copies a string into memory it frees as soon as the socket has taken it, while every
+ * Uint8Array a web stream carries holds native memory until V8 collects its wrapper: pieces that
+ * lived long enough to reach the old generation stayed until a major collection, and the server's
+ * peak memory grew with the list's length.
  */
-function streamJsonArray(
+export class StreamedTextResponse extends Response {
+  readonly pieces: AsyncIterable<string>;
+
+  constructor(pieces: AsyncIterable<string>, headers: Record<string, string>) {
+    const encoder = new TextEncoder();
+    const iterator = pieces[Symbol.asyncIterator]();
+    // highWaterMark 0: nothing is pulled before a reader asks, so the front that sends `pieces`
+    // and a body nobody reads never take from the same iterator.
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          const next = await iterator.next();
+          if (next.done) controller.close();
+          else controller.enqueue(encoder.encode(next.value));
+        },
+        async cancel() {
+          await iterator.return?.();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    super(body, { headers });
+    this.pieces = { [Symbol.asyncIterator]: () => iterator };
+  }
+}
+
+/**
+ * `[`, the items separated by commas, `]`, in pieces of ~16 K characters. The next batch is read
+ * only when the consumer wants more, so memory holds one batch. Once the 200 is sent a failing query
+ * cannot change the status: the stream errors and the client sees a truncated (invalid) array,
+ * never a wrong one.
+ */
+async function* jsonArrayPieces(
   first: IteratorResult<DocMinimalInfo[]>,
   iterator: AsyncIterator<DocMinimalInfo[]>,
-): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let pending: IteratorResult<DocMinimalInfo[]> | null = first;
+): AsyncGenerator<string> {
   let separator = "[";
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = pending ?? (await iterator.next());
-      pending = null;
-      if (next.done) {
-        controller.enqueue(encoder.encode(separator === "[" ? "[]" : "]"));
-        controller.close();
-        return;
-      }
+  try {
+    for (let next = first; !next.done; next = await iterator.next()) {
       let piece = "";
       for (const document of next.value) {
         piece += separator + JSON.stringify(document);
         separator = ",";
-        if (piece.length >= STREAM_CHUNK_CHARS) {
-          controller.enqueue(encoder.encode(piece));
+        if (piece.length >= PIECE_CHARS) {
+          yield piece;
           piece = "";
         }
       }
-      if (piece.length > 0) controller.enqueue(encoder.encode(piece));
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
+      if (piece.length > 0) yield piece;
+    }
+    yield separator === "[" ? "[]" : "]";
+  } finally {
+    await iterator.return?.();
+  }
 }
