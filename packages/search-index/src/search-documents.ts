@@ -75,7 +75,7 @@ interface ChunkQuery {
 
 /**
  * The parsed query as LanceDB full-text queries, or null when it has nothing to match.
- * Three facts of LanceDB 0.31 shape it (all seen in this package's tests):
+ * Three facts of LanceDB 0.31 shaped it (seen in this package's tests; 0.39 was seen to fix the simple cases, the guards stay):
  *  - a BooleanQuery scores with its first clause only, so the first clause is one MatchQuery of every
  *    positive word (phrase words included) with AND: its BM25 sum is the score; phrases and
  *    exclusions follow as clauses;

@@ -55,6 +55,20 @@ describe("ranking and query syntax", () => {
     expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? Infinity);
   });
 
+  it("ranks exactly across index parts merged one at a time, as the worker merges a push stream", async () => {
+    // Each merge adds a part to the FTS index. LanceDB 0.31 pruned the top-k across parts with each
+    // part's own statistics and dropped the best document (lance-format/lance#7467); 0.39 ranks exactly.
+    const generation = await generationWith([chunkRow("seed", "seed words")]);
+    const add = async (id: string, text: string) => {
+      await replaceDocuments({ generation, documentIds: [id], chunks: [chunkRow(id, text)] });
+      await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+    };
+    for (let i = 0; i < 40; i += 1) await add(`noise-${i}`, `${filler(60, "n")} vizier ${i}`);
+    for (let i = 0; i < 30; i += 1) await add(`part-${i}`, `${filler(60, "f")} plinthos ${filler(60, "g")} corvane`);
+    await add("dominated", "plinthos corvane plinthos corvane plinthos");
+    for (let run = 0; run < 20; run += 1) expect((await ids(generation, "plinthos corvane"))[0]).toBe("dominated");
+  });
+
   it("finds rows written after the index was built before any merge (words, AND, exclusions), phrases once merged", async () => {
     const generation = await generationWith([chunkRow("old", "nothing to see")]);
     await replaceDocuments({
