@@ -149,6 +149,22 @@ describe("access filter", () => {
     expect(await ids(generation, "secret", ALL)).toHaveLength(10);
   });
 
+  it("ranks a restricted caller's page exactly, whether the unfiltered ranking holds enough of its documents or not", async () => {
+    // doc-i holds "kappa" i + 1 times in 60 words: the higher i, the better it ranks. The caller sees
+    // pair 1 only (doc-0 … doc-9); pair 2 holds the 30 best.
+    const generation = await generationWith(
+      Array.from({ length: 40 }, (_, i) =>
+        chunkRow(`doc-${i}`, `${"kappa ".repeat(i + 1)}${filler(59 - i, "k")}`, { ccPairIds: [i < 10 ? 1 : 2], isPublic: null }),
+      ),
+    );
+    const access: SearchAccess = { publicPairIds: [], visiblePairIds: [1], email: null, groups: [] };
+    const best = (count: number, from: number) => Array.from({ length: count }, (_, i) => `doc-${from - i}`);
+    // 1 and 3: the unfiltered top holds too few of pair 1, so the search prefilters; 10: it holds all.
+    for (const limit of [1, 3, 10]) expect(await ids(generation, "kappa", access, limit)).toEqual(best(limit, 9));
+    expect(await ids(generation, "kappa", ALL, 3)).toEqual(best(3, 39));
+    expect(await ids(generation, "kappa", { ...access, visiblePairIds: [1, 2] }, 12)).toEqual(best(12, 39));
+  });
+
   it("shows exactly the documents of rules (a) to (e)", async () => {
     const generation = await generationWith([
       chunkRow("a-public-pair", "omega", { isPublic: null, ccPairIds: [10] }),
