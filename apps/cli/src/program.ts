@@ -1,5 +1,5 @@
 import { Argument, Command, CommanderError, Option } from "commander";
-import { AccessTypeSchema, ApiKeyRoleSchema, DocumentSourceSchema, type AccessType, type ApiKeyRole, type DocumentSource } from "@svc/schema";
+import { AccessTypeSchema, ApiKeyRoleSchema, DocumentSourceSchema, MAX_INGESTION_BATCH_SIZE, type AccessType, type ApiKeyRole, type DocumentSource } from "@svc/schema";
 import packageJson from "../package.json" with { type: "json" };
 import { parsePositiveInt, UsageError } from "./cli-error";
 import type { IngestOptions } from "./commands/ingest";
@@ -125,8 +125,9 @@ function buildProgram(): Command {
     .option("--url <url>", "the API root of svc (env SVC_URL; default http://localhost:$PORT/api)")
     .option("--key <key>", "an admin or curator API key (env SVC_API_KEY, which keeps it out of the process list)")
     .option("--pair <id>", "attach every document to this connector-credential pair", parsePositiveInt)
-    .option("--concurrency <n>", "requests in flight at once", parsePositiveInt, 8)
-    .option("--retries <n>", "tries per document on 429, 503 and network errors (Retry-After honoured)", parsePositiveInt, 6)
+    .option("--batch-size <n>", `documents per request (POST /svc-api/ingestion/batch), at most ${MAX_INGESTION_BATCH_SIZE}`, parsePositiveInt, 250)
+    .option("--concurrency <n>", "requests in flight at once", parsePositiveInt, 4)
+    .option("--retries <n>", "tries per request on 429, 503 and network errors (Retry-After honoured)", parsePositiveInt, 6)
     .option("--wait", "after sending, wait until every document sent is indexed (or failed)")
     .option("--wait-timeout <seconds>", "how long --wait waits", parsePositiveInt, 600)
     .option("--state <file>", "where to remember what was sent, to skip it on a rerun (env SVC_INGEST_STATE)")
