@@ -1,6 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { LOG_LEVELS } from "@svc/core";
+import { LOG_LEVELS } from "@svc/schema";
 import { z } from "zod";
 import { UsageError } from "./cli-error";
 

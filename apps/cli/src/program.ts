@@ -26,6 +26,11 @@ function jsonOption(): Option {
   return new Option("--json", "print JSON instead of a table");
 }
 
+/** A mandatory option that takes one of `choices` (a zod enum's options), listed by --help. */
+function choiceOption(flags: string, description: string, choices: readonly string[]): Option {
+  return new Option(flags, description).choices(choices).makeOptionMandatory();
+}
+
 function buildProgram(): Command {
   const program = new Command("svc")
     .description("svc: document ingestion and indexing")
@@ -53,7 +58,7 @@ function buildProgram(): Command {
     .command("create")
     .description("create a key; it is printed alone on the last line of stdout, once")
     .requiredOption("--name <name>", "what the key is for")
-    .addOption(new Option("--role <role>", "what it may do").choices(ApiKeyRoleSchema.options).makeOptionMandatory())
+    .addOption(choiceOption("--role <role>", "what it may do", ApiKeyRoleSchema.options))
     .option("--scope <ids>", "limit it to these pairs (comma-separated ids)", (text: string) => text.split(",").map((id) => parsePositiveInt(id.trim())))
     .action((options: { name: string; role: ApiKeyRole; scope?: number[] }) => withDatabase(async ({ db }) => (await import("./commands/keys")).createKey(db, options)));
   keys
@@ -72,8 +77,8 @@ function buildProgram(): Command {
     .command("create")
     .description("create a pair; its id is printed alone on the last line of stdout")
     .requiredOption("--name <name>", "the pair's name")
-    .addOption(new Option("--source <source>", "the document source").choices(DocumentSourceSchema.options).makeOptionMandatory())
-    .addOption(new Option("--access <access>", "who may see its documents").choices(AccessTypeSchema.options).makeOptionMandatory())
+    .addOption(choiceOption("--source <source>", "the document source", DocumentSourceSchema.options))
+    .addOption(choiceOption("--access <access>", "who may see its documents", AccessTypeSchema.options))
     .action((options: { name: string; source: DocumentSource; access: AccessType }) => withDatabase(async (context) => (await import("./commands/pairs")).createPair(context, options)));
   pairs
     .command("list")

@@ -79,7 +79,6 @@ export { readMetricCounts, type MetricCounts } from "./health/read-metric-counts
 
 // Logs.
 export { createLogger, type Logger } from "./observability/create-logger";
-export { LOG_LEVELS } from "./observability/log-levels";
 
 // Jobs and set-up.
 export { deleteCcPairJob, indexDocumentJob, purgeIndexGenerationJob, rebuildIndexJob, type IndexDocumentPayload } from "./jobs/catalog";
