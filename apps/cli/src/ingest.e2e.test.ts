@@ -214,6 +214,30 @@ describe("svc ingest", () => {
       },
     );
   });
+
+  it("sends a batch the server finds too large (413) again in halves, until every document is in", async () => {
+    const file = path.join(workDir, "halves.jsonl");
+    await writeFile(file, [1, 2, 3].map((n) => body(`halves-${n}`, `Half ${n}.`)).join("\n"));
+    // The first request is refused as too large, as a server with a small SVC_MAX_BODY_BYTES would.
+    const posts: string[] = [];
+    await withProxy(
+      (incoming, outgoing) => {
+        posts.push(incoming.url ?? "");
+        if (posts.length > 1) return false;
+        outgoing.writeHead(413, { "content-type": "application/json" });
+        outgoing.end(JSON.stringify({ detail: "Request body too large" }));
+        return true;
+      },
+      async (apiUrl) => {
+        const run = await ingest([file, "--url", apiUrl]);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.summary).toMatchObject({ sent: 3, created: 3, failed: [] });
+        // Three documents, then two and one.
+        expect(posts).toHaveLength(3);
+      },
+    );
+    for (const n of [1, 2, 3]) expect((await getDocument(`halves-${n}`)).sections[0]?.text).toBe(`Half ${n}.`);
+  });
 });
 
 /**
