@@ -7,7 +7,7 @@ import { runInOwnProcessGroup } from "../supervise/run-in-own-process-group";
 import { superviseChild, type SupervisedChild } from "../supervise/supervise-child";
 import { UsageError } from "../cli-error";
 
-/** Added by runInOwnProcessGroup() to the command line of the supervisor it starts (svc.ts declares it). */
+/** Added by runInOwnProcessGroup() to the command line of the supervisor it starts (program.ts declares it). */
 const SUPERVISOR_FLAG = "--as-supervisor";
 /** The web server finishes in-flight requests within 10 s (apps/web/server.ts). */
 const WEB_GRACE_MS = 15_000;
