@@ -231,23 +231,27 @@ describe("index rebuilds", () => {
     expect(await firstBatch()).toEqual(written);
     expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ docs_done: 4, docs_total: 4 });
 
-    // After the swap the rebuild's attempt is the pair's latest attempt; the secondary view is empty again.
+    // The run that was cut off left its attempt `interrupted` (closed at its last batch); the run that
+    // finished opened one of its own. After the swap both are the pair's latest attempts; the
+    // secondary view is empty again.
     expect(await listingRow(ccPairId, false)).toMatchObject({
       in_progress: false,
       last_status: "success",
       last_finished_status: "success",
-      latest_index_attempt_docs_indexed: 4,
+      latest_index_attempt_docs_indexed: 2,
     });
     const attempts = await db.indexAttempt.findMany({ where: { ccPairId }, orderBy: { id: "asc" } });
     expect(attempts.map((attempt) => [attempt.generationId === generationId, attempt.status, attempt.docsIndexed])).toEqual([
       [false, "success", 4],
-      [true, "success", 4],
+      [true, "interrupted", 2],
+      [true, "success", 2],
     ]);
+    expect(attempts[1]?.finishedAt).toEqual(attempts[1]?.lastActivityAt);
     expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).lastAttemptStatus).toBe("success");
     expect(await listingRow(ccPairId, true)).toMatchObject({ in_progress: false, last_status: null, latest_index_attempt_docs_indexed: null });
   });
 
-  it("cancels a rebuild: the generation stops, its attempts and chunks go, the current index stays", async () => {
+  it("cancels a rebuild: the generation stops, its attempts end canceled, its chunks go, the current index stays", async () => {
     const ccPairId = await createTestPair(db);
     await ingestAndIndexTestDocuments(queue, [{ id: "cancel-1", text: "A document that outlives a canceled rebuild.", ccPairId }]);
     const current = await currentGenerationId();
@@ -255,6 +259,12 @@ describe("index rebuilds", () => {
     const generationId = started.rebuild?.generation_id ?? 0;
     await ingestAndIndexTestDocuments(queue, [{ id: "cancel-2", text: "Written to both generations before the cancel.", ccPairId }]);
     expect(await chunksByGeneration("cancel-2")).toEqual({ [current]: 1, [generationId]: 1 });
+    const before = await listingRow(ccPairId, false);
+    const lastSuccess = before && "last_success" in before ? before.last_success : null;
+    expect(lastSuccess).not.toBeNull();
+    // One batch of the pass, so the pair has an open rebuild attempt when the cancel comes.
+    await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 1_000, maxBatches: 1 });
+    expect(await listingRow(ccPairId, true)).toMatchObject({ last_status: "in_progress" });
 
     const canceled = await cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
     expect(canceled).toMatchObject({
@@ -265,13 +275,19 @@ describe("index rebuilds", () => {
     });
     await expect(cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL })).rejects.toSatisfy((error) => isAppError(error) && error.code === "NOT_FOUND");
     expect(await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId })).toEqual({ swapped: false, docsDone: 0, docsFailed: 0 });
-    expect(await db.indexAttempt.count({ where: { generationId } })).toBe(0);
+    // The cut-short attempt reads canceled and is now the pair's latest; its last success stays.
+    const attempts = await db.indexAttempt.findMany({ where: { generationId }, select: { ccPairId: true, status: true, finishedAt: true } });
+    expect(attempts.filter((attempt) => attempt.ccPairId === ccPairId)).toEqual([{ ccPairId, status: "canceled", finishedAt: expect.any(Date) as unknown }]);
+    expect(attempts.every((attempt) => attempt.status === "canceled")).toBe(true);
+    expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "canceled", last_finished_status: "canceled", last_success: lastSuccess });
+    expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).lastAttemptStatus).toBe("canceled");
 
     await ingestAndIndexTestDocuments(queue, [{ id: "cancel-3", text: "Only in the current generation.", ccPairId }]);
     expect(await chunksByGeneration("cancel-3")).toEqual({ [current]: 1 });
     await purgeIndexGeneration({ index: testSearchIndex(), db, generationId });
     expect(await db.documentChunk.count({ where: { generationId } })).toBe(0);
     expect(await search("canceled rebuild")).toEqual(["cancel-1"]);
+    // Indexing after the cancel is a new attempt of the pair.
     expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "success" });
   });
 

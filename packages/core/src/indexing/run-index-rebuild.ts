@@ -1,8 +1,9 @@
-import type { Db, Tx } from "@svc/db";
+import { Prisma, type Db, type Tx } from "@svc/db";
 import { buildChunks, type IndexableDocument } from "./build-chunks";
 import {
   closeGenerationAttempts,
   countInGenerationAttempts,
+  interruptGenerationAttempts,
   lockDocumentPairs,
   lockGenerationAttemptPairs,
   pairsWithAttempts,
@@ -36,8 +37,19 @@ type BatchOutcome =
   | { kind: "stopped" };
 
 /**
+ * The documents a rebuild's pass walks (alias-free, on `document`): those with an indexed version, and
+ * the failed ones. Documents still queued for their first indexing are left to their own jobs, which
+ * write every active generation.
+ */
+export const REBUILT_DOCUMENT_SQL = Prisma.sql`(indexed_version IS NOT NULL OR indexing_status = 'failed')`;
+
+/**
  * The `rebuild-index` job: writes every document that has an indexed version into the building
- * generation, in id order, a batch per transaction, then swaps the generation in. Safe to run twice
+ * generation, in id order, a batch per transaction, then swaps the generation in. A document whose
+ * indexing failed is not tried again (retrying it is the pair page's or its job's business): it is
+ * carried as failed, counted in `docs_failed` and, with its error, in its pairs' rebuild attempts, and
+ * it keeps no chunks in the new generation (its newest version was never indexed: a stale older
+ * version in the current generation is not carried over). Safe to run twice
  * and concurrently, and resumable: each batch moves the generation's `cursor_document_id` in the
  * transaction that writes it (only from the value it read, so two runs never write a batch twice),
  * and a run that was cut off starts after it.
@@ -64,6 +76,7 @@ export async function runIndexRebuild({
   maxBatches?: number;
 }): Promise<RunIndexRebuildResult> {
   const result: RunIndexRebuildResult = { swapped: false, docsDone: 0, docsFailed: 0 };
+  await interruptGenerationAttempts(db, generationId);
   for (let batches = 0; ; batches += 1) {
     if (batches >= maxBatches) return result;
     // Chunking a batch of large documents takes a while; the default 5 s would cut it off.
@@ -89,9 +102,11 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
 
   // The batch's document rows, locked in id order as ingestion, indexing and pair deletion lock them:
   // an indexing job of one of them waits for this batch, or this batch for it.
-  const locked = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM document
-    WHERE id > ${generation.cursor ?? ""} AND indexed_version IS NOT NULL
+  // Failed documents too: the pass carries them as failed (below), so that the rebuild's result and
+  // its attempts count them rather than skip them.
+  const locked = await tx.$queryRaw<{ id: string; failed: boolean; last_error: string | null }[]>`
+    SELECT id, indexing_status = 'failed' AS failed, last_error FROM document
+    WHERE id > ${generation.cursor ?? ""} AND ${REBUILT_DOCUMENT_SQL}
     ORDER BY id LIMIT ${batchSize}
     FOR UPDATE`;
   const lastId = locked.at(-1)?.id;
@@ -106,8 +121,10 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
     WHERE id = ${generationId} AND status = 'building' AND cursor_document_id IS NOT DISTINCT FROM ${generation.cursor}`;
   if (claimed === 0) return { kind: "raced" };
 
+  const failures = new Map<string, string>();
+  for (const row of locked) if (row.failed) failures.set(row.id, row.last_error ?? "indexing failed");
   const documents = await tx.document.findMany({
-    where: { id: { in: locked.map((row) => row.id) } },
+    where: { id: { in: locked.filter((row) => !row.failed).map((row) => row.id) } },
     select: {
       id: true,
       semanticIdentifier: true,
@@ -117,7 +134,6 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
     },
   });
   const written: DocumentChunks[] = [];
-  const failures = new Map<string, string>();
   for (const document of documents) {
     try {
       written.push({

@@ -48,8 +48,8 @@ export async function readActiveGenerations(tx: AnyTx): Promise<ChunkGeneration[
 
 /**
  * `index_attempt` rows (under the alias `attempt`) that count as the pair's attempts: every generation but the one being built
- * (attempts of indexing jobs, and of finished rebuilds, so history survives a swap). A canceled
- * rebuild's attempts are deleted with it. Exact within the statement's snapshot: for the statements
+ * (attempts of indexing jobs, and of finished or canceled rebuilds, so history survives a swap; a
+ * canceled rebuild's attempts read `canceled`). Exact within the statement's snapshot: for the statements
  * that write attempts and the pair columns derived from them (index-attempts.ts, pair-status.ts).
  */
 export function servingAttemptSql(attempt: string): Prisma.Sql {

@@ -10,7 +10,7 @@ import { DocumentName, FailureReason } from "../../../../components/document-cel
 import { RetryDocumentButton } from "../../../../components/retry-document-button";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
 import { formatCount, formatRelative } from "../../../../components/format";
-import { DialogButtons } from "../../../../components/confirm-action";
+import { ConfirmAction, DialogButtons } from "../../../../components/confirm-action";
 import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError, Stat } from "../../../../components/page-parts";
 import { useTRPC } from "../../../../lib/trpc/client";
 import type { RouterOutputs } from "../../../../lib/trpc/types";
@@ -167,7 +167,12 @@ function Rebuild({ rebuild }: { rebuild: Overview["rebuild"] }) {
             {building ? "building" : "idle"}
           </Badge>
         </Group>
-        {user.role === "admin" ? <StartRebuildButton disabled={building} /> : null}
+        {user.role === "admin" ? (
+          <Group gap="sm">
+            {building ? <CancelRebuildButton generationId={rebuild.generationId} /> : null}
+            <StartRebuildButton disabled={building} />
+          </Group>
+        ) : null}
       </Group>
       <Text size="sm" c="dimmed" mb="sm">
         Serving generation #{rebuild.current.generationId}: chunks of up to {formatCount(rebuild.current.chunkTokenLimit)} tokens, text
@@ -194,6 +199,27 @@ function Rebuild({ rebuild }: { rebuild: Overview["rebuild"] }) {
         </EmptyState>
       )}
     </Paper>
+  );
+}
+
+/** Cancels the running rebuild after a confirmation; search keeps the current index. */
+function CancelRebuildButton({ generationId }: { generationId: number | null }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const cancel = useMutation(trpc.health.cancelRebuild.mutationOptions());
+  return (
+    <ConfirmAction
+      label="Cancel rebuild"
+      title="Cancel the index rebuild?"
+      confirmLabel="Cancel rebuild"
+      onConfirm={async () => {
+        await cancel.mutateAsync();
+        await queryClient.invalidateQueries(trpc.health.pathFilter());
+      }}
+    >
+      Generation #{generationId} stops and its chunks are deleted; searches keep using the current index. The rebuild&apos;s attempts
+      end <Code>canceled</Code> in their connectors&apos; history. A new rebuild starts from the beginning.
+    </ConfirmAction>
   );
 }
 
