@@ -118,6 +118,10 @@ describe("an index rebuild carries failure truthfully", () => {
     });
     const overview = await caller.health.overview();
     expect(overview.failedDocumentCount).toBe(3);
-    expect(overview.rebuild).toMatchObject({ status: "idle", current: { generationId, chunkTokenLimit: 256 } });
+    expect(overview.rebuild).toMatchObject({
+      status: "idle",
+      current: { generationId, chunkTokenLimit: 256 },
+      lastRebuild: { generationId, status: "current", docsDone: 3, docsFailed: 3 },
+    });
   });
 });

@@ -68,6 +68,7 @@ describe("health.overview", () => {
       docsFailed: 0,
       startedAt: expect.any(Date) as unknown,
       current: { generationId: expect.any(Number) as unknown, chunkTokenLimit: 512, textSearchConfig: "english" },
+      lastRebuild: null,
     });
     expect(started.generationId).not.toBe(started.current.generationId);
     await expectTrpcError(fixture.admin.health.startRebuild({}), "CONFLICT");
@@ -78,7 +79,7 @@ describe("health.overview", () => {
     expect((await fixture.admin.health.overview()).rebuild.status).toBe("building");
     await expectTrpcError(fixture.scopedCurator.health.cancelRebuild(), "FORBIDDEN");
     const canceled = await fixture.admin.health.cancelRebuild();
-    expect(canceled).toMatchObject({ status: "idle", generationId: null });
+    expect(canceled).toMatchObject({ status: "idle", generationId: null, lastRebuild: { status: "canceled", docsDone: 0, docsFailed: 0 } });
     expect((await fixture.scopedCurator.health.overview()).rebuild).toEqual(canceled);
     await expectTrpcError(fixture.admin.health.cancelRebuild(), "NOT_FOUND");
   });

@@ -195,10 +195,29 @@ function Rebuild({ rebuild }: { rebuild: Overview["rebuild"] }) {
       ) : (
         <EmptyState title="No rebuild running">
           A rebuild re-chunks every indexed document into a new index generation while searches keep using the current one, then
-          switches over.
+          switches over. Failed documents are not retried by it: they stay failed and count as failed.
         </EmptyState>
       )}
+      {rebuild.lastRebuild ? <LastRebuild last={rebuild.lastRebuild} /> : null}
     </Paper>
+  );
+}
+
+/** How the last rebuild ended, with its counts: failed documents are counted, never dropped. */
+function LastRebuild({ last }: { last: NonNullable<Overview["rebuild"]["lastRebuild"]> }) {
+  const canceled = last.status === "canceled";
+  return (
+    <Text size="sm" mt="sm" data-testid="last-rebuild">
+      Last rebuild: generation #{last.generationId}{" "}
+      <Badge color={canceled ? "gray" : last.docsFailed > 0 ? "orange" : "green"} variant="light">
+        {canceled ? "canceled" : "swapped in"}
+      </Badge>{" "}
+      {formatCount(last.docsDone)} {last.docsDone === 1 ? "document" : "documents"} indexed,{" "}
+      <Text component="span" size="sm" c={last.docsFailed > 0 ? "red" : undefined} data-testid="last-rebuild-failed">
+        {formatCount(last.docsFailed)} failed
+      </Text>
+      {last.completedAt ? <> · {formatRelative(last.completedAt)}</> : null}
+    </Text>
   );
 }
 
