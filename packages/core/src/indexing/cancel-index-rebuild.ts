@@ -4,6 +4,7 @@ import { requireUnscopedAdmin, type Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 import { cancelGenerationAttempts, lockGenerationAttemptPairs, syncLastAttemptStatus } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
+import { deleteRebuildFailures } from "./rebuild-failures";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
 import { lockIndexGenerationsExclusive } from "../search-index/index-generations";
@@ -31,6 +32,7 @@ export async function cancelIndexRebuild({
     const pairIds = await lockGenerationAttemptPairs(tx, building.id);
     await tx.indexGeneration.update({ where: { id: building.id }, data: { status: "canceled", completedAt: new Date() } });
     await cancelGenerationAttempts(tx, building.id);
+    await deleteRebuildFailures(tx, building.id);
     await syncLastAttemptStatus(tx, pairIds);
     await sendJob(boss, purgeIndexGenerationJob, { generationId: building.id }, { tx });
   });

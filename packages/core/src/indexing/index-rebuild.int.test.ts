@@ -13,6 +13,7 @@ import { cancelIndexRebuild } from "./cancel-index-rebuild";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
 import { purgeIndexGeneration } from "../search-index/purge-index-generation";
 import { runIndexRebuild } from "./run-index-rebuild";
+import { installPoisonTrigger, POISON, removePoisonTrigger } from "../testing/poison-chunks";
 import { startIndexRebuild } from "../search-index/start-index-rebuild";
 
 const queue = await useTestJobQueue();
@@ -191,15 +192,15 @@ describe("index rebuilds", () => {
     }
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
     const generationId = started.rebuild?.generation_id ?? 0;
-    // The third document makes its batch fail, as a crash would: the run stops after the first batch.
+    // The second batch fails as a crash would (its claim of the cursor errors): the run stops after the first batch.
     await db.$executeRawUnsafe(`
       CREATE FUNCTION reject_resume_3() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.document_id = 'resume-3' AND NEW.generation_id = ${generationId} THEN RAISE EXCEPTION 'disk on fire'; END IF;
+        IF NEW.cursor_document_id = 'resume-4' AND NEW.id = ${generationId} THEN RAISE EXCEPTION 'disk on fire'; END IF;
         RETURN NEW;
       END $$`);
     await db.$executeRawUnsafe(
-      `CREATE TRIGGER reject_resume_3 BEFORE INSERT ON document_chunk FOR EACH ROW EXECUTE FUNCTION reject_resume_3()`,
+      `CREATE TRIGGER reject_resume_3 BEFORE UPDATE ON index_generation FOR EACH ROW EXECUTE FUNCTION reject_resume_3()`,
     );
     await expect(runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 2 })).rejects.toThrow(/disk on fire/);
 
@@ -225,7 +226,7 @@ describe("index rebuilds", () => {
         SELECT xmin::text FROM document_chunk WHERE generation_id = ${generationId} AND document_id IN ('resume-1', 'resume-2')
         ORDER BY document_id`;
     const written = await firstBatch();
-    await db.$executeRawUnsafe(`DROP TRIGGER reject_resume_3 ON document_chunk`);
+    await db.$executeRawUnsafe(`DROP TRIGGER reject_resume_3 ON index_generation`);
     const run = await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 2 });
     expect(run).toEqual({ swapped: true, docsDone: 2, docsFailed: 0 });
     expect(await firstBatch()).toEqual(written);
@@ -291,6 +292,43 @@ describe("index rebuilds", () => {
     expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "success" });
   });
 
+  it("a document whose chunks the rebuild cannot write fails alone, and is failed once the generation is swapped in", async () => {
+    const ccPairId = await createTestPair(db);
+    const ids = ["unwritable-1", "unwritable-2", "unwritable-3"];
+    await ingestAndIndexTestDocuments(queue, [
+      { id: "unwritable-1", text: "Written by the rebuild.", ccPairId },
+      { id: "unwritable-2", text: `Refused by the rebuild: ${POISON}.`, ccPairId },
+      { id: "unwritable-3", text: "Also written by the rebuild.", ccPairId },
+    ]);
+    for (const { id } of await db.document.findMany({ where: { id: { notIn: ids } }, select: { id: true } })) {
+      await deleteDocument({ index: testSearchIndex(), db, principal: OPERATOR_PRINCIPAL, documentId: id });
+    }
+    const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
+    const generationId = started.rebuild?.generation_id ?? 0;
+    // From now on PostgreSQL refuses the second document's chunks (indexed before, so still `indexed`).
+    await installPoisonTrigger(db);
+    try {
+      expect(await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId })).toEqual({ swapped: true, docsDone: 2, docsFailed: 1 });
+    } finally {
+      await removePoisonTrigger(db);
+    }
+    expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ generation_id: generationId, docs_done: 2, docs_failed: 1 });
+    // Search no longer finds it, and it no longer reads as indexed.
+    const documents = await db.document.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" }, select: { id: true, indexingStatus: true, lastError: true } });
+    expect(documents.map((document) => [document.id, document.indexingStatus])).toEqual([
+      ["unwritable-1", "indexed"],
+      ["unwritable-2", "failed"],
+      ["unwritable-3", "indexed"],
+    ]);
+    expect(documents[1]?.lastError).toContain("chunk rejected");
+    expect((await chunksByGeneration("unwritable-2"))[generationId]).toBeUndefined();
+    expect(await search("rebuild")).toEqual(["unwritable-1", "unwritable-3"]);
+    const [attempt] = await db.indexAttempt.findMany({ where: { generationId, ccPairId } });
+    expect(attempt).toMatchObject({ status: "completed_with_errors", docsIndexed: 2, docsFailed: 1 });
+    expect(attempt?.errorMessage).toContain("chunk rejected");
+    expect(await db.rebuildFailure.count()).toBe(0);
+  });
+
   it("ends consistent when two runs of the job and indexing jobs run at the same time", async () => {
     const ccPairId = await createTestPair(db);
     const ids = Array.from({ length: 24 }, (_, index) => `concurrent-${String(index).padStart(2, "0")}`);
@@ -311,7 +349,8 @@ describe("index rebuilds", () => {
     expect(runs.slice(0, 2).filter((run) => run?.swapped)).toHaveLength(1);
     const status = await getIndexRebuildStatus({ db });
     expect(status.current.generation_id).toBe(generationId);
-    expect(status.last_rebuild?.docs_done).toBe(started.rebuild?.docs_total);
+    // Every document counted once, as done or (the earlier test's failed document) as failed.
+    expect((status.last_rebuild?.docs_done ?? 0) + (status.last_rebuild?.docs_failed ?? 0)).toBe(started.rebuild?.docs_total);
 
     await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: started.current.generation_id });
     for (const id of ids) expect(await chunksByGeneration(id)).toEqual({ [generationId]: 1 });

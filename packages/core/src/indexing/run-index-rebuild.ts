@@ -17,6 +17,7 @@ import { writeGenerationChunks, type DocumentChunks } from "./write-generation-c
 import { optimizeGenerationTable } from "@svc/search-index";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { writeIndexRows } from "./write-index-rows";
+import { markRebuildFailures, recordRebuildFailures } from "./rebuild-failures";
 
 export interface RunIndexRebuildResult {
   /**
@@ -81,7 +82,11 @@ export async function runIndexRebuild({
     if (batches >= maxBatches) return result;
     // Chunking a batch of large documents takes a while; the default 5 s would cut it off.
     const outcome = await db.$transaction((tx) => rebuildBatch(tx, index, generationId, batchSize), { timeout: 300_000 });
-    if (outcome.kind === "stopped") return result;
+    if (outcome.kind === "stopped") {
+      // An earlier run may have swapped and stopped before it marked the pass's failures.
+      await markRebuildFailures(db, generationId);
+      return result;
+    }
     if (outcome.kind === "drained") break;
     if (outcome.kind === "written") {
       result.docsDone += outcome.done;
@@ -90,6 +95,7 @@ export async function runIndexRebuild({
   }
   await mergeGenerationTable(db, index, generationId);
   result.swapped = await db.$transaction((tx) => swapInGeneration(tx, boss, generationId), { timeout: 120_000 });
+  await markRebuildFailures(db, generationId);
   return result;
 }
 
@@ -133,28 +139,73 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
       sections: { select: { kind: true, text: true, link: true, imageFileId: true }, orderBy: { position: "asc" } },
     },
   });
-  const written: DocumentChunks[] = [];
+  // Documents this pass fails to chunk or to write: recorded, and failed at the swap (rebuild-failures.ts).
+  const passFailures = new Map<string, string>();
+  const chunked: DocumentChunks[] = [];
   for (const document of documents) {
     try {
-      written.push({
+      chunked.push({
         documentId: document.id,
         chunks: buildChunks(document as IndexableDocument, { maxTokens: generation.chunkTokenLimit }),
       });
     } catch (error) {
-      failures.set(document.id, error instanceof Error ? error.message : String(error));
+      passFailures.set(document.id, errorMessage(error));
     }
   }
+  const written = await writeChunksIsolated(tx, generation, chunked, passFailures);
+  await recordRebuildFailures(tx, generationId, passFailures);
+  for (const [documentId, error] of passFailures) failures.set(documentId, error);
   // A failed document keeps no chunks in the new generation (an indexing job may have written some).
-  const batch = [...written, ...[...failures.keys()].map((documentId) => ({ documentId, chunks: [] }))];
-  await writeGenerationChunks(tx, generation, batch);
+  const emptied = [...failures.keys()].map((documentId) => ({ documentId, chunks: [] }));
+  await writeGenerationChunks(tx, generation, emptied);
   // Into the generation's table of the search index before this transaction commits, as indexing
   // does: a batch that fails to commit is written again from the same cursor (a replace, idempotent).
-  await writeIndexRows(tx, index, generation, batch);
+  await writeIndexRows(tx, index, generation, [...written, ...emptied]);
   await countInAttempts(tx, generationId, new Set(written.map((document) => document.documentId)), failures);
   await tx.$executeRaw`
     UPDATE index_generation SET docs_done = docs_done + ${written.length}, docs_failed = docs_failed + ${failures.size}
     WHERE id = ${generationId}`;
   return { kind: "written", done: written.length, failed: failures.size };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Writes the batch's chunks into the generation; if PostgreSQL refuses them, writes them document by
+ * document, each under a savepoint, so that a document whose chunks cannot be written fails itself
+ * only (into `failures`) rather than the batch, which would stop the rebuild for good. An error that
+ * is not the document's (the connection is gone) fails the rollback too, and so the batch. Returns
+ * the documents written.
+ */
+async function writeChunksIsolated(
+  tx: Tx,
+  generation: ChunkGeneration,
+  documents: DocumentChunks[],
+  failures: Map<string, string>,
+): Promise<DocumentChunks[]> {
+  if ((await tryUnderSavepoint(tx, () => writeGenerationChunks(tx, generation, documents))) === null) return documents;
+  const written: DocumentChunks[] = [];
+  for (const document of documents) {
+    const failure = await tryUnderSavepoint(tx, () => writeGenerationChunks(tx, generation, [document]));
+    if (failure === null) written.push(document);
+    else failures.set(document.documentId, errorMessage(failure.error));
+  }
+  return written;
+}
+
+/** Runs `write` under a savepoint: null when it succeeded, else its error, rolled back to the savepoint. */
+async function tryUnderSavepoint(tx: Tx, write: () => Promise<void>): Promise<{ error: unknown } | null> {
+  await tx.$executeRaw`SAVEPOINT rebuild_write`;
+  try {
+    await write();
+  } catch (error) {
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT rebuild_write`;
+    return { error };
+  }
+  await tx.$executeRaw`RELEASE SAVEPOINT rebuild_write`;
+  return null;
 }
 
 /**
