@@ -1,4 +1,4 @@
-import { Prisma, type Db, type Tx } from "@svc/db";
+import type { Db, Tx } from "@svc/db";
 import { buildChunks, type IndexableDocument } from "./build-chunks";
 import {
   closeGenerationAttempts,
@@ -12,7 +12,7 @@ import {
 } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
-import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, type ChunkGeneration } from "../search-index/index-generations";
+import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, REBUILT_DOCUMENT_SQL, type ChunkGeneration } from "../search-index/index-generations";
 import { writeGenerationChunks, type DocumentChunks } from "./write-generation-chunks";
 import { optimizeGenerationTable } from "@svc/search-index";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
@@ -36,13 +36,6 @@ type BatchOutcome =
   | { kind: "raced" }
   | { kind: "drained" }
   | { kind: "stopped" };
-
-/**
- * The documents a rebuild's pass walks (alias-free, on `document`): those with an indexed version, and
- * the failed ones. Documents still queued for their first indexing are left to their own jobs, which
- * write every active generation.
- */
-export const REBUILT_DOCUMENT_SQL = Prisma.sql`(indexed_version IS NOT NULL OR indexing_status = 'failed')`;
 
 /**
  * The `rebuild-index` job: writes every document that has an indexed version into the building

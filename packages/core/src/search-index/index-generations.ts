@@ -25,6 +25,13 @@ export async function lockIndexGenerationsExclusive(tx: Tx): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GENERATION_LOCK})`;
 }
 
+/**
+ * The documents a rebuild's pass walks, and its `docs_total` estimate counts (on `document`,
+ * unaliased): those with an indexed version, and the failed ones. Documents still queued for their
+ * first indexing are left to their own jobs, which write every active generation.
+ */
+export const REBUILT_DOCUMENT_SQL = Prisma.sql`(indexed_version IS NOT NULL OR indexing_status = 'failed')`;
+
 /** What writing chunks into a generation needs to know of it. */
 export interface ChunkGeneration {
   id: number;

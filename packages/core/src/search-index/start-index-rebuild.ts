@@ -6,8 +6,7 @@ import { AppError } from "../errors/app-error";
 import { rebuildIndexJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
 import { getIndexRebuildStatus } from "./get-index-rebuild-status";
-import { lockIndexGenerationsExclusive } from "./index-generations";
-import { REBUILT_DOCUMENT_SQL } from "../indexing/run-index-rebuild";
+import { lockIndexGenerationsExclusive, REBUILT_DOCUMENT_SQL } from "./index-generations";
 
 /**
  * Starts a full rebuild of the search index: a new `building` generation with the given settings
