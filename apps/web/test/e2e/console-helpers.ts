@@ -1,7 +1,7 @@
 // What the console's browser tests share: REST calls as a script makes them, and waiting for a
 // page's text (the pages refresh themselves) with the server's output in the failure message.
 import { waitFor } from "@svc/db/testing";
-import type { Locator } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import type { ProductionServer } from "../production-server";
 
 export function consoleHelpers(server: () => ProductionServer) {
@@ -27,4 +27,12 @@ export function consoleHelpers(server: () => ProductionServer) {
       );
     },
   };
+}
+
+/** Signs the page in with an API key, as a user does, and waits for the console's first page. */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.goto("/admin/sign-in");
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/admin\/connectors/);
 }

@@ -12,7 +12,7 @@ import { startProductionServer, type ProductionServer } from "../production-serv
 import { installPoisonTrigger, POISON, removePoisonTrigger } from "../trpc/poison";
 import { startTestWorker, type TestWorker } from "../worker";
 import { launchBrowser, type TestBrowser } from "./browser";
-import { consoleHelpers } from "./console-helpers";
+import { consoleHelpers, signIn } from "./console-helpers";
 
 const UI_TIMEOUT = 90_000;
 /** A 2×2 red PNG. */
@@ -80,10 +80,7 @@ async function imageLoaded(image: Locator): Promise<boolean> {
 
 describe("the console tells the truth", () => {
   it("signs in with an admin key", { timeout: UI_TIMEOUT }, async () => {
-    await page.goto("/admin/sign-in");
-    await page.getByLabel("API key").fill(adminKey);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(/\/admin\/connectors/);
+    await signIn(page, adminKey);
   });
 
   it("counts failed documents once, the same on health and on the listing", { timeout: UI_TIMEOUT }, async () => {
