@@ -96,3 +96,24 @@ export type ConnectorIndexingStatusGroup = z.infer<typeof ConnectorIndexingStatu
 /** Response body of POST /manage/admin/connector/indexing-status: one group per source. */
 export const ConnectorIndexingStatusResponseSchema = z.array(ConnectorIndexingStatusGroupSchema);
 export type ConnectorIndexingStatusResponse = z.infer<typeof ConnectorIndexingStatusResponseSchema>;
+
+/**
+ * The console's order of the listing (tRPC only: the REST listing keeps the contract's order, newest
+ * pair first). `source` orders the groups; every other column orders the rows within each source,
+ * before paging, so page 2 continues page 1. `failed` is the pair's failed documents.
+ */
+export const ConnectorSortColumnSchema = z.enum(["name", "source", "status", "last_status", "last_success", "docs_indexed", "failed"]);
+export type ConnectorSortColumn = z.infer<typeof ConnectorSortColumnSchema>;
+
+export const ConnectorSortSchema = z.object({
+  column: ConnectorSortColumnSchema,
+  direction: z.enum(["asc", "desc"]),
+});
+export type ConnectorSort = z.infer<typeof ConnectorSortSchema>;
+
+/** The console's listing query: the REST request and an order (none: the contract's). */
+export const ConsoleIndexingStatusInputSchema = z.intersection(
+  IndexingStatusRequestSchema,
+  z.object({ sort: ConnectorSortSchema.nullable().default(null) }),
+);
+export type ConsoleIndexingStatusInput = z.input<typeof ConsoleIndexingStatusInputSchema>;

@@ -1,6 +1,8 @@
+import { createTestPair } from "@svc/core/testing";
 import type { ConnectorIndexingStatusLite } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { useTestApp } from "../app";
+import { insertIndexAttempts } from "../connectors";
 import { ingestAndIndexOverApi } from "../factories";
 import { expectTrpcError, useConsoleFixture, type Caller } from "./console";
 
@@ -31,6 +33,42 @@ describe("connectors.indexingStatus", () => {
     const filtered = rows(await fixture.admin.connectors.indexingStatus({ name_filter: "handbook", access_type_filters: ["public"] }));
     expect(filtered.map((row) => row.cc_pair_id)).toEqual([fixture.otherPublicPair]);
     await expectTrpcError(fixture.admin.connectors.indexingStatus({ source_to_page: { web: 0 } }), "BAD_REQUEST");
+  });
+
+  it("orders each source's rows by the console's sort before paging, and the sources by `source`", async () => {
+    // Twelve GitHub pairs (two pages) and one Zendesk pair, all named "sorted …" to keep the others out.
+    const github: number[] = [];
+    for (const [index, letter] of [..."LKJIHGFEDCBA"].entries()) {
+      const id = await createTestPair(app.db, { name: `sorted ${letter}`, source: "github" });
+      await app.db.connectorCredentialPair.update({ where: { id }, data: { docsIndexed: index * 10 } });
+      github.push(id);
+    }
+    const zendesk = await createTestPair(app.db, { name: "sorted zendesk", source: "zendesk" });
+    const listed = async (sort: { column: "name" | "source" | "docs_indexed" | "last_success"; direction: "asc" | "desc" } | null, page = 1) =>
+      (await fixture.admin.connectors.indexingStatus({ name_filter: "sorted", source_to_page: { github: page }, sort })).map((group) => [
+        group.source,
+        rows(group ? [group] : []).map((row) => row.name),
+      ]);
+
+    const byName = await listed({ column: "name", direction: "asc" });
+    expect(byName).toEqual([
+      ["github", [..."ABCDEFGHIJ"].map((letter) => `sorted ${letter}`)],
+      ["zendesk", ["sorted zendesk"]],
+    ]);
+    // Page 2 continues page 1: the order is applied before paging.
+    expect((await listed({ column: "name", direction: "asc" }, 2))[0]).toEqual(["github", ["sorted K", "sorted L"]]);
+    expect((await listed({ column: "docs_indexed", direction: "desc" }))[0]?.[1]).toEqual([..."ABCDEFGHIJ"].map((letter) => `sorted ${letter}`));
+    expect((await listed({ column: "source", direction: "desc" })).map(([source]) => source)).toEqual(["zendesk", "github"]);
+    // Without a sort, the contract's order: newest pair first.
+    expect((await listed(null))[0]?.[1]?.[0]).toBe("sorted A");
+
+    // Last success: the pair that succeeded latest first, the ones that never did last.
+    await insertIndexAttempts(app.db, github[0] ?? 0, [{ status: "success", finishedAt: new Date("2026-01-01T00:00:00Z") }]);
+    await insertIndexAttempts(app.db, github[1] ?? 0, [{ status: "success", finishedAt: new Date("2026-02-01T00:00:00Z") }]);
+    await insertIndexAttempts(app.db, zendesk, [{ status: "failed" }]);
+    const bySuccess = await listed({ column: "last_success", direction: "desc" });
+    expect(bySuccess[0]?.[1]?.slice(0, 3)).toEqual(["sorted K", "sorted L", "sorted A"]);
+    expect((await listed({ column: "last_success", direction: "asc" }))[0]?.[1]?.slice(0, 3)).toEqual(["sorted L", "sorted K", "sorted A"]);
   });
 });
 

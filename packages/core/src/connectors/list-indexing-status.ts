@@ -6,6 +6,7 @@ import {
   type ConnectorIndexingStatusGroup,
   type ConnectorIndexingStatusLite,
   type ConnectorIndexingStatusResponse,
+  type ConnectorSort,
   type DocsCountOperator,
   type DocumentSource,
   type FederatedConnectorSource,
@@ -19,6 +20,7 @@ import type { Principal } from "../auth/principal";
 import { pairPermissions } from "./pair-permissions";
 import { buildingAttempt, readBuildingGenerationId, servingAttempt } from "../search-index/index-generations";
 import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
+import { failedDocumentSql } from "../model/failed-document-sql";
 
 const FEDERATED_PREFIX = "federated_";
 
@@ -52,6 +54,37 @@ const COMPARISONS: Record<DocsCountOperator, Prisma.Sql> = {
   "<": Prisma.raw("<"),
   "=": Prisma.raw("="),
 };
+
+/**
+ * The value a pair is ordered by within its source (on `connector_credential_pair p`), for the
+ * console's sort; null for the contract's order or a sort by source (which orders the groups).
+ * The attempt-derived keys read the same attempts as the listing's fields.
+ */
+function sortKeySql(sort: ConnectorSort | null, source: AttemptSource): Prisma.Sql | null {
+  const attempts = attemptsOf(source);
+  switch (sort?.column) {
+    case undefined:
+    case "source":
+      return null;
+    case "name":
+      return Prisma.sql`lower(p.name)`;
+    case "status":
+      return Prisma.sql`p.status::text`;
+    case "docs_indexed":
+      return Prisma.sql`p.docs_indexed::bigint`;
+    case "failed":
+      return Prisma.sql`COALESCE(failed.count, 0)`;
+    case "last_status":
+      return source.kind === "current"
+        ? Prisma.sql`p.last_attempt_status::text`
+        : Prisma.sql`(SELECT ia.status::text FROM index_attempt ia WHERE ia.cc_pair_id = p.id AND ${attempts} ORDER BY ia.id DESC LIMIT 1)`;
+    case "last_success":
+      return Prisma.sql`(
+        SELECT ia.finished_at FROM index_attempt ia
+        WHERE ia.cc_pair_id = p.id AND ${attempts} AND ia.status IN ('success', 'completed_with_errors')
+        ORDER BY ia.id DESC LIMIT 1)`;
+  }
+}
 
 interface ListingRow {
   /** 0: a connector-credential pair; 1: a federated connector. */
@@ -91,11 +124,14 @@ export async function listIndexingStatus({
   db,
   principal,
   request,
+  sort = null,
   signal,
 }: {
   db: DbOrTx;
   principal: Principal;
   request: IndexingStatusRequest;
+  /** The console's order; without it, the contract's (newest pair first, sources by name). */
+  sort?: ConnectorSort | null;
   /** Aborts when the client goes away: the running statement is then cancelled. */
   signal?: AbortSignal;
 }): Promise<ConnectorIndexingStatusResponse> {
@@ -148,14 +184,33 @@ export async function listIndexingStatus({
       WHERE r.position > (pg.page - 1) * ${INDEXING_STATUS_PAGE_SIZE}
         AND r.position <= pg.page * ${INDEXING_STATUS_PAGE_SIZE}`;
 
+  const sortKey = sortKeySql(sort, attemptSource);
+  const direction = Prisma.raw(sort?.direction === "desc" ? "DESC" : "ASC");
+  const contractOrder = Prisma.sql`CASE WHEN a.kind = 0 THEN -a.id ELSE a.id END`;
+  // Pairs without a value (never succeeded, no attempt) come last either way.
+  const rowOrder = sortKey === null ? contractOrder : Prisma.sql`a.sort_key ${direction} NULLS LAST, ${contractOrder}`;
+  // Failed documents are few (an index on the status): counted once per pair, and only for this sort.
+  const failedJoin =
+    sort?.column === "failed"
+      ? Prisma.sql`
+        LEFT JOIN (
+          SELECT l.cc_pair_id, count(*) AS count
+          FROM document d JOIN document_by_cc_pair l ON l.document_id = d.id
+          WHERE ${failedDocumentSql("d")}
+          GROUP BY l.cc_pair_id
+        ) failed ON failed.cc_pair_id = p.id`
+      : Prisma.empty;
+
   // The filters are the client's to shape (a name filter scans every pair's name): the statement
   // stops when the client leaves, besides the web process's statement timeout.
   const rows = await withCancelOnAbort(db, signal, (tag) => db.$queryRaw<ListingRow[]>`${tag}
     WITH pair_rows AS (
-      SELECT p.id, c.source, p.name, p.access_type, p.status, p.docs_indexed, ${editable} AS is_editable
+      SELECT p.id, c.source, p.name, p.access_type, p.status, p.docs_indexed, ${editable} AS is_editable,
+        ${sortKey ?? Prisma.sql`NULL::int`} AS sort_key
       FROM connector_credential_pair p
       JOIN connector c ON c.id = p.connector_id
       ${statusJoin}
+      ${failedJoin}
       WHERE ${Prisma.join(pairFilters, " AND ")}
     ), federated_rows AS (
       -- Federated connectors are filtered by name only, and listed under their plain source.
@@ -169,10 +224,10 @@ export async function listIndexingStatus({
       ) f
       WHERE TRUE ${federatedNameFilter}
     ), all_rows AS (
-      SELECT 0 AS kind, id, source, NULL::text AS federated_source, name, access_type, status, docs_indexed, is_editable
+      SELECT 0 AS kind, id, source, NULL::text AS federated_source, name, access_type, status, docs_indexed, is_editable, sort_key
       FROM pair_rows
       UNION ALL
-      SELECT 1, id, source, federated_source, name, NULL, NULL, 0, FALSE
+      SELECT 1, id, source, federated_source, name, NULL, NULL, 0, FALSE, NULL
       FROM federated_rows
     ), ranked AS (
       SELECT a.*,
@@ -182,10 +237,11 @@ export async function listIndexingStatus({
         count(*) FILTER (WHERE a.access_type = 'public') OVER per_source AS public_connectors,
         sum(a.docs_indexed) OVER per_source AS total_docs_indexed
       FROM all_rows a
-      -- One window (one sort) for positions and totals: pairs by id descending, then federated rows
-      -- by id; the frame is the whole source so the aggregates are the source's totals.
+      -- One window (one sort) for positions and totals: pairs by id descending (or the console's
+      -- sort), then federated rows by id; the frame is the whole source so the aggregates are the
+      -- source's totals.
       WINDOW per_source AS (
-        PARTITION BY a.source ORDER BY a.kind, CASE WHEN a.kind = 0 THEN -a.id ELSE a.id END
+        PARTITION BY a.source ORDER BY a.kind, ${rowOrder}
         ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
     ), page_rows AS (
       SELECT r.* FROM ranked r
@@ -228,7 +284,7 @@ export async function listIndexingStatus({
         ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
       ) last_attempts
     ) repeated ON TRUE
-    ORDER BY r.source::text COLLATE "C", r.position`);
+    ORDER BY r.source::text COLLATE "C" ${sort?.column === "source" ? direction : Prisma.empty}, r.position`);
 
   return groupBySource(rows, request, principal);
 }

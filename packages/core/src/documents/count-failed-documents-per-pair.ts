@@ -2,7 +2,7 @@ import type { DbOrTx } from "@svc/db";
 import { accessRuleOf } from "../auth/access-policy";
 import { viewablePairSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
-import { failedDocumentSql } from "./failed-document-sql";
+import { failedDocumentSql } from "../model/failed-document-sql";
 
 /**
  * Failed documents per pair the principal may see (`svc pairs list`, the console's listing), by the one

@@ -2,7 +2,7 @@ import type { DbOrTx } from "@svc/db";
 import { accessRuleOf } from "../auth/access-policy";
 import { viewableDocumentSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
-import { failedDocumentSql } from "./failed-document-sql";
+import { failedDocumentSql } from "../model/failed-document-sql";
 
 /** How many failed documents the principal may see: the health page's number (one definition: failedDocumentSql). */
 export async function countFailedDocuments({ db, principal }: { db: DbOrTx; principal: Principal }): Promise<number> {

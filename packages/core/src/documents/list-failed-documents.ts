@@ -3,7 +3,7 @@ import type { FailedDocument } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { accessRuleOf } from "../auth/access-policy";
 import { viewableDocumentSql } from "../auth/access-policy-sql";
-import { failedDocumentSql } from "./failed-document-sql";
+import { failedDocumentSql } from "../model/failed-document-sql";
 
 /**
  * The documents whose indexing failed (after pg-boss's retries, or still between them), most

@@ -2,7 +2,7 @@ import { Prisma, sqlAlias, type DbOrTx } from "@svc/db";
 import { encodeDocumentCursor, type PairDocumentFilter, type PairDocumentStatus, type PairDocumentStatusPage } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { requireViewableCcPair } from "../connectors/cc-pair-record";
-import { failedDocumentSql } from "./failed-document-sql";
+import { failedDocumentSql } from "../model/failed-document-sql";
 
 /** Which documents each filter of the pair page takes (`failed`: the one definition). */
 export function pairDocumentFilterSql(filter: PairDocumentFilter, document: string): Prisma.Sql {

@@ -3,7 +3,7 @@ import { accessRuleOf, canEditPair } from "../auth/access-policy";
 import { editablePairSql } from "../auth/access-policy-sql";
 import { requireViewableCcPair, type PairJobRequest } from "../connectors/cc-pair-record";
 import { AppError } from "../errors/app-error";
-import { failedDocumentSql } from "./failed-document-sql";
+import { failedDocumentSql } from "../model/failed-document-sql";
 import { sendRetry } from "./retry-document-indexing";
 
 /**

@@ -5,7 +5,7 @@ import { listQueueStats } from "./list-queue-stats";
 
 /**
  * The job queues at a glance (the console's queue card): the catalog's queues summed, counted now.
- * Failed jobs are left out: the console counts failure per document (documents/failed-document-sql.ts).
+ * Failed jobs are left out: the console counts failure per document (model/failed-document-sql.ts).
  */
 export async function getQueueDepth({ boss }: { boss: PgBoss }): Promise<QueueDepth> {
   const queues = await listQueueStats({ boss });

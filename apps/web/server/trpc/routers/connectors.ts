@@ -29,7 +29,7 @@ import {
   FederatedConnectorIdInputSchema,
   FederatedConnectorIdSchema,
   IndexAttemptSummarySchema,
-  IndexingStatusRequestSchema,
+  ConsoleIndexingStatusInputSchema,
   OkSchema,
   PairDocumentStatusesInputSchema,
   PairDocumentStatusPageSchema,
@@ -44,10 +44,11 @@ import { adminProcedure, router, sessionProcedure } from "../init";
 // deleting pairs and federated connectors is for admins, as over REST; changing a pair needs a key
 // that may edit it (an admin's, or a curator's scoped to it: core's lockEditableCcPair decides).
 export const connectorsRouter = router({
+  /** The REST listing's request, in the console's order. */
   indexingStatus: sessionProcedure
-    .input(IndexingStatusRequestSchema)
+    .input(ConsoleIndexingStatusInputSchema)
     .output(ConnectorIndexingStatusResponseSchema)
-    .query(({ ctx, input, signal }) => listIndexingStatus({ db: ctx.db, principal: ctx.principal, request: input, signal })),
+    .query(({ ctx, input: { sort, ...request }, signal }) => listIndexingStatus({ db: ctx.db, principal: ctx.principal, request, sort, signal })),
 
   get: sessionProcedure
     .input(CcPairIdInputSchema)
