@@ -61,7 +61,8 @@ export function AdminShell({ user, children }: { user: SessionUser; children: Re
           </Group>
           <Group gap="sm" wrap="nowrap">
             <Group gap={6} wrap="nowrap" aria-label="Signed in as">
-              <Text size="sm" fw={600} data-testid="session-name">
+              {/* On a phone the name gives way to the buttons; the role stays. */}
+              <Text size="sm" fw={600} data-testid="session-name" visibleFrom="sm">
                 {user.name}
               </Text>
               <RoleBadge role={user.role} />

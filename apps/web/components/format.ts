@@ -33,6 +33,11 @@ export function formatCount(value: number): string {
   return numberFormat.format(value);
 }
 
+/** "1 document", "2 documents", "1,204 documents": every count the console writes out agrees with its noun. */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${formatCount(count)} ${count === 1 ? singular : pluralForm}`;
+}
+
 const dateTimeFormat = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium" });
 export function formatDateTime(value: Date | string | null | undefined): string {
   if (value === null || value === undefined) return "—";

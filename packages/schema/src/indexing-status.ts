@@ -22,8 +22,7 @@ export type DocsCountOperator = z.infer<typeof DocsCountOperatorSchema>;
 /** Rows per source and page in the status listing (docs/decisions.md). */
 export const INDEXING_STATUS_PAGE_SIZE = 10;
 
-/** Request body of POST /manage/admin/connector/indexing-status; `{}` asks for everything. */
-export const IndexingStatusRequestSchema = pyModel("IndexingStatusRequest", {
+const INDEXING_STATUS_REQUEST_FIELDS = {
   secondary_index: pyBool().default(false),
   source: pyEnum(DocumentSourceSchema).nullable().default(null),
   access_type_filters: pyList(pyEnum(AccessTypeSchema)).default(() => []),
@@ -34,7 +33,10 @@ export const IndexingStatusRequestSchema = pyModel("IndexingStatusRequest", {
   // Source → 1-based page; a source left out is on page 1.
   source_to_page: pyEnumKeyDict(DocumentSourceSchema, pyInt({ ge: 1 })).default(() => ({})),
   get_all_connectors: pyBool().default(false),
-});
+};
+
+/** Request body of POST /manage/admin/connector/indexing-status; `{}` asks for everything. */
+export const IndexingStatusRequestSchema = pyModel("IndexingStatusRequest", INDEXING_STATUS_REQUEST_FIELDS);
 export type IndexingStatusRequest = z.infer<typeof IndexingStatusRequestSchema>;
 
 /** One connector-credential pair in the listing; every key is always present. */
@@ -112,8 +114,8 @@ export const ConnectorSortSchema = z.object({
 export type ConnectorSort = z.infer<typeof ConnectorSortSchema>;
 
 /** The console's listing query: the REST request and an order (none: the contract's). */
-export const ConsoleIndexingStatusInputSchema = z.intersection(
-  IndexingStatusRequestSchema,
-  z.object({ sort: ConnectorSortSchema.nullable().default(null) }),
-);
+export const ConsoleIndexingStatusInputSchema = pyModel("ConsoleIndexingStatusInput", {
+  ...INDEXING_STATUS_REQUEST_FIELDS,
+  sort: ConnectorSortSchema.nullable().default(null),
+});
 export type ConsoleIndexingStatusInput = z.input<typeof ConsoleIndexingStatusInputSchema>;

@@ -58,12 +58,13 @@ afterAll(async () => {
 
 const { rest, waitForText } = consoleHelpers(() => server);
 
+/** A source's rows in the connectors table (a row group named by its header row). */
 function sourceSection(name: string): Locator {
-  return page.getByRole("region", { name, exact: true });
+  return page.getByRole("table", { name: "Connectors" }).getByRole("rowgroup", { name, exact: true });
 }
 
 function pairRows(section: Locator): Locator {
-  return section.locator("tbody tr");
+  return section.locator("tr[data-cc-pair-id]");
 }
 
 /** Picks an option of a Mantine Select/MultiSelect by its label. */
@@ -103,7 +104,7 @@ describe("the admin console", () => {
     await web.getByRole("button", { name: "Page 2" }).click();
     await page.waitForURL(/page\.web=2/);
     // Newest first: the second page holds the oldest pairs.
-    await waitForText("the second page of web pairs", web.locator("tbody"), (text) => text.includes("Web crawl 01") && !text.includes("Web crawl 13"));
+    await waitForText("the second page of web pairs", web, (text) => text.includes("Web crawl 01") && !text.includes("Web crawl 13"));
     expect(await pairRows(web).count()).toBe(WEB_PAIRS - 10);
 
     // A filter narrows every source and starts paging over; it lives in the URL, so a reload keeps it.
@@ -115,9 +116,9 @@ describe("the admin console", () => {
 
     await page.getByLabel("Name contains").fill("crawl 06");
     await page.waitForURL(/name=crawl/);
-    await waitForText("one matching pair", sourceSection("Web").locator("tbody"), (text) => text.includes("Web crawl 06") && !text.includes("Web crawl 03"));
+    await waitForText("one matching pair", sourceSection("Web"), (text) => text.includes("Web crawl 06") && !text.includes("Web crawl 03"));
     await page.reload();
-    await waitForText("the filters after a reload", sourceSection("Web").locator("tbody"), (text) => text.includes("Web crawl 06") && !text.includes("Web crawl 03"));
+    await waitForText("the filters after a reload", sourceSection("Web"), (text) => text.includes("Web crawl 06") && !text.includes("Web crawl 03"));
     expect(await pairRows(sourceSection("Web")).count()).toBe(1);
     expect(await page.getByLabel("Name contains").inputValue()).toBe("crawl 06");
 

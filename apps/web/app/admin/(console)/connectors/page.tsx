@@ -18,16 +18,20 @@ import {
   Text,
   TextInput,
   Title,
+  UnstyledButton,
 } from "@mantine/core";
 import { useDebouncedCallback } from "@mantine/hooks";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
   AccessTypeSchema,
+  ConnectorSortColumnSchema,
   DOCUMENT_SOURCES,
   DocsCountOperatorSchema,
   IndexingStatusSchema,
   type ConnectorIndexingStatusGroup,
   type ConnectorIndexingStatusLite,
+  type ConnectorSort,
+  type ConnectorSortColumn,
   type DocumentSource,
   type FederatedConnectorStatus,
   type IndexingStatusRequest,
@@ -36,8 +40,8 @@ import Link from "next/link";
 import { Suspense, useMemo, useState } from "react";
 import { useConsoleUser } from "../../../../components/admin-shell";
 import { ConfirmAction } from "../../../../components/confirm-action";
-import { DataTable, RelativeTime } from "../../../../components/data-table";
-import { formatCount, formatDateTime, sourceLabel } from "../../../../components/format";
+import { RelativeTime } from "../../../../components/data-table";
+import { formatCount, formatDateTime, plural, sourceLabel } from "../../../../components/format";
 import { EmptyState, Loading, PageHeader, QueryError, Stat } from "../../../../components/page-parts";
 import { ATTEMPT_STATUS_LABELS, AttemptStatusBadge, PairStatusBadge, RepeatedErrorsBadge } from "../../../../components/status-badge";
 import { listParam, useUrlState } from "../../../../components/use-url-state";
@@ -92,9 +96,10 @@ function ConnectorsListing() {
   const trpc = useTRPC();
   const { params, update } = useUrlState();
   const request = useMemo(() => requestFromParams(params), [params]);
+  const sort = useMemo(() => sortFromParam(params.get("sort")), [params]);
   const live = params.get("live") !== "0";
   const listing = useQuery(
-    trpc.connectors.indexingStatus.queryOptions(request, {
+    trpc.connectors.indexingStatus.queryOptions({ ...request, sort }, {
       refetchInterval: live ? REFRESH_MS : false,
       // Keep the rows on screen while a new filter or page loads.
       placeholderData: keepPreviousData,
@@ -173,15 +178,14 @@ function ConnectorsListing() {
               </EmptyState>
             )
           ) : (
-            listing.data.map((group) => (
-              <SourceGroup
-                key={group.source}
-                group={group}
-                failed={failed}
-                showAll={request.get_all_connectors}
-                onPage={(page) => update({ [`page.${group.source}`]: page > 1 ? String(page) : null })}
-              />
-            ))
+            <ConnectorsTable
+              groups={listing.data}
+              failed={failed}
+              showAll={request.get_all_connectors}
+              sort={sort}
+              onSort={(next) => update({ sort: sortParam(next) }, { resetPages: true })}
+              onPage={(source, page) => update({ [`page.${source}`]: page > 1 ? String(page) : null })}
+            />
           )}
         </Stack>
       )}
@@ -267,7 +271,7 @@ function Filters({
           <Group grow gap="xs" wrap="nowrap">
             <Select
               aria-label="Documents indexed comparison"
-              placeholder="Any count"
+              placeholder="Any"
               data={OPERATORS.map((value) => ({ value, label: OPERATOR_LABELS[value] }))}
               value={operator}
               onChange={(value) => set({ op: value })}
@@ -328,7 +332,7 @@ function Totals({ groups, failed, failedTotal }: { groups: ConnectorIndexingStat
   const failing = shown.filter((row) => hasErrors(row, failed)).length;
   return (
     <SimpleGrid cols={{ base: 2, md: 6 }} spacing="md">
-      <Stat label="Connectors" value={formatCount(total)} hint={`${groups.length} ${groups.length === 1 ? "source" : "sources"}`} />
+      <Stat label="Connectors" value={formatCount(total)} hint={plural(groups.length, "source")} />
       <Stat label="Active" value={formatCount(active)} color="green" />
       <Stat label="Documents indexed" value={formatCount(docs)} />
       <Stat label="Indexing now" value={formatCount(inProgress)} color={inProgress ? "blue" : undefined} hint="on the pages shown" />
@@ -355,7 +359,112 @@ function hasErrors(row: ConnectorIndexingStatusLite, failed: FailedByPair): bool
   return row.in_repeated_error_state || row.last_status === "failed" || row.cc_pair_status === "INVALID" || (failed.get(row.cc_pair_id) ?? 0) > 0;
 }
 
-function SourceGroup({
+/** Each column's sort, and where a first click starts: names A→Z, counts and times largest or newest first. */
+const SORTABLE: Record<ConnectorSortColumn, { label: string; firstDirection: ConnectorSort["direction"] }> = {
+  source: { label: "Source", firstDirection: "asc" },
+  name: { label: "Name", firstDirection: "asc" },
+  status: { label: "Status", firstDirection: "asc" },
+  last_status: { label: "Last attempt", firstDirection: "asc" },
+  last_success: { label: "Last success", firstDirection: "desc" },
+  docs_indexed: { label: "Documents", firstDirection: "desc" },
+  failed: { label: "Failed", firstDirection: "desc" },
+};
+
+/** The URL's `sort`: a column, `-` in front for descending; anything else is the contract's order. */
+function sortFromParam(value: string | null): ConnectorSort | null {
+  if (!value) return null;
+  const column = ConnectorSortColumnSchema.safeParse(value.replace(/^-/, ""));
+  return column.success ? { column: column.data, direction: value.startsWith("-") ? "desc" : "asc" } : null;
+}
+
+function sortParam(sort: ConnectorSort): string {
+  return `${sort.direction === "desc" ? "-" : ""}${sort.column}`;
+}
+
+const COLUMN_COUNT = 7;
+
+/**
+ * One table for every source, so the columns line up down the page: each source is a group of rows
+ * under a header row with its totals and its own pages (the listing pages per source).
+ */
+function ConnectorsTable({
+  groups,
+  failed,
+  showAll,
+  sort,
+  onSort,
+  onPage,
+}: {
+  groups: ConnectorIndexingStatusGroup[];
+  failed: FailedByPair;
+  showAll: boolean;
+  sort: ConnectorSort | null;
+  onSort: (sort: ConnectorSort) => void;
+  onPage: (source: DocumentSource, page: number) => void;
+}) {
+  const header = (column: ConnectorSortColumn) => <SortHeader column={column} sort={sort} onSort={onSort} />;
+  return (
+    <Paper withBorder radius="md">
+      <Table.ScrollContainer minWidth={760}>
+        <Table verticalSpacing={6} horizontalSpacing="xs" highlightOnHover aria-label="Connectors">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th aria-sort={ariaSort(sort, "source") ?? ariaSort(sort, "name")}>
+                <Group gap={4} wrap="nowrap">
+                  {header("source")}
+                  <Text span c="dimmed" aria-hidden>
+                    /
+                  </Text>
+                  {header("name")}
+                </Group>
+              </Table.Th>
+              <Table.Th aria-sort={ariaSort(sort, "status")}>{header("status")}</Table.Th>
+              <Table.Th aria-sort={ariaSort(sort, "last_status")}>{header("last_status")}</Table.Th>
+              <Table.Th aria-sort={ariaSort(sort, "last_success")}>{header("last_success")}</Table.Th>
+              <Table.Th ta="right" aria-sort={ariaSort(sort, "docs_indexed")}>
+                {header("docs_indexed")}
+              </Table.Th>
+              <Table.Th ta="right" aria-sort={ariaSort(sort, "failed")}>
+                {header("failed")}
+              </Table.Th>
+              <Table.Th ta="right">Latest attempt</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          {groups.map((group) => (
+            <SourceRows key={group.source} group={group} failed={failed} showAll={showAll} onPage={(page) => onPage(group.source, page)} />
+          ))}
+        </Table>
+      </Table.ScrollContainer>
+    </Paper>
+  );
+}
+
+function ariaSort(sort: ConnectorSort | null, column: ConnectorSortColumn): "ascending" | "descending" | undefined {
+  if (sort?.column !== column) return undefined;
+  return sort.direction === "asc" ? "ascending" : "descending";
+}
+
+function SortHeader({ column, sort, onSort }: { column: ConnectorSortColumn; sort: ConnectorSort | null; onSort: (sort: ConnectorSort) => void }) {
+  const { label, firstDirection } = SORTABLE[column];
+  const active = sort?.column === column ? sort.direction : null;
+  const next = active === null ? firstDirection : active === "asc" ? "desc" : "asc";
+  return (
+    <UnstyledButton
+      onClick={() => onSort({ column, direction: next })}
+      aria-label={`Sort by ${label}${active ? ` (${active === "asc" ? "ascending" : "descending"})` : ""}`}
+      fw={700}
+      fz="sm"
+      style={{ whiteSpace: "nowrap" }}
+    >
+      {label}
+      <Text span c={active ? undefined : "dimmed"} ml={4} aria-hidden>
+        {active === "asc" ? "▲" : active === "desc" ? "▼" : "↕"}
+      </Text>
+    </UnstyledButton>
+  );
+}
+
+function SourceRows({
   group,
   failed,
   showAll,
@@ -369,45 +478,43 @@ function SourceGroup({
   const { summary } = group;
   const headingId = `source-${group.source}`;
   return (
-    <Paper withBorder radius="md" component="section" aria-labelledby={headingId} data-source={group.source}>
-      <Group justify="space-between" p="md" pb="xs" wrap="wrap">
-        <Group gap="sm">
-          <Title order={2} size="h4" id={headingId}>
-            {sourceLabel(group.source)}
-          </Title>
-          <Badge variant="default">{formatCount(summary.total_connectors)}</Badge>
-        </Group>
-        <Text size="sm" c="dimmed" data-testid={`summary-${group.source}`}>
-          {formatCount(summary.total_connectors)} connectors · {formatCount(summary.active_connectors)} active ·{" "}
-          {formatCount(summary.public_connectors)} public · {formatCount(summary.total_docs_indexed)} documents indexed
-        </Text>
-      </Group>
-      <DataTable
-        label={`${sourceLabel(group.source)} connectors`}
-        minWidth={820}
-        columns={["Name", "Status", "Last attempt", "Last success", "Access", { label: "Documents", align: "right" }, { label: "Latest attempt", align: "right" }]}
-      >
-            {group.indexing_statuses.map((row) =>
-              isPair(row) ? <PairRow key={`pair-${row.cc_pair_id}`} row={row} failed={failed} /> : <FederatedRow key={`federated-${row.id}`} row={row} />,
-            )}
-      </DataTable>
-      {!showAll && group.total_pages > 1 ? (
-        <Group justify="space-between" p="sm" px="md">
-          <Text size="xs" c="dimmed">
-            Page {group.current_page} of {group.total_pages}
-          </Text>
-          <Pagination
-            size="sm"
-            total={group.total_pages}
-            value={group.current_page}
-            onChange={onPage}
-            aria-label={`${sourceLabel(group.source)} pages`}
-            getControlProps={(control) => ({ "aria-label": `${control} page` })}
-            getItemProps={(page) => ({ "aria-label": `Page ${page}` })}
-          />
-        </Group>
-      ) : null}
-    </Paper>
+    <Table.Tbody aria-labelledby={headingId} data-source={group.source}>
+      <Table.Tr bg="var(--mantine-color-default-hover)">
+        <Table.Th colSpan={COLUMN_COUNT} scope="colgroup" fw="normal">
+          {/* Held at the visible left edge and as wide as a phone's screen while the table scrolls sideways. */}
+          <Group justify="space-between" gap="xs" wrap="wrap" pos="sticky" left="var(--mantine-spacing-xs)" maw="calc(100vw - 5rem)">
+            <Group gap="xs" wrap="wrap">
+              <Title order={2} size="h5" id={headingId}>
+                {sourceLabel(group.source)}
+              </Title>
+              <Text size="xs" c="dimmed" data-testid={`summary-${group.source}`}>
+                {plural(summary.total_connectors, "connector")} · {formatCount(summary.active_connectors)} active ·{" "}
+                {formatCount(summary.public_connectors)} public · {plural(summary.total_docs_indexed, "document")} indexed
+              </Text>
+            </Group>
+            {!showAll && group.total_pages > 1 ? (
+              <Group gap="xs" wrap="wrap">
+                <Text size="xs" c="dimmed">
+                  Page {group.current_page} of {group.total_pages}
+                </Text>
+                <Pagination
+                  size="xs"
+                  total={group.total_pages}
+                  value={group.current_page}
+                  onChange={onPage}
+                  aria-label={`${sourceLabel(group.source)} pages`}
+                  getControlProps={(control) => ({ "aria-label": `${control} page` })}
+                  getItemProps={(page) => ({ "aria-label": `Page ${page}` })}
+                />
+              </Group>
+            ) : null}
+          </Group>
+        </Table.Th>
+      </Table.Tr>
+      {group.indexing_statuses.map((row) =>
+        isPair(row) ? <PairRow key={`pair-${row.cc_pair_id}`} row={row} failed={failed} /> : <FederatedRow key={`federated-${row.id}`} row={row} />,
+      )}
+    </Table.Tbody>
   );
 }
 
@@ -420,11 +527,11 @@ function PairRow({ row, failed }: { row: ConnectorIndexingStatusLite; failed: Fa
       data-cc-pair-id={row.cc_pair_id}
     >
       <Table.Td>
-        <Anchor component={Link} href={`/admin/connectors/${row.cc_pair_id}`} fw={600}>
+        <Anchor component={Link} href={`/admin/connectors/${row.cc_pair_id}`} fw={600} size="sm">
           {row.name}
         </Anchor>
-        <Text size="xs" c="dimmed">
-          #{row.cc_pair_id}
+        <Text size="xs" c="dimmed" data-testid="pair-access">
+          #{row.cc_pair_id} · {row.access_type}
           {row.is_editable ? "" : " · read-only"}
         </Text>
       </Table.Td>
@@ -436,29 +543,27 @@ function PairRow({ row, failed }: { row: ConnectorIndexingStatusLite; failed: Fa
               Indexing
             </Badge>
           ) : null}
-          {row.in_repeated_error_state ? (
-            <RepeatedErrorsBadge />
-          ) : null}
-          {failedDocuments > 0 ? (
-            <Badge color="red" variant="light" data-testid="pair-failed-documents">
-              {formatCount(failedDocuments)} failed {failedDocuments === 1 ? "document" : "documents"}
-            </Badge>
-          ) : null}
+          {row.in_repeated_error_state ? <RepeatedErrorsBadge /> : null}
         </Group>
       </Table.Td>
       <Table.Td>
         <AttemptStatusBadge status={row.last_status} />
       </Table.Td>
-      <Table.Td>
+      <Table.Td style={{ whiteSpace: "nowrap" }}>
         <RelativeTime value={row.last_success} />
       </Table.Td>
-      <Table.Td>
-        <Badge variant="outline" color={row.access_type === "public" ? "teal" : "gray"}>
-          {row.access_type}
-        </Badge>
-      </Table.Td>
-      <Table.Td ta="right" ff="monospace" data-testid="docs-indexed">
+      <Table.Td ta="right" ff="monospace" data-testid="docs-indexed" title={plural(row.docs_indexed, "document")}>
         {formatCount(row.docs_indexed)}
+      </Table.Td>
+      <Table.Td
+        ta="right"
+        ff="monospace"
+        c={failedDocuments > 0 ? "red" : "dimmed"}
+        fw={failedDocuments > 0 ? 700 : undefined}
+        data-testid="pair-failed-documents"
+        title={plural(failedDocuments, "failed document")}
+      >
+        {formatCount(failedDocuments)}
       </Table.Td>
       <Table.Td ta="right" ff="monospace">
         {row.latest_index_attempt_docs_indexed === null ? "—" : formatCount(row.latest_index_attempt_docs_indexed)}
@@ -491,7 +596,7 @@ function FederatedRow({ row }: { row: FederatedConnectorStatus }) {
           Federated
         </Badge>
       </Table.Td>
-      <Table.Td colSpan={4}>
+      <Table.Td colSpan={COLUMN_COUNT - 3}>
         <Text size="sm" c="dimmed">
           Searched live at query time; indexes nothing.
         </Text>

@@ -18,7 +18,7 @@ import { DOCUMENT_SOURCES, type DocumentSource, type SearchResult } from "@svc/s
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { Suspense, useMemo, useState, type FormEvent } from "react";
-import { documentHref, formatCount, formatDateTime, sourceLabel } from "../../../../components/format";
+import { documentHref, formatDateTime, plural, sourceLabel } from "../../../../components/format";
 import { EmptyState, Loading, PageHeader, QueryError } from "../../../../components/page-parts";
 import { listParam, useUrlState } from "../../../../components/use-url-state";
 import { useTRPC } from "../../../../lib/trpc/client";
@@ -111,7 +111,7 @@ function DocumentSearch() {
       ) : (
         <Stack gap="sm" aria-label="Search results" component="section">
           <Text size="sm" c="dimmed">
-            {formatCount(search.data.results.length)} {search.data.results.length === 1 ? "document" : "documents"}, best first
+            {plural(search.data.results.length, "document")}, best first
           </Text>
           {search.data.results.map((result) => (
             <ResultCard key={result.document_id} result={result} />

@@ -9,7 +9,7 @@ import { useConsoleUser } from "../../../../components/admin-shell";
 import { DocumentName, FailureReason } from "../../../../components/document-cells";
 import { RetryDocumentButton } from "../../../../components/retry-document-button";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
-import { formatCount, formatRelative } from "../../../../components/format";
+import { formatCount, formatRelative, plural } from "../../../../components/format";
 import { ConfirmAction, DialogButtons } from "../../../../components/confirm-action";
 import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError, Stat } from "../../../../components/page-parts";
 import { useTRPC } from "../../../../lib/trpc/client";
@@ -175,14 +175,14 @@ function Rebuild({ rebuild }: { rebuild: Overview["rebuild"] }) {
         ) : null}
       </Group>
       <Text size="sm" c="dimmed" mb="sm">
-        Serving generation #{rebuild.current.generationId}: chunks of up to {formatCount(rebuild.current.chunkTokenLimit)} tokens, text
+        Serving generation #{rebuild.current.generationId}: chunks of up to {plural(rebuild.current.chunkTokenLimit, "token")}, text
         search configuration <Code>{rebuild.current.textSearchConfig}</Code>.
       </Text>
       {building ? (
         <Stack gap={6}>
           <Progress value={percent} size="lg" animated aria-label="Rebuild progress" />
           <Text size="sm">
-            {formatCount(rebuild.docsDone)} of {formatCount(rebuild.docsTotal)} documents ({percent}%) into generation #{rebuild.generationId} ·
+            {formatCount(rebuild.docsDone)} of {plural(rebuild.docsTotal, "document")} ({percent}%) into generation #{rebuild.generationId} ·
             started {formatRelative(rebuild.startedAt)}
             {rebuild.docsFailed > 0 ? (
               <Text component="span" c="red" size="sm">
@@ -212,7 +212,7 @@ function LastRebuild({ last }: { last: NonNullable<Overview["rebuild"]["lastRebu
       <Badge color={canceled ? "gray" : last.docsFailed > 0 ? "orange" : "green"} variant="light">
         {canceled ? "canceled" : "swapped in"}
       </Badge>{" "}
-      {formatCount(last.docsDone)} {last.docsDone === 1 ? "document" : "documents"} indexed,{" "}
+      {plural(last.docsDone, "document")} indexed,{" "}
       <Text component="span" size="sm" c={last.docsFailed > 0 ? "red" : undefined} data-testid="last-rebuild-failed">
         {formatCount(last.docsFailed)} failed
       </Text>

@@ -5,7 +5,7 @@ import { ApiKeyRoleSchema, type ApiKeyRole } from "@svc/schema";
 import { useMemo, useState, type FormEvent } from "react";
 import { ConfirmAction } from "../../../../components/confirm-action";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
-import { formatDateTime } from "../../../../components/format";
+import { formatDateTime, plural } from "../../../../components/format";
 import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError } from "../../../../components/page-parts";
 import { RoleBadge } from "../../../../components/status-badge";
 import { useTRPC } from "../../../../lib/trpc/client";
@@ -171,7 +171,7 @@ function KeyTable({ keys }: { keys: RouterOutputs["keys"]["list"] }) {
                   ) : (
                     <Tooltip label={key.scopeCcPairIds.map((id) => `#${id}`).join(", ")}>
                       <Badge variant="outline" color="gray">
-                        {key.scopeCcPairIds.length} {key.scopeCcPairIds.length === 1 ? "pair" : "pairs"}
+                        {plural(key.scopeCcPairIds.length, "pair")}
                       </Badge>
                     </Tooltip>
                   )}

@@ -32,6 +32,7 @@ import {
   formatDateTime,
   formatDuration,
   formatRelative,
+  plural,
   sourceLabel,
 } from "../../../../../components/format";
 import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError, Stat } from "../../../../../components/page-parts";
@@ -312,7 +313,7 @@ function AttemptsChart({ attempts }: { attempts: Attempt[] }) {
         valueFormatter={formatCount}
       />
       <Text component="figcaption" size="xs" c="dimmed" ta="center">
-        Documents indexed per attempt, oldest first ({attempts.length} most recent attempts)
+        Documents indexed per attempt, oldest first ({plural(attempts.length, "attempt")}, the most recent)
       </Text>
     </figure>
   );
@@ -369,7 +370,7 @@ function Documents({ ccPairId, summary }: { ccPairId: number; summary: PairIndex
           {failedCount > 0 && canEditPair(user, ccPairId) ? (
             <ConfirmAction
               label="Retry all failed"
-              title={`Retry ${formatCount(failedCount)} failed ${failedCount === 1 ? "document" : "documents"}?`}
+              title={`Retry ${plural(failedCount, "failed document")}?`}
               confirmLabel="Retry all"
               color="blue"
               buttonProps={{ size: "xs", variant: "light" }}

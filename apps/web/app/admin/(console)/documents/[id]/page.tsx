@@ -19,7 +19,7 @@ import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { ConfirmAction } from "../../../../../components/confirm-action";
 import { FileThumbnail } from "../../../../../components/file-thumbnail";
-import { formatCount, formatDateTime, formatRelative, sourceLabel } from "../../../../../components/format";
+import { formatCount, formatDateTime, formatRelative, plural, sourceLabel } from "../../../../../components/format";
 import { Loading, PageHeader, QueryError, Stat } from "../../../../../components/page-parts";
 import { DocumentStatusBadge } from "../../../../../components/status-badge";
 import { useTRPC } from "../../../../../lib/trpc/client";
@@ -128,7 +128,7 @@ function DocumentDetail({ document }: { document: DocumentWithChunks }) {
       />
       <Stack gap="lg">
         {document.last_error ? (
-          <Alert color="red" title={`Indexing failed (${document.attempts} ${document.attempts === 1 ? "try" : "tries"})`} role="alert">
+          <Alert color="red" title={`Indexing failed (${plural(document.attempts, "try", "tries")})`} role="alert">
             <Text size="sm" className="svc-pre">
               {document.last_error}
             </Text>
@@ -162,7 +162,7 @@ function DocumentDetail({ document }: { document: DocumentWithChunks }) {
                 ))}
               </Group>
             }
-            hint={`${document.attempts} indexing ${document.attempts === 1 ? "try" : "tries"} for this version`}
+            hint={`${plural(document.attempts, "indexing try", "indexing tries")} for this version`}
           />
         </SimpleGrid>
         <Properties document={document} />
@@ -295,7 +295,7 @@ function Chunks({ document }: { document: DocumentWithChunks }) {
         <Paper key={chunk.chunk_index} withBorder p="sm" radius="sm">
           <Group justify="space-between" mb={4}>
             <Text size="xs" c="dimmed" fw={700}>
-              Chunk {chunk.chunk_index} · {formatCount(chunk.token_count)} tokens
+              Chunk {chunk.chunk_index} · {plural(chunk.token_count, "token")}
             </Text>
             {chunk.link ? (
               <Anchor href={chunk.link} target="_blank" rel="noreferrer" size="xs">
