@@ -27,6 +27,7 @@ const service = useConsoleService(async (db) => {
   tickets = await createTestPair(db, { name: "Support tickets", source: "zendesk" });
   const repo = await createTestPair(db, { name: "Product repo", source: "github" });
   const drive = await createTestPair(db, { name: "Shared drive", source: "google_drive" });
+  const help = await createTestPair(db, { name: "Help center", source: "zendesk" });
   await setPairStatus(db, flaky, "ACTIVE");
   await insertIndexAttempts(db, flaky, Array.from({ length: 5 }, () => ({ status: "failed" as const })));
   await installPoisonTrigger(db);
@@ -41,6 +42,7 @@ const service = useConsoleService(async (db) => {
     [repo, "repo-readme", "README of the product."],
     [repo, "repo-contributing", "How to contribute."],
     [drive, "drive-budget", "Budget 2026."],
+    [help, "help-faq", "Frequently asked questions."],
   );
 });
 
@@ -204,10 +206,13 @@ describe("the console's tables", () => {
     await waitFor("the sources Z to A", async () => ((await sourceOrder())[0] === "zendesk" ? true : undefined));
     expect(await sourceOrder()).toEqual(["zendesk", "google_drive", "github", "confluence"]);
 
-    // Failed documents, most first: the tickets lead their group.
+    // Failed documents, most first: the tickets (one failed) lead the newer help center (none).
+    expect(await namesIn("zendesk")).toEqual(["Help center", "Support tickets"]);
     await sortBy("Failed");
     await page.waitForURL(/sort=-failed/);
-    await waitForNames("the wikis by failed documents", "confluence", ["Design wiki", "Flaky wiki", "Engineering wiki"]);
+    await waitForNames("the Zendesk pairs by failed documents", "zendesk", ["Support tickets", "Help center"]);
+    // Ties keep the default order (newest first).
+    expect(await namesIn("confluence")).toEqual(["Design wiki", "Flaky wiki", "Engineering wiki"]);
     await service.browser.screenshot("tables-sorted");
   });
 
@@ -237,10 +242,10 @@ describe("the console's tables", () => {
 
     await choose("Source", "Zendesk");
     await page.waitForURL(/source=zendesk/);
-    await waitFor("only the tickets", async () => ((await sourceOrder()).join() === "zendesk" ? true : undefined));
-    expect(await allNames()).toEqual(["Support tickets"]);
+    await waitFor("only Zendesk", async () => ((await sourceOrder()).join() === "zendesk" ? true : undefined));
+    expect(await allNames()).toEqual(["Help center", "Support tickets"]);
     await page.reload();
-    await waitFor("only the tickets after a reload", async () => ((await allNames()).join() === "Support tickets" ? true : undefined));
+    await waitFor("only Zendesk after a reload", async () => ((await allNames()).join() === "Help center,Support tickets" ? true : undefined));
     expect(await sourceOrder()).toEqual(["zendesk"]);
   });
 
