@@ -17,6 +17,7 @@ import {
   type GenerationTable,
   type SearchIndex,
 } from "@svc/search-index";
+import { chunkRow } from "@svc/search-index/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCcPair } from "../connectors/create-cc-pair";
@@ -118,23 +119,12 @@ async function storeDocuments(documents: GeneratedDocument[]): Promise<Map<strin
 
 /** The generated document as one chunk row of the search index, with the access columns it carries. */
 function indexedChunk(id: string, document: GeneratedDocument): ChunkRow {
-  return {
-    documentId: id,
-    chunkIndex: 0,
-    text: `text of ${id}`,
-    semanticIdentifier: id,
-    title: null,
-    source: "web",
-    documentLink: null,
-    link: null,
-    imageFileId: null,
-    docUpdatedAt: new Date("2024-01-01T00:00:00Z"),
+  return chunkRow(id, `text of ${id}`, {
     ccPairIds: document.pairIndexes.map((pairIndex) => pairs[pairIndex]!.id),
-    tags: [],
     isPublic: document.isPublic,
     externalUserEmails: document.externalUserEmails,
     externalUserGroupIds: document.externalUserGroupIds,
-  };
+  });
 }
 
 /** The documents of the generation that pass the where-clause (all of them for none). */
