@@ -57,7 +57,8 @@ export function folderOf(file: string, root: string): string | null {
   const relative = path.relative(root, file);
   if (relative.startsWith("..") || path.isAbsolute(relative)) return null;
   const [first, ...rest] = relative.split(path.sep);
-  return rest.length === 0 ? `${first} (file)` : first!;
+  // A file node is named without its extension, as an import names it.
+  return rest.length === 0 ? `${first!.replace(SOURCE_FILE, "")} (file)` : first!;
 }
 
 /** The imports between different folders under `root`: one edge per ordered pair, the first seen as evidence. */
