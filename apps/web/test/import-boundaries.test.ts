@@ -9,7 +9,10 @@ import {
   findFolderCycles,
   listProductionFiles,
   listWorkspaceDirectories,
+  listSourceFiles,
+  readExportedNames,
   readFolderEdges,
+  readIdentifiers,
   readImports,
   readPackageJson,
 } from "./import-graph";
@@ -99,6 +102,19 @@ describe("import boundaries", () => {
       .filter(({ specifier }) => !declared.includes(specifier) || specifier === "@svc/core/testing")
       .map(({ from, specifier }) => `${from} imports ${specifier}`);
     expect(offenders).toEqual([]);
+  });
+
+  it("@svc/core's index exports only what the apps (or their test support) use", () => {
+    const exported = readExportedNames("packages/core/src/index.ts");
+    expect(exported.length).toBeGreaterThan(50);
+    // Files that import @svc/core (statically or not), and core's test support, which builds on the
+    // same surface (@svc/core/testing imports "../index"): a name is used when their code names it.
+    const importers = [
+      ...[...APP_DIRECTORIES, "bench"].flatMap(listSourceFiles).filter((file) => readImports(file).some(({ specifier }) => specifier === "@svc/core")),
+      ...listSourceFiles("packages/core/src/testing").filter((file) => readImports(file).some(({ specifier }) => specifier === "../index")),
+    ];
+    const used = new Set(importers.flatMap((file) => [...readIdentifiers(file)]));
+    expect(exported.filter((name) => !used.has(name))).toEqual([]);
   });
 
   it("packages import only the packages below them (schema → db, search-index → core)", () => {

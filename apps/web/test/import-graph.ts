@@ -39,6 +39,48 @@ export function listProductionFiles(directory: string): string[] {
   return files.sort();
 }
 
+/** Every source file under a directory, tests included (dependencies and build output left out). */
+export function listSourceFiles(directory: string): string[] {
+  const files: string[] = [];
+  const pending = [path.join(REPO_ROOT, directory)];
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) {
+        if (!["node_modules", "dist", ".next", ".turbo"].includes(entry.name)) pending.push(full);
+      } else if (SOURCE_FILE.test(entry.name) && !entry.name.endsWith(".d.ts")) {
+        files.push(path.relative(REPO_ROOT, full));
+      }
+    }
+  }
+  return files.sort();
+}
+
+function parse(file: string): ts.SourceFile {
+  return ts.createSourceFile(file, readFileSync(path.join(REPO_ROOT, file), "utf8"), ts.ScriptTarget.Latest, false);
+}
+
+/** The names a module re-exports by name (`export { a, type B } from "…"`). */
+export function readExportedNames(file: string): string[] {
+  return parse(file).statements.flatMap((statement) =>
+    ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)
+      ? statement.exportClause.elements.map((element) => element.name.text)
+      : [],
+  );
+}
+
+/** The identifiers a file's code names (comments and strings left out). */
+export function readIdentifiers(file: string): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: ts.Node) => {
+    if (ts.isIdentifier(node)) names.add(node.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(parse(file));
+  return names;
+}
+
 export function readImports(file: string): ImportEdge[] {
   const text = readFileSync(path.join(REPO_ROOT, file), "utf8");
   const { importedFiles } = ts.preProcessFile(text, true, true);

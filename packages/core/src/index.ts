@@ -5,7 +5,7 @@
  */
 
 // Errors: the one error type and its code table.
-export { AppError, ERROR_CODES, isAppError, type AppErrorCode } from "./errors/app-error";
+export { AppError, isAppError, type AppErrorCode } from "./errors/app-error";
 export { toAppError } from "./errors/to-app-error";
 
 // Authentication and access.
