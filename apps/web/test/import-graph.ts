@@ -18,11 +18,14 @@ export interface ImportEdge {
 }
 
 const SOURCE_FILE = /\.(ts|tsx|mts|cts|js|mjs)$/;
-const TEST_FILE = /\.(test|spec)\.(ts|tsx|mts|cts)$|\.d\.ts$/;
-const SKIPPED_DIRECTORIES = new Set(["node_modules", "dist", ".next", ".turbo", "test", "testing", "e2e"]);
+const TEST_FILE = /\.(test|spec)\.(ts|tsx|mts|cts)$/;
+const DECLARATION_FILE = /\.d\.ts$/;
+const BUILD_DIRECTORIES = ["node_modules", "dist", ".next", ".turbo"];
+const TEST_DIRECTORIES = ["test", "testing", "e2e"];
 
-/** The production source files under a directory (tests and test support left out), relative to the root. */
-export function listProductionFiles(directory: string): string[] {
+/** The source files under a directory, relative to the root; `withTests` keeps tests and test support. */
+function listFiles(directory: string, withTests: boolean): string[] {
+  const skipped = new Set(withTests ? BUILD_DIRECTORIES : [...BUILD_DIRECTORIES, ...TEST_DIRECTORIES]);
   const files: string[] = [];
   const pending = [path.join(REPO_ROOT, directory)];
   while (pending.length > 0) {
@@ -30,8 +33,8 @@ export function listProductionFiles(directory: string): string[] {
     for (const entry of readdirSync(current, { withFileTypes: true })) {
       const full = path.join(current, entry.name);
       if (entry.isDirectory()) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name)) pending.push(full);
-      } else if (SOURCE_FILE.test(entry.name) && !TEST_FILE.test(entry.name)) {
+        if (!skipped.has(entry.name)) pending.push(full);
+      } else if (SOURCE_FILE.test(entry.name) && !DECLARATION_FILE.test(entry.name) && (withTests || !TEST_FILE.test(entry.name))) {
         files.push(path.relative(REPO_ROOT, full));
       }
     }
@@ -39,22 +42,14 @@ export function listProductionFiles(directory: string): string[] {
   return files.sort();
 }
 
+/** The production source files under a directory (tests and test support left out), relative to the root. */
+export function listProductionFiles(directory: string): string[] {
+  return listFiles(directory, false);
+}
+
 /** Every source file under a directory, tests included (dependencies and build output left out). */
 export function listSourceFiles(directory: string): string[] {
-  const files: string[] = [];
-  const pending = [path.join(REPO_ROOT, directory)];
-  while (pending.length > 0) {
-    const current = pending.pop()!;
-    for (const entry of readdirSync(current, { withFileTypes: true })) {
-      const full = path.join(current, entry.name);
-      if (entry.isDirectory()) {
-        if (!["node_modules", "dist", ".next", ".turbo"].includes(entry.name)) pending.push(full);
-      } else if (SOURCE_FILE.test(entry.name) && !entry.name.endsWith(".d.ts")) {
-        files.push(path.relative(REPO_ROOT, full));
-      }
-    }
-  }
-  return files.sort();
+  return listFiles(directory, true);
 }
 
 function parse(file: string): ts.SourceFile {
