@@ -11,12 +11,11 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const [command, ...args] = process.argv.slice(2);
 
-const REQUIRED_NODE_MAJOR = 22;
+const REQUIRED_NODE_MAJOR = 24;
 if (Number(process.versions.node.split(".")[0]) < REQUIRED_NODE_MAJOR) await runUnderRequiredNode();
 
-// svc runs on Node 22 LTS (supported until April 2027; not yet 24: on Node 24 a streamed document list
-// grows the web process's native memory with its length, see docs/decisions.md "Runtime"). On a machine
-// with an older Node (20 reached end of life), Node 22 comes from the npm registry once, into a cache
+// svc runs on Node 24 LTS (docs/decisions.md "Runtime"). On a machine with an older Node (20 reached
+// end of life, 22 is in maintenance), Node 24 comes from the npm registry once, into a cache
 // folder outside the clone, and this script runs again under it with that folder first on PATH, so pnpm,
 // turbo, Next and the tests all run on it too. Never returns.
 async function runUnderRequiredNode() {

@@ -6,7 +6,9 @@
 //   pnpm --filter @svc/bench search -- --chunks 100000
 //
 // Options: --chunks N (100,000), --runs R timed queries per class and caller (100), --seed S (19),
-// --dir D (a fresh temporary directory, removed at the end unless --keep).
+// --dir D (a fresh temporary directory, removed at the end unless --keep), --reuse (query the index
+// already in --dir, built by an earlier --keep run with the same --chunks and --seed: no load, so the
+// RSS printed is the searching process's own).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,6 +16,7 @@ import { parseArgs } from "node:util";
 import {
   closeSearchIndex,
   createGenerationTable,
+  openGenerationTable,
   openSearchIndex,
   optimizeGenerationTable,
   replaceDocuments,
@@ -29,6 +32,7 @@ const { values: options } = parseArgs({
     seed: { type: "string", default: "19" },
     dir: { type: "string" },
     keep: { type: "boolean", default: false },
+    reuse: { type: "boolean", default: false },
   },
 });
 const CHUNKS = Number(options.chunks);
@@ -68,6 +72,23 @@ function makeDocument(number) {
     const text = chunkText(random, vocabulary);
     return { ...shared, chunkIndex, text, link: `${shared.documentLink}#${chunkIndex}` };
   });
+}
+
+/** The corpus's documents and phrases as `load` would make them, without writing anything. */
+function corpusCounts(chunkTarget) {
+  let documents = 0;
+  let chunks = 0;
+  while (chunks < chunkTarget) {
+    for (const chunk of makeDocument(documents)) {
+      if (chunks % 500 === 0) {
+        const words = chunk.text.split(" ");
+        phrases.push(`"${words[10]} ${words[11]}"`);
+      }
+      chunks += 1;
+    }
+    documents += 1;
+  }
+  return { documents, chunks };
 }
 
 async function load(generation, fromDocument, chunkTarget) {
@@ -139,14 +160,23 @@ const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), "svc-bench-search-
 const index = await openSearchIndex({ uri: dir });
 try {
   console.log(`bench/search: ${CHUNKS} chunks, seed ${SEED}, ${RUNS} runs a class, LANCE_CPU_THREADS=${process.env.LANCE_CPU_THREADS}, index in ${dir}`);
-  const generation = await createGenerationTable({ index, generationId: 1, textSearchConfig: "english" });
-
-  let start = performance.now();
-  const loaded = await load(generation, 0, CHUNKS);
-  console.log(`load: ${loaded.chunks} chunks of ${loaded.documents} documents in batches of ~${BATCH_CHUNKS} chunks: ${seconds(start)} s`);
-  start = performance.now();
-  await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
-  console.log(`optimize (FTS and B-tree merge, compaction, prune): ${seconds(start)} s; RSS ${mib()} MiB`);
+  let generation;
+  let loaded = { documents: 0, chunks: 0 };
+  if (options.reuse) {
+    generation = await openGenerationTable({ index, generationId: 1 });
+    if (generation === null) throw new Error(`--reuse: no index in ${dir}`);
+    // The phrases and documents of the corpus, regenerated from the seed without writing them.
+    loaded = corpusCounts(CHUNKS);
+    console.log(`reused: ${loaded.chunks} chunks; RSS ${mib()} MiB`);
+  } else {
+    generation = await createGenerationTable({ index, generationId: 1, textSearchConfig: "english" });
+    let start = performance.now();
+    loaded = await load(generation, 0, CHUNKS);
+    console.log(`load: ${loaded.chunks} chunks of ${loaded.documents} documents in batches of ~${BATCH_CHUNKS} chunks: ${seconds(start)} s`);
+    start = performance.now();
+    await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+    console.log(`optimize (FTS and B-tree merge, compaction, prune): ${seconds(start)} s; RSS ${mib()} MiB`);
+  }
 
   const report = async (label, runs) => {
     console.log(`\n${label}\n| class | all: p50 ms | all: p95 ms | all: results | access rule: p50 ms | access rule: p95 ms | access rule: results |`);
@@ -158,16 +188,18 @@ try {
     }
   };
   await report(`merged index (${RUNS} runs a class)`, RUNS);
-
-  start = performance.now();
-  const fresh = await load(generation, loaded.documents, 1_000);
-  console.log(`\nappend: ${fresh.chunks} more chunks, not merged: ${seconds(start)} s`);
-  // Fewer runs: queries over unmerged rows are slow (README of @svc/search-index).
-  const unmergedRuns = Math.min(RUNS, 30);
-  await report(`with the appended chunks not yet merged (${unmergedRuns} runs a class)`, unmergedRuns);
-  start = performance.now();
-  await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
-  console.log(`\noptimize after the append: ${seconds(start)} s; RSS ${mib()} MiB`);
+  console.log(`\nRSS after the queries: ${mib()} MiB (peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB)`);
+  if (!options.reuse) {
+    let start = performance.now();
+    const fresh = await load(generation, loaded.documents, 1_000);
+    console.log(`\nappend: ${fresh.chunks} more chunks, not merged: ${seconds(start)} s`);
+    // Fewer runs: queries over unmerged rows are slow (README of @svc/search-index).
+    const unmergedRuns = Math.min(RUNS, 30);
+    await report(`with the appended chunks not yet merged (${unmergedRuns} runs a class)`, unmergedRuns);
+    start = performance.now();
+    await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+    console.log(`\noptimize after the append: ${seconds(start)} s; RSS ${mib()} MiB`);
+  }
 } finally {
   closeSearchIndex(index);
   if (!options.keep && options.dir === undefined) await rm(dir, { recursive: true, force: true });

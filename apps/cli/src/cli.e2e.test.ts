@@ -79,6 +79,9 @@ describe("svc's command line", () => {
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain("needs an API key");
     expect((await exitOf("ingest", "--key", "k", "--concurrency", "0", ".")).code).toBe(2);
+    const bigBatch = await exitOf("ingest", "--key", "k", "--batch-size", "1001", ".");
+    expect(bigBatch.code).toBe(2);
+    expect(bigBatch.stderr).toContain("--batch-size: at most 1000 documents per request");
     const badUrl = await run(process.execPath, [svcEntry, "ingest", "--key", "k", "."], { env: { ...process.env, SVC_URL: "not a url" } }).catch(
       (failed: { code: number; stderr: string }) => failed,
     );

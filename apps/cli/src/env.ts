@@ -1,5 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LOG_LEVELS } from "@svc/schema";
 import { z } from "zod";
 import { UsageError } from "./cli-error";
 
@@ -22,6 +23,8 @@ const CliEnvSchema = z.object({
   // The search index, passed to web and worker; beside the embedded database's data by default (also
   // with an external DATABASE_URL). An object-store URI (s3://bucket/svc-index) serves several machines.
   SVC_INDEX_DIR: z.string().min(1).optional(),
+  /** `svc start`'s own lines (its web and worker read it too). */
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
 });
 
 export type CliEnv = z.infer<typeof CliEnvSchema>;

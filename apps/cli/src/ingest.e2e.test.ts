@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { findFreePort } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IngestSummary } from "./commands/ingest";
 import { makeDocx, makePdf } from "./testing/make-office-files";
 import { promisify } from "node:util";
 import { runSvc, SVC_ENTRY, useRunningSvc } from "./testing/run-svc";
@@ -19,23 +20,12 @@ afterAll(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
-interface Summary {
-  sent: number;
-  created: number;
-  updated: number;
-  skipped_unchanged: number;
-  ignored_files: number;
-  failed: { item: string; reason: string }[];
-  documents_per_second: number;
-  indexing: { indexed: number; failed: unknown[]; still_pending: number } | null;
-}
-
 /** `svc ingest … --json` against the running svc, with its own state file unless one is given. */
 async function ingest(args: string[], { input, state = path.join(workDir, `state-${Math.random()}.json`) }: { input?: string; state?: string } = {}) {
   const run = await runSvc(["ingest", ...args, "--json", "--state", state], { env: svc.env, input });
-  let summary: Summary | undefined;
+  let summary: IngestSummary | undefined;
   try {
-    summary = JSON.parse(run.stdout) as Summary;
+    summary = JSON.parse(run.stdout) as IngestSummary;
   } catch {
     throw new Error(`svc ingest printed no JSON summary (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
   }
@@ -168,37 +158,112 @@ describe("svc ingest", () => {
     // A proxy in front of the running svc: the first request gets 429 with Retry-After: 1, the second
     // loses its connection, the rest pass through to svc.
     const seen: number[] = [];
-    const proxy = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
-      seen.push(Date.now());
-      if (seen.length === 1) {
-        outgoing.writeHead(429, { "retry-after": "1", "content-type": "application/json" });
-        return void outgoing.end(JSON.stringify({ detail: "Too many requests" }));
-      }
-      if (seen.length === 2) return void incoming.socket.destroy();
-      const target = new URL(svc.apiUrl);
-      const forwarded = request(
-        { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
-        (answer) => {
-          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(outgoing);
-        },
-      );
-      incoming.pipe(forwarded);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    try {
-      const port = (proxy.address() as AddressInfo).port;
-      const run = await ingest(["-", "--url", `http://127.0.0.1:${port}/api`, "--concurrency", "1"], { input: body("retried-1", "Arrived in the end.") });
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.summary).toMatchObject({ sent: 1, failed: [] });
-      expect(seen).toHaveLength(3);
-      expect((seen[1] ?? 0) - (seen[0] ?? 0)).toBeGreaterThanOrEqual(950);
-      expect((await getDocument("retried-1")).sections[0]?.text).toBe("Arrived in the end.");
-    } finally {
-      await new Promise((resolve) => proxy.close(resolve));
-    }
+    await withProxy(
+      (incoming, outgoing) => {
+        seen.push(Date.now());
+        if (seen.length === 1) {
+          outgoing.writeHead(429, { "retry-after": "1", "content-type": "application/json" });
+          outgoing.end(JSON.stringify({ detail: "Too many requests" }));
+          return true;
+        }
+        if (seen.length === 2) incoming.socket.destroy();
+        return seen.length === 2;
+      },
+      async (apiUrl) => {
+        const run = await ingest(["-", "--url", apiUrl, "--concurrency", "1"], { input: body("retried-1", "Arrived in the end.") });
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.summary).toMatchObject({ sent: 1, failed: [] });
+        expect(seen).toHaveLength(3);
+        expect((seen[1] ?? 0) - (seen[0] ?? 0)).toBeGreaterThanOrEqual(950);
+        expect((await getDocument("retried-1")).sections[0]?.text).toBe("Arrived in the end.");
+      },
+    );
+  });
+
+  it("sends the documents in batches, and reports the bad items of a batch with their reasons while storing the good ones", async () => {
+    const file = path.join(workDir, "batch.jsonl");
+    const noName = JSON.stringify({ document: { id: "batch-no-name", sections: [{ text: "x" }], metadata: {} } });
+    const noPair = JSON.stringify({ document: { id: "batch-no-pair", semantic_identifier: "No pair", sections: [{ text: "x" }], metadata: {} }, cc_pair_id: 999_999 });
+    await writeFile(file, [body("batch-1", "First."), body("batch-2", "Second."), noName, noPair, body("batch-3", "Third.")].join("\n"));
+    const state = path.join(workDir, "batch-state.json");
+    const posts: string[] = [];
+    await withProxy(
+      (incoming) => {
+        if (incoming.method === "POST") posts.push(incoming.url ?? "");
+        return false;
+      },
+      async (apiUrl) => {
+        const run = await ingest([file, "--url", apiUrl, "--batch-size", "3"], { state });
+        expect(run.code).toBe(1);
+        expect(run.summary).toMatchObject({ sent: 3, created: 3, skipped_unchanged: 0 });
+        expect(run.summary.failed).toEqual([
+          { item: "line 3", reason: "422 body.document.semantic_identifier: Field required" },
+          { item: "line 4", reason: "400 Connector-Credential Pair specified does not exist" },
+        ]);
+        // Five documents, three per request: two requests.
+        expect(posts).toEqual(["/api/svc-api/ingestion/batch", "/api/svc-api/ingestion/batch"]);
+        for (const [id, text] of [["batch-1", "First."], ["batch-2", "Second."], ["batch-3", "Third."]] as const) {
+          expect((await getDocument(id)).sections[0]?.text).toBe(text);
+        }
+
+        // A rerun skips what was stored and tries the failed items again.
+        const rerun = await ingest([file, "--url", apiUrl, "--batch-size", "3"], { state });
+        expect(rerun.code).toBe(1);
+        expect(rerun.summary).toMatchObject({ sent: 0, skipped_unchanged: 3 });
+        expect(rerun.summary.failed.map(({ item }) => item)).toEqual(["line 3", "line 4"]);
+      },
+    );
+  });
+
+  it("sends a batch the server finds too large (413) again in halves, until every document is in", async () => {
+    const file = path.join(workDir, "halves.jsonl");
+    await writeFile(file, [1, 2, 3].map((n) => body(`halves-${n}`, `Half ${n}.`)).join("\n"));
+    // The first request is refused as too large, as a server with a small SVC_MAX_BODY_BYTES would.
+    const posts: string[] = [];
+    await withProxy(
+      (incoming, outgoing) => {
+        posts.push(incoming.url ?? "");
+        if (posts.length > 1) return false;
+        outgoing.writeHead(413, { "content-type": "application/json" });
+        outgoing.end(JSON.stringify({ detail: "Request body too large" }));
+        return true;
+      },
+      async (apiUrl) => {
+        const run = await ingest([file, "--url", apiUrl]);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.summary).toMatchObject({ sent: 3, created: 3, failed: [] });
+        // Three documents, then two and one.
+        expect(posts).toHaveLength(3);
+      },
+    );
+    for (const n of [1, 2, 3]) expect((await getDocument(`halves-${n}`)).sections[0]?.text).toBe(`Half ${n}.`);
   });
 });
+
+/**
+ * Runs `use` with the API root of a proxy in front of the running svc. `intercept` sees each request
+ * first and returns true when it has answered (or dropped) it itself; the others go through to svc.
+ */
+async function withProxy(intercept: (incoming: IncomingMessage, outgoing: ServerResponse) => boolean, use: (apiUrl: string) => Promise<void>) {
+  const proxy = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+    if (intercept(incoming, outgoing)) return;
+    const target = new URL(svc.apiUrl);
+    const forwarded = request(
+      { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  try {
+    await use(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`);
+  } finally {
+    await new Promise((resolve) => proxy.close(resolve));
+  }
+}
 
 describe("svc index rebuild --wait", () => {
   it("waits for the worker to finish the rebuild and reports the new generation", async () => {

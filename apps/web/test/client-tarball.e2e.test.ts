@@ -30,8 +30,11 @@ beforeAll(async () => {
   const packed = (await readdir(tarballs)).map((file) => path.join(tarballs, file));
   expect(packed).toHaveLength(2);
   await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "svc-client-user", private: true, type: "module" }));
-  // Outside the workspace: npm, with the registry for the tarballs' own dependencies (zod, openapi-fetch).
-  await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...packed], { cwd: project, timeout: 240_000 });
+  // Outside the workspace: npm, with the registry for the tarballs' own dependencies (zod, openapi-fetch),
+  // taken from npm's cache when it has them. A registry request that stalls is given up after 30 s
+  // and tried again (npm's own default waits 5 minutes, past this hook's deadline: CI saw it once).
+  const install = ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefer-offline", "--fetch-timeout=30000", "--fetch-retries=4"];
+  await run("npm", [...install, ...packed], { cwd: project, timeout: 240_000 });
 
   database = await createTestDatabase();
   adminKey = (await createApiKey({ db: database.db, name: "client admin", role: "admin" })).key;

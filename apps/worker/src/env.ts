@@ -1,4 +1,4 @@
-import { LOG_LEVELS } from "@svc/core";
+import { LOG_LEVELS } from "@svc/schema";
 import { z } from "zod";
 
 const WorkerEnvSchema = z.object({

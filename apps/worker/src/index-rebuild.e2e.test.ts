@@ -1,8 +1,8 @@
 import { getIndexRebuildStatus, OPERATOR_PRINCIPAL, startIndexRebuild } from "@svc/core";
-import { ingestTestDocument, useTestJobQueue, waitForIndexed } from "@svc/core/testing";
+import { createTestPair, holdPairLocks, ingestTestDocument, useTestJobQueue, waitForIndexed } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
 import { describe, expect, it } from "vitest";
-import { useWorkerProcess } from "./testing/worker-process";
+import { ingestMany, useWorkerProcess } from "./testing/worker-process";
 
 const queue = await useTestJobQueue();
 const { db, boss } = queue;
@@ -38,5 +38,70 @@ describe("an index rebuild in the worker", () => {
     expect(perDocument.map((row) => row.documentId).sort()).toEqual([...before, ...during].sort());
     expect(perDocument.every((row) => row._count > 1)).toBe(true);
     expect(worker.output()).toContain(`index generation ${newGeneration} is current`);
+    expect(await worker.stop()).toBe(0);
   });
+
+  it("a worker killed with SIGKILL mid-rebuild: its run's attempts end interrupted, and the restarted run finishes the rebuild", async () => {
+    // Two pairs whose documents fill one batch of the pass each (200 documents, in id order).
+    const first = await createTestPair(db, { name: "Rebuilt before the kill" });
+    const second = await createTestPair(db, { name: "Rebuilt after the restart" });
+    const documents = [
+      ...Array.from({ length: 200 }, (_, index) => ({ id: `kill-a-${String(index).padStart(3, "0")}`, text: `Crate ${index} of the first pair.`, ccPairId: first })),
+      ...Array.from({ length: 60 }, (_, index) => ({ id: `kill-b-${String(index).padStart(3, "0")}`, text: `Barrel ${index} of the second pair.`, ccPairId: second })),
+    ];
+    // Only this test's documents are in the pass.
+    await db.document.deleteMany({});
+    const worker = startWorker();
+    await ingestMany({ db, boss }, documents);
+    await waitForIndexed(db, documents.map((document) => document.id), { timeoutMs: 60_000 });
+
+    // The second pair's row lock held: the pass writes the first batch, then stops half way through the second.
+    const locks = await holdPairLocks(db, [second], 120_000);
+    let generationId = 0;
+    try {
+      const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
+      generationId = started.rebuild?.generation_id ?? 0;
+      await waitFor(
+        "the first batch counted and the second waiting on the pair lock",
+        async () => {
+          const counted = await db.indexAttempt.count({ where: { generationId, ccPairId: first, status: "in_progress" } });
+          const [row] = await db.$queryRaw<{ waiting: number }[]>`
+            SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`;
+          return counted === 1 && (row?.waiting ?? 0) > 0 ? true : undefined;
+        },
+        { timeoutMs: 60_000, describe: worker.output },
+      );
+      await worker.kill();
+    } finally {
+      await locks.release();
+    }
+    expect(await db.indexAttempt.findMany({ where: { generationId }, select: { ccPairId: true, status: true, docsIndexed: true } })).toEqual([
+      { ccPairId: first, status: "in_progress", docsIndexed: 200 },
+    ]);
+
+    // A new worker: once the dead run's heartbeat lapses the job runs again, resumes at its cursor and swaps.
+    const restarted = startWorker();
+    await waitFor(
+      "the resumed rebuild swapped in",
+      async () => ((await getIndexRebuildStatus({ db })).current.generation_id === generationId ? true : undefined),
+      { timeoutMs: 120_000, describe: restarted.output },
+    );
+    const attempts = await db.indexAttempt.findMany({
+      where: { generationId },
+      orderBy: { id: "asc" },
+      select: { ccPairId: true, status: true, docsIndexed: true, docsFailed: true, finishedAt: true, lastActivityAt: true },
+    });
+    expect(attempts.map(({ ccPairId, status, docsIndexed, docsFailed }) => ({ ccPairId, status, docsIndexed, docsFailed }))).toEqual([
+      { ccPairId: first, status: "interrupted", docsIndexed: 200, docsFailed: 0 },
+      { ccPairId: second, status: "success", docsIndexed: 60, docsFailed: 0 },
+    ]);
+    // The cut-off attempt ends when it last counted, not when the restart noticed.
+    expect(attempts[0]?.finishedAt).toEqual(attempts[0]?.lastActivityAt);
+    expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ docs_done: 260, docs_failed: 0 });
+    // Every document is in the new generation once.
+    const perDocument = await db.documentChunk.groupBy({ by: ["documentId"], where: { generationId }, _count: true });
+    expect(perDocument).toHaveLength(documents.length);
+    expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: first } })).lastAttemptStatus).toBe("interrupted");
+  }, 240_000);
 });

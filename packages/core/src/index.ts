@@ -77,7 +77,7 @@ export { getIndexingQueueDepth } from "./jobs/get-indexing-queue-depth";
 export { readMetricCounts } from "./health/read-metric-counts";
 
 // Logs.
-export { createLogger, LOG_LEVELS, type Logger } from "./observability/create-logger";
+export { createLogger, type Logger } from "./observability/create-logger";
 
 // Jobs and set-up.
 export { deleteCcPairJob, indexDocumentJob, purgeIndexGenerationJob, rebuildIndexJob, type IndexDocumentPayload } from "./jobs/catalog";

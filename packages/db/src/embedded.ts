@@ -101,7 +101,7 @@ export async function startEmbeddedPostgres(options: StartEmbeddedPostgresOption
   const child = privateState(server).process;
   stopServerAtExit(child);
   const exited = new Promise<string>((resolve) =>
-    child?.once("exit", (code, signal) => resolve(signal ? `signal ${signal}` : `exit code ${code}`)),
+    child?.once("exit", (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`)),
   );
 
   const credentials = `${encodeURIComponent(user)}:${encodeURIComponent(password)}`;

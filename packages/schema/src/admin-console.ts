@@ -12,7 +12,7 @@ import { DocumentIndexingStatusSchema } from "./ingestion";
 import { DocumentDetailSchema, MAX_DOCUMENT_PAGE_SIZE, DEFAULT_DOCUMENT_PAGE_SIZE } from "./ingested-document";
 import { UserFileSchema } from "./file-upload";
 import { INT4_MAX } from "./pydantic-fields";
-import { MAX_CHUNK_TOKEN_LIMIT, MIN_CHUNK_TOKEN_LIMIT } from "./search-index";
+import { IndexGenerationStatusSchema, MAX_CHUNK_TOKEN_LIMIT, MIN_CHUNK_TOKEN_LIMIT } from "./search-index";
 
 // Ids are PostgreSQL int4.
 const IdSchema = z.int().min(1).max(INT4_MAX);
@@ -222,6 +222,16 @@ export const ConsoleRebuildStatusSchema = z.object({
     chunkTokenLimit: z.int(),
     textSearchConfig: z.string(),
   }),
+  /** The last rebuild that ended: swapped in (`current`, later `retired`) or `canceled`; null when none has. */
+  lastRebuild: z
+    .object({
+      generationId: z.int(),
+      status: IndexGenerationStatusSchema,
+      docsDone: z.int(),
+      docsFailed: z.int(),
+      completedAt: z.date().nullable(),
+    })
+    .nullable(),
 });
 export type ConsoleRebuildStatus = z.infer<typeof ConsoleRebuildStatusSchema>;
 

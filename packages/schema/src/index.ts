@@ -14,6 +14,7 @@ export * from "./ingestion";
 export * from "./ingestion-batch";
 export * from "./json-syntax";
 export * from "./json-value";
+export * from "./log-level";
 export * from "./openapi";
 export * from "./parse-date-time";
 export * from "./pydantic-errors";

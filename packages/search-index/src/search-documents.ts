@@ -75,7 +75,7 @@ interface ChunkQuery {
 
 /**
  * The parsed query as LanceDB full-text queries, or null when it has nothing to match.
- * Three facts of LanceDB 0.31 shape it (all seen in this package's tests):
+ * Three facts of LanceDB 0.31 shaped it (seen in this package's tests; 0.39 was seen to fix the simple cases, the guards stay):
  *  - a BooleanQuery scores with its first clause only, so the first clause is one MatchQuery of every
  *    positive word (phrase words included) with AND: its BM25 sum is the score; phrases and
  *    exclusions follow as clauses;
@@ -107,16 +107,49 @@ function toChunkQuery(parsed: ParsedSearchQuery, stem: (word: string) => string)
   };
 }
 
+/**
+ * How a where-clause narrows a chunk query: `prefilter` evaluates it on every row before the top-k
+ * cut; `postfilter-first` first ranks without it and keeps the rows of the top `limit ×
+ * POSTFILTER_WIDENING` that pass it (asked of the index by their chunk ids, so the clause has one
+ * form), and prefilters only when fewer than `limit` passed. Both are exact: the rows of a ranking
+ * that pass a filter, in order, are the filtered ranking. Post-filtering pays when the caller sees a
+ * good share of the matches (a prefilter reads the clause's columns of the whole table: +100 ms at a
+ * million chunks, bench/RESULTS.md), and costs one unfiltered top-k more when the caller sees few.
+ */
+type Narrowing = "prefilter" | "postfilter-first";
+const POSTFILTER_WIDENING = 4;
+
 async function runChunkQuery(
   generation: GenerationTable,
   query: FullTextQuery,
   where: string | null,
   limit: number,
   budget: QueryBudget,
+  narrowing: Narrowing = "prefilter",
 ): Promise<ChunkMatch[]> {
+  if (where !== null && narrowing === "postfilter-first") {
+    const widened = limit * POSTFILTER_WIDENING;
+    const ranked = await runChunkQuery(generation, query, null, widened, budget);
+    const passing = await chunksPassing(generation, ranked, where, budget);
+    const kept = ranked.filter((row) => passing.has(row.chunk_id));
+    // Enough passed, or the unfiltered ranking was all there is: the filtered ranking is known.
+    if (kept.length >= limit || ranked.length < widened) return kept.slice(0, limit);
+  }
   let builder = generation.table.query().fullTextSearch(query).select(COLUMNS).limit(limit);
   if (where !== null) builder = builder.where(where);
   return (await budget.run((options) => builder.toArray(options))) as ChunkMatch[];
+}
+
+/** The chunk ids among `rows` that pass `where`. */
+async function chunksPassing(generation: GenerationTable, rows: ChunkMatch[], where: string, budget: QueryBudget): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const lookup = generation.table
+    .query()
+    .where(`${sqlIn("chunk_id", rows.map((row) => sqlString(row.chunk_id)))} AND ${where}`)
+    .select(["chunk_id"])
+    .limit(rows.length);
+  const passing = (await budget.run((options) => lookup.toArray(options))) as { chunk_id: string }[];
+  return new Set(passing.map((row) => row.chunk_id));
 }
 
 /**
@@ -132,8 +165,9 @@ async function topChunks(
   where: string | null,
   limit: number,
   budget: QueryBudget,
+  narrowing: Narrowing = "prefilter",
 ): Promise<{ rows: ChunkMatch[]; exhausted: boolean }> {
-  let rows = await runChunkQuery(generation, query.main, where, limit, budget);
+  let rows = await runChunkQuery(generation, query.main, where, limit, budget, narrowing);
   const stem = generation.language.stem;
   const doubtful = rows.some((row) => {
     const held = highlightTerms([row.text], stem);
@@ -150,7 +184,7 @@ async function topChunks(
     if (matching.length < rows.length) {
       query.main = query.exact;
       query.everyWord = null;
-      rows = await runChunkQuery(generation, query.main, where, limit, budget);
+      rows = await runChunkQuery(generation, query.main, where, limit, budget, narrowing);
     }
   }
   // Ties in score are ordered by document and chunk, so a page is the same from one call to the next.
@@ -208,8 +242,8 @@ function groupByDocument(rows: ChunkMatch[]): Map<string, ChunkMatch[]> {
 /**
  * Exact BM25 top-k over a generation's chunks, as documents: `query` in the websearch syntax (all
  * words must match, `"phrases"`, `-exclusions`), the access rule and filters as a where-clause the
- * index applies before its top-k cut (so a restricted caller's page is as full as the visible
- * matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
+ * index applies exactly (it post-filters the ranking first and prefilters when that falls short, so a
+ * restricted caller's page is as full as the visible matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
  * chunks. The top chunks are fetched in widening rounds until `limit` documents are among them (or
  * no more chunks match): the first `limit` distinct documents of the chunk ranking are exactly the
  * top `limit` documents. Documents whose other chunks were cut off get them in one second query.
@@ -258,11 +292,11 @@ export async function searchDocuments({
   };
 
   let fetch = limit * CHUNKS_PER_DOCUMENT;
-  let top = await topChunks(generation, chunkQuery, where, fetch, budget);
+  let top = await topChunks(generation, chunkQuery, where, fetch, budget, "postfilter-first");
   let found = await admitted(top.rows);
   while (!top.exhausted && found.size < limit) {
     fetch *= 4;
-    top = await topChunks(generation, chunkQuery, where, fetch, budget);
+    top = await topChunks(generation, chunkQuery, where, fetch, budget, "postfilter-first");
     found = await admitted(top.rows);
   }
   const complete = top.exhausted;

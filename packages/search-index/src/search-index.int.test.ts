@@ -47,6 +47,20 @@ describe("ranking and query syntax", () => {
     expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? Infinity);
   });
 
+  it("ranks exactly across index parts merged one at a time, as the worker merges a push stream", async () => {
+    // Each merge adds a part to the FTS index. LanceDB 0.31 pruned the top-k across parts with each
+    // part's own statistics and dropped the best document (lance-format/lance#7467); 0.39 ranks exactly.
+    const generation = await generationWith([chunkRow("seed", "seed words")]);
+    const add = async (id: string, text: string) => {
+      await replaceDocuments({ generation, documentIds: [id], chunks: [chunkRow(id, text)] });
+      await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+    };
+    for (let i = 0; i < 40; i += 1) await add(`noise-${i}`, `${filler(60, "n")} vizier ${i}`);
+    for (let i = 0; i < 30; i += 1) await add(`part-${i}`, `${filler(60, "f")} plinthos ${filler(60, "g")} corvane`);
+    await add("dominated", "plinthos corvane plinthos corvane plinthos");
+    for (let run = 0; run < 20; run += 1) expect((await ids(generation, "plinthos corvane"))[0]).toBe("dominated");
+  });
+
   it("finds rows written after the index was built before any merge (words, AND, exclusions), phrases once merged", async () => {
     const generation = await generationWith([chunkRow("old", "nothing to see")]);
     await replaceDocuments({
@@ -125,6 +139,22 @@ describe("access filter", () => {
     const access: SearchAccess = { publicPairIds: [], visiblePairIds: [1], email: null, groups: [] };
     expect((await ids(generation, "secret", access)).sort()).toEqual(["mine-0", "mine-1", "mine-2"]);
     expect(await ids(generation, "secret", ALL)).toHaveLength(10);
+  });
+
+  it("ranks a restricted caller's page exactly, whether the unfiltered ranking holds enough of its documents or not", async () => {
+    // doc-i holds "kappa" i + 1 times in 60 words: the higher i, the better it ranks. The caller sees
+    // pair 1 only (doc-0 … doc-9); pair 2 holds the 30 best.
+    const generation = await generationWith(
+      Array.from({ length: 40 }, (_, i) =>
+        chunkRow(`doc-${i}`, `${"kappa ".repeat(i + 1)}${filler(59 - i, "k")}`, { ccPairIds: [i < 10 ? 1 : 2], isPublic: null }),
+      ),
+    );
+    const access: SearchAccess = { publicPairIds: [], visiblePairIds: [1], email: null, groups: [] };
+    const best = (count: number, from: number) => Array.from({ length: count }, (_, i) => `doc-${from - i}`);
+    // 1 and 3: the unfiltered top holds too few of pair 1, so the search prefilters; 10: it holds all.
+    for (const limit of [1, 3, 10]) expect(await ids(generation, "kappa", access, limit)).toEqual(best(limit, 9));
+    expect(await ids(generation, "kappa", ALL, 3)).toEqual(best(3, 39));
+    expect(await ids(generation, "kappa", { ...access, visiblePairIds: [1, 2] }, 12)).toEqual(best(12, 39));
   });
 
   it("shows exactly the documents of rules (a) to (e)", async () => {

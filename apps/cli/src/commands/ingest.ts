@@ -1,11 +1,13 @@
 import path from "node:path";
-import type { IngestionResult } from "@svc/schema";
+import { MAX_INGESTION_BATCH_SIZE } from "@svc/schema";
 import { UsageError } from "../cli-error";
 import type { CliEnv } from "../env";
 import { IngestState } from "../ingest/ingest-state";
-import { readIngestSources } from "../ingest/read-ingest-sources";
-import { requestSvcApi, type SvcApi } from "../ingest/request-svc-api";
+import { mapInOrder } from "../ingest/map-in-order";
+import { readIngestSources, type IngestSource } from "../ingest/read-ingest-sources";
+import type { SvcApi } from "../ingest/request-svc-api";
 import { runPool } from "../ingest/run-pool";
+import { sendIngestionBatch } from "../ingest/send-ingestion-batch";
 import { waitUntilIndexed, type IndexingOutcome } from "../ingest/wait-until-indexed";
 import { printJson, printTable } from "../output/print-table";
 import { startProgressBar } from "../output/progress-bar";
@@ -15,6 +17,7 @@ export interface IngestOptions {
   key?: string;
   pair?: number;
   concurrency: number;
+  batchSize: number;
   retries: number;
   wait?: boolean;
   waitTimeout: number;
@@ -24,7 +27,8 @@ export interface IngestOptions {
   json?: boolean;
 }
 
-interface IngestSummary {
+/** What `svc ingest --json` prints. */
+export interface IngestSummary {
   sent: number;
   created: number;
   updated: number;
@@ -37,17 +41,34 @@ interface IngestSummary {
 }
 
 const STATE_SAVE_INTERVAL_MS = 2_000;
+/** Files read (and PDFs, DOCX parsed) at once, ahead of the requests. */
+const LOAD_CONCURRENCY = 16;
+/** A batch is sent once its JSON would pass this, whatever its count: well under svc's 32 MiB default limit. */
+const MAX_BATCH_BYTES = 8 * 1024 * 1024;
+
+/** One document ready to send: its ingestion body as JSON, and what the state file will remember of it. */
+interface PreparedDocument {
+  order: number;
+  item: string;
+  documentId: string;
+  hash: string;
+  json: string;
+}
+
+type Prepared = { kind: "send"; document: PreparedDocument } | { kind: "skip" } | { kind: "fail"; order: number; item: string; reason: string };
 
 /**
- * `svc ingest PATH`: every document through POST /svc-api/ingestion, `concurrency` at a time, with
- * retries; documents the state file says svc already holds unchanged are skipped. Prints a summary
- * and exits 1 when any document failed (to be read, to be sent, or, with --wait, to be indexed).
+ * `svc ingest PATH`: documents through POST /svc-api/ingestion/batch, `batchSize` per request and
+ * `concurrency` requests at a time, with retries; documents the state file says svc already holds
+ * unchanged are skipped. Prints a summary and exits 1 when any document failed (to be read, to be
+ * accepted, or, with --wait, to be indexed).
  */
 export async function runIngestCommand(env: CliEnv, target: string, options: IngestOptions): Promise<void> {
   const apiKey = options.key ?? env.SVC_API_KEY;
   if (!apiKey) throw new UsageError("svc ingest needs an API key: --key KEY or SVC_API_KEY (an admin or curator key).");
   const baseUrl = (options.url ?? env.SVC_URL ?? `http://localhost:${env.PORT}/api`).replace(/\/+$/, "");
   if (!URL.canParse(baseUrl)) throw new UsageError(`--url: not a URL: "${baseUrl}"`);
+  if (options.batchSize > MAX_INGESTION_BATCH_SIZE) throw new UsageError(`--batch-size: at most ${MAX_INGESTION_BATCH_SIZE} documents per request.`);
   const api: SvcApi = { baseUrl, apiKey, tries: options.retries };
   const statePath = options.state ?? env.SVC_INGEST_STATE ?? path.join(env.XDG_CACHE_HOME ?? path.join(env.HOME, ".cache"), "svc", "ingest-state.json");
   const state = new IngestState(statePath, baseUrl);
@@ -67,10 +88,15 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
   const accepted: string[] = [];
   // In the order of the input, not of completion: the summary reads like the file or folder.
   const failures: { order: number; item: string; reason: string }[] = [];
-  let seen = 0;
+  let read = 0;
+  let done = 0;
   // Set from inside the pool's callbacks (hence the widened type: TS cannot see the assignment).
   let refusedKey = null as string | null;
   const bar = startProgressBar("Ingesting", sources.total ?? 0);
+  const advance = (count: number) => {
+    done += count;
+    bar.update(done, Math.max(sources.total ?? 0, done), `${failures.length} failed`);
+  };
   const saveTimer = setInterval(() => state.save(), STATE_SAVE_INTERVAL_MS);
   // A Ctrl+C keeps what was accepted so far: the rerun resumes from there.
   const onSignal = (code: number) => () => {
@@ -81,35 +107,63 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
   const signals = [["SIGINT", onSignal(130)], ["SIGTERM", onSignal(143)]] as const;
   for (const [signal, handler] of signals) process.once(signal, handler);
 
+  const prepare = async (source: IngestSource): Promise<Prepared> => {
+    const order = (read += 1);
+    try {
+      const body = await source.load();
+      const documentId = body.document.id ?? body.document.semantic_identifier ?? source.label;
+      const json = JSON.stringify(body);
+      const hash = IngestState.hash(json);
+      if (!options.force && state.isStored(documentId, hash)) return { kind: "skip" };
+      return { kind: "send", document: { order, item: source.label, documentId, hash, json } };
+    } catch (error) {
+      return { kind: "fail", order, item: source.label, reason: error instanceof Error ? error.message : String(error) };
+    }
+  };
+
+  // Documents that fail to be read, or are skipped, are counted as they come; the others are grouped
+  // into batches of up to batchSize documents and MAX_BATCH_BYTES.
+  async function* batches(): AsyncIterable<PreparedDocument[]> {
+    let batch: PreparedDocument[] = [];
+    let bytes = 0;
+    for await (const prepared of mapInOrder(sources.items, LOAD_CONCURRENCY, prepare)) {
+      if (refusedKey) return;
+      if (prepared.kind === "skip") summary.skipped_unchanged += 1;
+      if (prepared.kind === "fail") failures.push(prepared);
+      if (prepared.kind !== "send") {
+        advance(1);
+        continue;
+      }
+      if (batch.length > 0 && bytes + prepared.document.json.length > MAX_BATCH_BYTES) {
+        yield batch;
+        [batch, bytes] = [[], 0];
+      }
+      batch.push(prepared.document);
+      bytes += prepared.document.json.length;
+      if (batch.length >= options.batchSize) {
+        yield batch;
+        [batch, bytes] = [[], 0];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+
   const started = performance.now();
   try {
-    await runPool(sources.items, options.concurrency, async (source) => {
-      const order = (seen += 1);
+    await runPool(batches(), options.concurrency, async (batch) => {
       if (refusedKey) return;
-      try {
-        const body = await source.load();
-        const documentId = body.document.id ?? body.document.semantic_identifier ?? source.label;
-        const hash = IngestState.hash(body);
-        if (!options.force && state.isStored(documentId, hash)) {
-          summary.skipped_unchanged += 1;
-          return;
-        }
-        const answer = await requestSvcApi<IngestionResult>(api, "POST", "/svc-api/ingestion", body);
-        if (!answer.ok) {
-          // A refused key refuses every document: stop instead of failing each one.
-          if (answer.status === 401) refusedKey = answer.reason;
-          failures.push({ order, item: source.label, reason: answer.reason });
-          return;
-        }
+      const answer = await sendIngestionBatch(api, batch.map((document) => document.json));
+      // A refused key refuses every document: stop instead of failing each one.
+      refusedKey ??= answer.refusedKey;
+      answer.outcomes.forEach((outcome, index) => {
+        const document = batch[index] as PreparedDocument;
+        if (!outcome.ok) return void failures.push({ order: document.order, item: document.item, reason: outcome.reason });
         summary.sent += 1;
-        summary[answer.body.already_existed ? "updated" : "created"] += 1;
-        accepted.push(answer.body.document_id);
-        state.record(documentId, hash);
-      } catch (error) {
-        failures.push({ order, item: source.label, reason: error instanceof Error ? error.message : String(error) });
-      } finally {
-        bar.update(seen, Math.max(sources.total ?? 0, seen), `${failures.length} failed`);
-      }
+        summary[outcome.alreadyExisted ? "updated" : "created"] += 1;
+        accepted.push(outcome.documentId);
+        state.record(document.documentId, document.hash);
+      });
+      advance(batch.length);
     });
   } finally {
     clearInterval(saveTimer);

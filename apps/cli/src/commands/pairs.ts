@@ -8,21 +8,15 @@ import {
   updateCcPair,
   type PgBoss,
 } from "@svc/core";
-import type { Db } from "@svc/db";
 import { IndexingStatusRequestSchema, type AccessType, type DocumentSource } from "@svc/schema";
 import { printJson, printTable } from "../output/print-table";
+import type { DatabaseContext } from "../with-database";
 
-/**
- * `svc pairs …`: connector-credential pairs, through the same core functions as the REST API, acting
- * as the operator (an unscoped admin).
- */
-export interface PairsContext {
-  db: Db;
-  databaseUrl: string;
-}
+// `svc pairs …`: connector-credential pairs, through the same core functions as the REST API, acting
+// as the operator (an unscoped admin).
 
 /** `create` prints the new pair's id alone on the last line of stdout. */
-export async function createPair({ db }: PairsContext, options: { name: string; source: DocumentSource; access: AccessType }): Promise<void> {
+export async function createPair({ db }: DatabaseContext, options: { name: string; source: DocumentSource; access: AccessType }): Promise<void> {
   const created = await createCcPair({ db, name: options.name, source: options.source, accessType: options.access });
   console.error(
     `Created pair ${created.ccPairId} "${options.name}" (${options.source}, ${options.access}; connector ${created.connectorId}, credential ${created.credentialId}).`,
@@ -31,7 +25,7 @@ export async function createPair({ db }: PairsContext, options: { name: string; 
 }
 
 /** `list`: the same rows as POST /manage/admin/connector/indexing-status; `--json` prints that body. */
-export async function listPairs({ db }: PairsContext, options: { json?: boolean }): Promise<void> {
+export async function listPairs({ db }: DatabaseContext, options: { json?: boolean }): Promise<void> {
   const listing = await listIndexingStatus({
     db,
     principal: OPERATOR_PRINCIPAL,
@@ -52,14 +46,14 @@ export async function listPairs({ db }: PairsContext, options: { json?: boolean 
   printTable(["id", "source", "status", "access", "docs", "failed", "last attempt", "name"], rows);
 }
 
-export async function setPairPaused({ db, databaseUrl }: PairsContext, ccPairId: number, paused: boolean): Promise<void> {
+export async function setPairPaused({ db, databaseUrl }: DatabaseContext, ccPairId: number, paused: boolean): Promise<void> {
   const pair = await withJobQueue(databaseUrl, (boss) =>
     updateCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId, status: paused ? "PAUSED" : "ACTIVE" }),
   );
   console.log(`Pair ${pair.id} "${pair.name}" is ${pair.status}.`);
 }
 
-export async function deletePair({ db, databaseUrl }: PairsContext, ccPairId: number): Promise<void> {
+export async function deletePair({ db, databaseUrl }: DatabaseContext, ccPairId: number): Promise<void> {
   const pair = await withJobQueue(databaseUrl, (boss) => deleteCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId }));
   console.log(`Pair ${pair.id} "${pair.name}" is DELETING; the worker removes it and its documents.`);
 }

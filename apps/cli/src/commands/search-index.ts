@@ -5,13 +5,14 @@ import { IndexRebuildRequestSchema, type IndexRebuildProgress, type IndexRebuild
 import { UsageError } from "../cli-error";
 import { printJson, printTable } from "../output/print-table";
 import { startProgressBar } from "../output/progress-bar";
-import { withJobQueue, type PairsContext } from "./pairs";
+import type { DatabaseContext } from "../with-database";
+import { withJobQueue } from "./pairs";
 
 /**
  * `svc index …`: the search index's generations, through the same core functions as the REST API,
  * acting as the operator. The rebuild itself runs in the worker.
  */
-type IndexContext = PairsContext;
+type IndexContext = DatabaseContext;
 
 const WAIT_POLL_MS = 500;
 

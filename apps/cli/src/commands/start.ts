@@ -1,5 +1,5 @@
 import path from "node:path";
-import { countActiveApiKeys, createApiKey, prepareDatabase } from "@svc/core";
+import { countActiveApiKeys, createApiKey, createLogger, prepareDatabase, type Logger } from "@svc/core";
 import { createDb } from "@svc/db";
 import { openDatabase, type DatabaseHandle } from "../database";
 import { indexDirOf, REPO_ROOT, type CliEnv } from "../env";
@@ -7,7 +7,7 @@ import { runInOwnProcessGroup } from "../supervise/run-in-own-process-group";
 import { superviseChild, type SupervisedChild } from "../supervise/supervise-child";
 import { UsageError } from "../cli-error";
 
-/** Added by runInOwnProcessGroup() to the command line of the supervisor it starts (svc.ts declares it). */
+/** Added by runInOwnProcessGroup() to the command line of the supervisor it starts (program.ts declares it). */
 const SUPERVISOR_FLAG = "--as-supervisor";
 /** The web server finishes in-flight requests within 10 s (apps/web/server.ts). */
 const WEB_GRACE_MS = 15_000;
@@ -31,6 +31,8 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
   }
   if (!supervising) return runInOwnProcessGroup(SUPERVISOR_FLAG);
 
+  // One JSON line per event (pretty on a terminal), as web and worker log theirs, under the name "svc".
+  const log = createLogger({ name: "svc", level: env.LOG_LEVEL });
   let stopping = false;
   let database: DatabaseHandle | undefined;
   const children: { name: string; child: SupervisedChild; graceMs: number }[] = [];
@@ -39,11 +41,11 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
     stopping = true;
     // Web first: no new requests while the worker and the database are still there for the last ones.
     for (const { name, child, graceMs } of children) {
-      console.log(`[svc] stopping ${name}`);
+      log.info({ part: name }, `stopping ${name}`);
       await child.stop(graceMs);
     }
-    if (database?.embedded) console.log("[svc] stopping PostgreSQL");
-    await database?.stop().catch((error: unknown) => console.error(`[svc] PostgreSQL did not stop cleanly: ${messageOf(error)}`));
+    if (database?.embedded) log.info({ part: "postgres" }, "stopping PostgreSQL");
+    await database?.stop().catch((error: unknown) => log.error({ part: "postgres", err: messageOf(error) }, "PostgreSQL did not stop cleanly"));
     process.exit(exitCode);
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
@@ -51,22 +53,23 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
   process.on("disconnect", () => void shutdown(0));
 
   database = await openDatabase(env);
-  console.log(database.embedded ? `Embedded PostgreSQL running, data in ${env.SVC_DATA_DIR}` : "Using the database at DATABASE_URL");
+  if (database.embedded) log.info({ part: "postgres", data_dir: env.SVC_DATA_DIR }, "embedded PostgreSQL running");
+  else log.info({ part: "postgres" }, "using the database at DATABASE_URL");
   await prepareDatabase(database.databaseUrl);
   if (part === "all") await printFirstAdminKey(database.databaseUrl);
   if (stopping) return;
 
   const childEnv = { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(env.PORT), SVC_INDEX_DIR: indexDirOf(env) };
   if (part !== "worker") {
-    const web = superviseChild({ name: "web", args: [path.join(REPO_ROOT, "apps/web/dist/server.js")], cwd: path.join(REPO_ROOT, "apps/web"), env: childEnv });
+    const web = superviseChild({ name: "web", args: [path.join(REPO_ROOT, "apps/web/dist/server.js")], cwd: path.join(REPO_ROOT, "apps/web"), env: childEnv, log });
     children.push({ name: "web", child: web, graceMs: WEB_GRACE_MS });
-    console.log(`svc is starting on http://localhost:${env.PORT} (API under /api; Ctrl+C stops it)`);
+    log.info({ url: `http://localhost:${env.PORT}` }, `svc is starting on http://localhost:${env.PORT} (API under /api; Ctrl+C stops it)`);
   }
   if (part !== "web") {
-    const worker = superviseChild({ name: "worker", args: [path.join(REPO_ROOT, "apps/worker/dist/main.js")], cwd: REPO_ROOT, env: childEnv });
+    const worker = superviseChild({ name: "worker", args: [path.join(REPO_ROOT, "apps/worker/dist/main.js")], cwd: REPO_ROOT, env: childEnv, log });
     children.push({ name: "worker", child: worker, graceMs: WORKER_GRACE_MS });
   }
-  watchEmbeddedDatabase(database, env, {
+  watchEmbeddedDatabase(database, env, log, {
     isStopping: () => stopping,
     restarted: (handle) => (database = handle),
     failed: () => void shutdown(1),
@@ -80,18 +83,19 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
 function watchEmbeddedDatabase(
   database: DatabaseHandle,
   env: CliEnv,
+  log: Logger,
   on: { isStopping: () => boolean; restarted: (handle: DatabaseHandle) => void; failed: () => void },
 ): void {
   void database.exited?.then(async (cause) => {
     if (on.isStopping()) return;
-    console.error(`[svc] embedded PostgreSQL exited (${cause}); restarting it`);
+    log.warn({ part: "postgres", cause }, `embedded PostgreSQL exited (${cause}); restarting it`);
     let lastError: unknown;
     for (let attempt = 1; attempt <= DATABASE_RESTART_ATTEMPTS && !on.isStopping(); attempt++) {
       try {
         const handle = await openDatabase(env);
         on.restarted(handle);
-        console.log("[svc] embedded PostgreSQL running again");
-        watchEmbeddedDatabase(handle, env, on);
+        log.info({ part: "postgres", attempt }, "embedded PostgreSQL running again");
+        watchEmbeddedDatabase(handle, env, log, on);
         return;
       } catch (error) {
         lastError = error;
@@ -99,7 +103,10 @@ function watchEmbeddedDatabase(
       }
     }
     if (on.isStopping()) return;
-    console.error(`[svc] embedded PostgreSQL could not be restarted (data in ${env.SVC_DATA_DIR}): ${firstLine(lastError)}; stopping`);
+    log.fatal(
+      { part: "postgres", data_dir: env.SVC_DATA_DIR, err: firstLine(lastError) },
+      `embedded PostgreSQL could not be restarted (${firstLine(lastError)}); stopping`,
+    );
     on.failed();
   });
 }

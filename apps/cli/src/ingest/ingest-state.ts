@@ -25,8 +25,9 @@ export class IngestState {
     this.sent = this.state.servers[baseUrl] ??= {};
   }
 
-  static hash(body: unknown): string {
-    return createHash("sha256").update(JSON.stringify(body)).digest("base64url");
+  /** Of a body as the JSON text sent. */
+  static hash(json: string): string {
+    return createHash("sha256").update(json).digest("base64url");
   }
 
   isStored(documentId: string, hash: string): boolean {

@@ -19,15 +19,15 @@ const MAX_BACKOFF_MS = 30_000;
  * server's Retry-After when it sent one, else after an exponential backoff with jitter. Other
  * answers are final and come back as a reason a person can read (the 422 items joined).
  */
-export async function requestSvcApi<T>(api: SvcApi, method: "GET" | "POST", pathname: string, body?: unknown): Promise<ApiAnswer<T>> {
+export async function requestSvcApi<T>(api: SvcApi, method: "GET" | "POST", pathname: string, jsonBody?: string): Promise<ApiAnswer<T>> {
   let last: ApiAnswer<T> = { ok: false, status: null, reason: "not sent" };
   for (let attempt = 1; attempt <= api.tries; attempt++) {
     let waitMs = Math.min(MAX_BACKOFF_MS, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
     try {
       const response = await fetch(`${api.baseUrl}${pathname}`, {
         method,
-        headers: { authorization: `Bearer ${api.apiKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { authorization: `Bearer ${api.apiKey}`, ...(jsonBody === undefined ? {} : { "content-type": "application/json" }) },
+        body: jsonBody,
       });
       const text = await response.text();
       if (response.ok) return { ok: true, body: JSON.parse(text) as T };
@@ -59,8 +59,19 @@ function describeError(status: number, text: string): string {
   } catch {
     // Not JSON (a proxy's page): the status says enough.
   }
+  return describeDetail(status, detail);
+}
+
+/**
+ * An error's status and `detail` as one line: a string detail as it is, a 422's items as
+ * `loc: msg` joined with "; " (`dropLoc` leaves out that many loc parts after "body", for a batch
+ * item's `documents, i`, so that it reads as the single call's would).
+ */
+export function describeDetail(status: number, detail: unknown, dropLoc = 0): string {
   if (Array.isArray(detail)) {
-    detail = detail.map((item: { loc?: unknown[]; msg?: string }) => `${(item.loc ?? []).join(".")}: ${item.msg ?? "invalid"}`).join("; ");
+    detail = detail
+      .map(({ loc = [], msg }: { loc?: unknown[]; msg?: string }) => `${[...loc.slice(0, 1), ...loc.slice(1 + dropLoc)].join(".")}: ${msg ?? "invalid"}`)
+      .join("; ");
   }
   return typeof detail === "string" && detail !== "" ? `${status} ${detail}` : String(status);
 }

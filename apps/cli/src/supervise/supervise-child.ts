@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import type { Logger } from "@svc/core";
 
 export interface SupervisedChild {
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs`; no restart after this. */
@@ -12,20 +13,22 @@ const STABLE_AFTER_MS = 60_000;
 
 /**
  * Runs a child process and starts it again whenever it dies, after a delay that doubles with each
- * quick death (0.5 s up to 30 s), logging one line with the cause. stdio is shared with this process;
- * an IPC channel lets the child notice when this process dies.
+ * quick death (0.5 s up to 30 s), logging one line that names the cause (exit code or signal) and the
+ * delay. stdio is shared with this process; an IPC channel lets the child notice when this process dies.
  */
 export function superviseChild({
   name,
   args,
   cwd,
   env,
+  log,
 }: {
   name: string;
   /** Arguments to this Node binary (the child's entry script first). */
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  log: Logger;
 }): SupervisedChild {
   let stopping = false;
   let quickDeaths = 0;
@@ -36,13 +39,16 @@ export function superviseChild({
     const startedAt = Date.now();
     // The IPC channel carries no messages: its closing tells the child that this process is gone.
     child = spawn(process.execPath, args, { cwd, env, stdio: ["inherit", "inherit", "inherit", "ipc"] });
-    child.on("error", (error) => console.error(`[svc] ${name} could not be started: ${error.message}`));
+    child.on("error", (error) => log.error({ part: name, err: error.message }, `${name} could not be started: ${error.message}`));
     child.once("exit", (code, signal) => {
       if (stopping) return;
       quickDeaths = Date.now() - startedAt > STABLE_AFTER_MS ? 0 : quickDeaths + 1;
       const delayMs = Math.min(MAX_RESTART_DELAY_MS, FIRST_RESTART_DELAY_MS * 2 ** (quickDeaths - 1));
       const cause = signal ? `killed by ${signal}` : `exit code ${code}`;
-      console.error(`[svc] ${name} exited (${cause}); restarting it in ${delayMs / 1000} s`);
+      log.warn(
+        { part: name, cause, exit_code: code, signal, ran_ms: Date.now() - startedAt, restart_in_ms: delayMs },
+        `${name} exited (${cause}); restarting it in ${delayMs / 1000} s`,
+      );
       restartTimer = setTimeout(launch, delayMs);
     });
   };

@@ -5,7 +5,7 @@ import { removeTestSearchIndex } from "@svc/core/testing";
 import type { Db } from "@svc/db";
 import { createTestDatabase, waitFor, type TestDatabase } from "@svc/db/testing";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { startProductionServer, type ProductionServer } from "../production-server";
 import { startTestWorker, type TestWorker } from "../worker";
 import { launchBrowser, type TestBrowser } from "./browser";
@@ -24,7 +24,7 @@ export interface ConsoleWorld {
  * indexing worker on the same database, and a browser whose base URL is the server. The fields are
  * set once beforeAll has run; the helpers below come with it.
  */
-export function useConsoleWorld(seed: (db: Db) => Promise<void>): ConsoleWorld & ReturnType<typeof consoleHelpers> {
+export function useConsoleWorld(seed: (db: Db) => Promise<void>) {
   const world = {} as ConsoleWorld;
   beforeAll(async () => {
     world.database = await createTestDatabase();
@@ -41,18 +41,40 @@ export function useConsoleWorld(seed: (db: Db) => Promise<void>): ConsoleWorld &
     await removeTestSearchIndex();
     await world.database?.drop();
   });
-  return Object.assign(world, consoleHelpers(() => world.server));
+  const helpers = consoleHelpers(() => world.server);
+  return Object.assign(world, helpers, {
+    /**
+     * Ingests support tickets (`[id, text]`) into the pair with the key, over REST as a script does,
+     * and waits until the worker has indexed each or marked it failed.
+     */
+    ingestTickets: async (key: string, ccPairId: number, tickets: [id: string, text: string][]): Promise<void> => {
+      for (const [id, text] of tickets) {
+        const response = await helpers.rest("POST", "/svc-api/ingestion", key, {
+          document: { id, semantic_identifier: `Ticket ${id}`, sections: [{ text }], metadata: {} },
+          cc_pair_id: ccPairId,
+        });
+        expect(response.status).toBe(200);
+      }
+      const ids = tickets.map(([id]) => id);
+      await waitFor("the tickets indexed or failed", async () =>
+        (await world.database.db.document.count({ where: { id: { in: ids }, indexingStatus: { in: ["indexed", "failed"] } } })) === ids.length
+          ? true
+          : undefined,
+      );
+    },
+  });
 }
 
 export function consoleHelpers(server: () => ProductionServer) {
+  const rest = (method: string, path: string, key: string, body?: unknown): Promise<Response> =>
+    fetch(`${server().base}/api${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   return {
     /** A REST call as a script would make it. */
-    rest: (method: string, path: string, key: string, body?: unknown): Promise<Response> =>
-      fetch(`${server().base}/api${path}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
+    rest,
 
     /** Waits until the locator's text satisfies the check. */
     waitForText: async (what: string, locator: Locator, check: (text: string) => boolean, timeoutMs = 30_000): Promise<string> => {
@@ -67,4 +89,12 @@ export function consoleHelpers(server: () => ProductionServer) {
       );
     },
   };
+}
+
+/** Signs the page in with an API key, as a user does, and waits for the console's first page. */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.goto("/admin/sign-in");
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/admin\/connectors/);
 }

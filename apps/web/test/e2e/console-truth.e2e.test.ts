@@ -9,7 +9,7 @@ import type { Locator } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { insertIndexAttempts, setPairStatus } from "../connectors";
 import { installPoisonTrigger, POISON, removePoisonTrigger } from "../trpc/poison";
-import { useConsoleWorld } from "./console-helpers";
+import { signIn, useConsoleWorld } from "./console-helpers";
 
 const UI_TIMEOUT = 90_000;
 /** A 2×2 red PNG. */
@@ -36,22 +36,13 @@ const world = useConsoleWorld(async (db) => {
 const { rest, waitForText } = world;
 
 beforeAll(async () => {
-  for (const [id, text] of [
+  await world.ingestTickets(scriptKey, tickets, [
     ["ticket-ok-1", "The printer is fixed."],
     ["ticket-ok-2", "Password reset done."],
     ["ticket-bad-1", `Contains a ${POISON} one.`],
     ["ticket-bad-2", `Contains a ${POISON} two.`],
     ["ticket-bad-3", `Contains a ${POISON} three.`],
-  ]) {
-    const response = await rest("POST", "/svc-api/ingestion", scriptKey, {
-      document: { id, semantic_identifier: `Ticket ${id}`, sections: [{ text }], metadata: {} },
-      cc_pair_id: tickets,
-    });
-    expect(response.status).toBe(200);
-  }
-  await waitFor("the tickets indexed or failed", async () =>
-    (await world.database.db.document.count({ where: { id: { startsWith: "ticket-" }, indexingStatus: { in: ["indexed", "failed"] } } })) === 5 ? true : undefined,
-  );
+  ]);
 });
 
 /** Whether an <img> has loaded real pixels (a broken image has no natural width). */
@@ -61,10 +52,7 @@ async function imageLoaded(image: Locator): Promise<boolean> {
 
 describe("the console tells the truth", () => {
   it("signs in with an admin key", { timeout: UI_TIMEOUT }, async () => {
-    await world.page.goto("/admin/sign-in");
-    await world.page.getByLabel("API key").fill(adminKey);
-    await world.page.getByRole("button", { name: "Sign in" }).click();
-    await world.page.waitForURL(/\/admin\/connectors/);
+    await signIn(world.page, adminKey);
   });
 
   it("counts failed documents once, the same on health and on the listing", { timeout: UI_TIMEOUT }, async () => {

@@ -63,13 +63,24 @@ describe("health.overview", () => {
       status: "building",
       generationId: expect.any(Number) as unknown,
       docsDone: 0,
-      docsTotal: 2,
+      // The two indexed documents and the two failed ones (counted as failed by the pass).
+      docsTotal: 4,
       docsFailed: 0,
       startedAt: expect.any(Date) as unknown,
       current: { generationId: expect.any(Number) as unknown, chunkTokenLimit: 512, textSearchConfig: "english" },
+      lastRebuild: null,
     });
     expect(started.generationId).not.toBe(started.current.generationId);
     await expectTrpcError(fixture.admin.health.startRebuild({}), "CONFLICT");
     expect((await fixture.scopedCurator.health.overview()).rebuild).toEqual(started);
+  });
+
+  it("cancelRebuild is for admins; it stops the running rebuild, and NOT_FOUND when none runs", async () => {
+    expect((await fixture.admin.health.overview()).rebuild.status).toBe("building");
+    await expectTrpcError(fixture.scopedCurator.health.cancelRebuild(), "FORBIDDEN");
+    const canceled = await fixture.admin.health.cancelRebuild();
+    expect(canceled).toMatchObject({ status: "idle", generationId: null, lastRebuild: { status: "canceled", docsDone: 0, docsFailed: 0 } });
+    expect((await fixture.scopedCurator.health.overview()).rebuild).toEqual(canceled);
+    await expectTrpcError(fixture.admin.health.cancelRebuild(), "NOT_FOUND");
   });
 });

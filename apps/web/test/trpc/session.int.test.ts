@@ -22,6 +22,7 @@ const SESSION_CALLS: [string, (caller: Caller) => Promise<unknown>][] = [
   ["documents.retry", (c) => c.documents.retry({ documentId: "x" })],
   ["health.overview", (c) => c.health.overview()],
   ["health.startRebuild", (c) => c.health.startRebuild({})],
+  ["health.cancelRebuild", (c) => c.health.cancelRebuild()],
   ["keys.list", (c) => c.keys.list()],
   ["keys.create", (c) => c.keys.create({ name: "x", role: "basic" })],
   ["keys.revoke", (c) => c.keys.revoke({ id: 1 })],

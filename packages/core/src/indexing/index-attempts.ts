@@ -17,10 +17,10 @@ import { markPairActive, markPairIndexingStarted } from "./pair-status";
  * workers, without a unique index.
  *
  * This module is the one writer of `index_attempt`. The attempts of indexing jobs belong to the
- * current index generation. A rebuild's attempts (counted here for search-index/run-index-rebuild.ts:
- * countInGenerationAttempts, closeGenerationAttempts) belong to the generation being built and are left out
- * here (servingAttemptSql) until the swap makes them count; so a pair has at most one open attempt of
- * each kind.
+ * current index generation. A rebuild's attempts (counted here for indexing/run-index-rebuild.ts:
+ * countInGenerationAttempts, closeGenerationAttempts, interruptGenerationAttempts, cancelGenerationAttempts)
+ * belong to the generation being built and are left out here (servingAttemptSql) until the swap or the
+ * cancel makes them count; so a pair has at most one open attempt of each kind.
  */
 
 export interface LockedPair {
@@ -232,13 +232,13 @@ export async function countInGenerationAttempts(tx: AnyTx, generationId: number,
           AS c(cc_pair_id int, indexed int, failed int, error text)
       ), counted AS (
         UPDATE index_attempt ia SET docs_indexed = ia.docs_indexed + c.indexed, docs_failed = ia.docs_failed + c.failed,
-          error_message = COALESCE(c.error, ia.error_message)
+          error_message = COALESCE(c.error, ia.error_message), last_activity_at = now()
         FROM counts c
         WHERE ia.cc_pair_id = c.cc_pair_id AND ia.generation_id = ${generationId} AND ia.status = 'in_progress'
         RETURNING ia.cc_pair_id
       )
-      INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at, docs_indexed, docs_failed, error_message)
-      SELECT c.cc_pair_id, ${generationId}, 'in_progress', now(), c.indexed, c.failed, c.error
+      INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at, last_activity_at, docs_indexed, docs_failed, error_message)
+      SELECT c.cc_pair_id, ${generationId}, 'in_progress', now(), now(), c.indexed, c.failed, c.error
       FROM counts c WHERE c.cc_pair_id NOT IN (SELECT cc_pair_id FROM counted)`,
   );
 }
@@ -266,9 +266,33 @@ export async function closeGenerationAttempts(tx: AnyTx, generationId: number): 
   );
 }
 
-/** A canceled rebuild leaves no attempts behind. */
-export async function deleteGenerationAttempts(tx: AnyTx, generationId: number): Promise<void> {
-  await executeSql(tx, Prisma.sql`DELETE FROM index_attempt WHERE generation_id = ${generationId}`);
+/**
+ * A canceled rebuild's open attempts end `canceled` (the user's doing), at the cancel. The caller has
+ * made the generation `canceled`, so from then on they count as their pairs' attempts (history, like
+ * a finished rebuild's): it locks the pairs (lockGenerationAttemptPairs) and syncs their status.
+ */
+export async function cancelGenerationAttempts(tx: AnyTx, generationId: number): Promise<void> {
+  await executeSql(
+    tx,
+    Prisma.sql`
+      UPDATE index_attempt SET status = 'canceled', finished_at = now()
+      WHERE generation_id = ${generationId} AND status = 'in_progress'`,
+  );
+}
+
+/**
+ * A run of a rebuild starts: attempts of the generation still open belong to an earlier run that was
+ * cut off (a crashed or stopped worker: pg-boss runs the job again only once the earlier run's
+ * heartbeat lapsed or it threw). They end `interrupted` at their last activity, and this run opens
+ * new ones as it counts. Returns how many it closed.
+ */
+export async function interruptGenerationAttempts(db: Db, generationId: number): Promise<number> {
+  return executeSql(
+    db,
+    Prisma.sql`
+      UPDATE index_attempt ia SET status = 'interrupted', finished_at = ${lastActivitySql("ia")}
+      WHERE ia.generation_id = ${generationId} AND ia.status = 'in_progress'`,
+  );
 }
 
 /** A purged pair leaves no attempts behind. */

@@ -13,6 +13,7 @@ import { cancelIndexRebuild } from "./cancel-index-rebuild";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
 import { purgeIndexGeneration } from "../search-index/purge-index-generation";
 import { runIndexRebuild } from "./run-index-rebuild";
+import { installPoisonTrigger, POISON, removePoisonTrigger } from "../testing/poison-chunks";
 import { startIndexRebuild } from "../search-index/start-index-rebuild";
 
 const queue = await useTestJobQueue();
@@ -191,15 +192,15 @@ describe("index rebuilds", () => {
     }
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
     const generationId = started.rebuild?.generation_id ?? 0;
-    // The third document makes its batch fail, as a crash would: the run stops after the first batch.
+    // The second batch fails as a crash would (its claim of the cursor errors): the run stops after the first batch.
     await db.$executeRawUnsafe(`
       CREATE FUNCTION reject_resume_3() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.document_id = 'resume-3' AND NEW.generation_id = ${generationId} THEN RAISE EXCEPTION 'disk on fire'; END IF;
+        IF NEW.cursor_document_id = 'resume-4' AND NEW.id = ${generationId} THEN RAISE EXCEPTION 'disk on fire'; END IF;
         RETURN NEW;
       END $$`);
     await db.$executeRawUnsafe(
-      `CREATE TRIGGER reject_resume_3 BEFORE INSERT ON document_chunk FOR EACH ROW EXECUTE FUNCTION reject_resume_3()`,
+      `CREATE TRIGGER reject_resume_3 BEFORE UPDATE ON index_generation FOR EACH ROW EXECUTE FUNCTION reject_resume_3()`,
     );
     await expect(runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 2 })).rejects.toThrow(/disk on fire/);
 
@@ -225,29 +226,33 @@ describe("index rebuilds", () => {
         SELECT xmin::text FROM document_chunk WHERE generation_id = ${generationId} AND document_id IN ('resume-1', 'resume-2')
         ORDER BY document_id`;
     const written = await firstBatch();
-    await db.$executeRawUnsafe(`DROP TRIGGER reject_resume_3 ON document_chunk`);
+    await db.$executeRawUnsafe(`DROP TRIGGER reject_resume_3 ON index_generation`);
     const run = await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 2 });
     expect(run).toEqual({ swapped: true, docsDone: 2, docsFailed: 0 });
     expect(await firstBatch()).toEqual(written);
     expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ docs_done: 4, docs_total: 4 });
 
-    // After the swap the rebuild's attempt is the pair's latest attempt; the secondary view is empty again.
+    // The run that was cut off left its attempt `interrupted` (closed at its last batch); the run that
+    // finished opened one of its own. After the swap both are the pair's latest attempts; the
+    // secondary view is empty again.
     expect(await listingRow(ccPairId, false)).toMatchObject({
       in_progress: false,
       last_status: "success",
       last_finished_status: "success",
-      latest_index_attempt_docs_indexed: 4,
+      latest_index_attempt_docs_indexed: 2,
     });
     const attempts = await db.indexAttempt.findMany({ where: { ccPairId }, orderBy: { id: "asc" } });
     expect(attempts.map((attempt) => [attempt.generationId === generationId, attempt.status, attempt.docsIndexed])).toEqual([
       [false, "success", 4],
-      [true, "success", 4],
+      [true, "interrupted", 2],
+      [true, "success", 2],
     ]);
+    expect(attempts[1]?.finishedAt).toEqual(attempts[1]?.lastActivityAt);
     expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).lastAttemptStatus).toBe("success");
     expect(await listingRow(ccPairId, true)).toMatchObject({ in_progress: false, last_status: null, latest_index_attempt_docs_indexed: null });
   });
 
-  it("cancels a rebuild: the generation stops, its attempts and chunks go, the current index stays", async () => {
+  it("cancels a rebuild: the generation stops, its attempts end canceled, its chunks go, the current index stays", async () => {
     const ccPairId = await createTestPair(db);
     await ingestAndIndexTestDocuments(queue, [{ id: "cancel-1", text: "A document that outlives a canceled rebuild.", ccPairId }]);
     const current = await currentGenerationId();
@@ -255,6 +260,12 @@ describe("index rebuilds", () => {
     const generationId = started.rebuild?.generation_id ?? 0;
     await ingestAndIndexTestDocuments(queue, [{ id: "cancel-2", text: "Written to both generations before the cancel.", ccPairId }]);
     expect(await chunksByGeneration("cancel-2")).toEqual({ [current]: 1, [generationId]: 1 });
+    const before = await listingRow(ccPairId, false);
+    const lastSuccess = before && "last_success" in before ? before.last_success : null;
+    expect(lastSuccess).not.toBeNull();
+    // One batch of the pass, so the pair has an open rebuild attempt when the cancel comes.
+    await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 1_000, maxBatches: 1 });
+    expect(await listingRow(ccPairId, true)).toMatchObject({ last_status: "in_progress" });
 
     const canceled = await cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
     expect(canceled).toMatchObject({
@@ -265,14 +276,57 @@ describe("index rebuilds", () => {
     });
     await expect(cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL })).rejects.toSatisfy((error) => isAppError(error) && error.code === "NOT_FOUND");
     expect(await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId })).toEqual({ swapped: false, docsDone: 0, docsFailed: 0 });
-    expect(await db.indexAttempt.count({ where: { generationId } })).toBe(0);
+    // The cut-short attempt reads canceled and is now the pair's latest; its last success stays.
+    const attempts = await db.indexAttempt.findMany({ where: { generationId }, select: { ccPairId: true, status: true, finishedAt: true } });
+    expect(attempts.filter((attempt) => attempt.ccPairId === ccPairId)).toEqual([{ ccPairId, status: "canceled", finishedAt: expect.any(Date) as unknown }]);
+    expect(attempts.every((attempt) => attempt.status === "canceled")).toBe(true);
+    expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "canceled", last_finished_status: "canceled", last_success: lastSuccess });
+    expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).lastAttemptStatus).toBe("canceled");
 
     await ingestAndIndexTestDocuments(queue, [{ id: "cancel-3", text: "Only in the current generation.", ccPairId }]);
     expect(await chunksByGeneration("cancel-3")).toEqual({ [current]: 1 });
     await purgeIndexGeneration({ index: testSearchIndex(), db, generationId });
     expect(await db.documentChunk.count({ where: { generationId } })).toBe(0);
     expect(await search("canceled rebuild")).toEqual(["cancel-1"]);
+    // Indexing after the cancel is a new attempt of the pair.
     expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "success" });
+  });
+
+  it("a document whose chunks the rebuild cannot write fails alone, and is failed once the generation is swapped in", async () => {
+    const ccPairId = await createTestPair(db);
+    const ids = ["unwritable-1", "unwritable-2", "unwritable-3"];
+    await ingestAndIndexTestDocuments(queue, [
+      { id: "unwritable-1", text: "Written by the rebuild.", ccPairId },
+      { id: "unwritable-2", text: `Refused by the rebuild: ${POISON}.`, ccPairId },
+      { id: "unwritable-3", text: "Also written by the rebuild.", ccPairId },
+    ]);
+    for (const { id } of await db.document.findMany({ where: { id: { notIn: ids } }, select: { id: true } })) {
+      await deleteDocument({ index: testSearchIndex(), db, principal: OPERATOR_PRINCIPAL, documentId: id });
+    }
+    const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
+    const generationId = started.rebuild?.generation_id ?? 0;
+    // From now on PostgreSQL refuses the second document's chunks (indexed before, so still `indexed`).
+    await installPoisonTrigger(db);
+    try {
+      expect(await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId })).toEqual({ swapped: true, docsDone: 2, docsFailed: 1 });
+    } finally {
+      await removePoisonTrigger(db);
+    }
+    expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ generation_id: generationId, docs_done: 2, docs_failed: 1 });
+    // Search no longer finds it, and it no longer reads as indexed.
+    const documents = await db.document.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" }, select: { id: true, indexingStatus: true, lastError: true } });
+    expect(documents.map((document) => [document.id, document.indexingStatus])).toEqual([
+      ["unwritable-1", "indexed"],
+      ["unwritable-2", "failed"],
+      ["unwritable-3", "indexed"],
+    ]);
+    expect(documents[1]?.lastError).toContain("chunk rejected");
+    expect((await chunksByGeneration("unwritable-2"))[generationId]).toBeUndefined();
+    expect(await search("rebuild")).toEqual(["unwritable-1", "unwritable-3"]);
+    const [attempt] = await db.indexAttempt.findMany({ where: { generationId, ccPairId } });
+    expect(attempt).toMatchObject({ status: "completed_with_errors", docsIndexed: 2, docsFailed: 1 });
+    expect(attempt?.errorMessage).toContain("chunk rejected");
+    expect(await db.rebuildFailure.count()).toBe(0);
   });
 
   it("ends consistent when two runs of the job and indexing jobs run at the same time", async () => {
@@ -295,7 +349,8 @@ describe("index rebuilds", () => {
     expect(runs.slice(0, 2).filter((run) => run?.swapped)).toHaveLength(1);
     const status = await getIndexRebuildStatus({ db });
     expect(status.current.generation_id).toBe(generationId);
-    expect(status.last_rebuild?.docs_done).toBe(started.rebuild?.docs_total);
+    // Every document counted once, as done or (the earlier test's failed document) as failed.
+    expect((status.last_rebuild?.docs_done ?? 0) + (status.last_rebuild?.docs_failed ?? 0)).toBe(started.rebuild?.docs_total);
 
     await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: started.current.generation_id });
     for (const id of ids) expect(await chunksByGeneration(id)).toEqual({ [generationId]: 1 });

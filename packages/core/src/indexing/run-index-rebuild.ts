@@ -3,6 +3,7 @@ import { buildChunks, type IndexableDocument } from "./build-chunks";
 import {
   closeGenerationAttempts,
   countInGenerationAttempts,
+  interruptGenerationAttempts,
   lockDocumentPairs,
   lockGenerationAttemptPairs,
   pairsWithAttempts,
@@ -11,11 +12,12 @@ import {
 } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
-import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, type ChunkGeneration } from "../search-index/index-generations";
+import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, REBUILT_DOCUMENT_SQL, type ChunkGeneration } from "../search-index/index-generations";
 import { writeGenerationChunks, type DocumentChunks } from "./write-generation-chunks";
 import { optimizeGenerationTable } from "@svc/search-index";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { writeIndexRows } from "./write-index-rows";
+import { markRebuildFailures, recordRebuildFailures } from "./rebuild-failures";
 
 export interface RunIndexRebuildResult {
   /**
@@ -37,7 +39,11 @@ type BatchOutcome =
 
 /**
  * The `rebuild-index` job: writes every document that has an indexed version into the building
- * generation, in id order, a batch per transaction, then swaps the generation in. Safe to run twice
+ * generation, in id order, a batch per transaction, then swaps the generation in. A document whose
+ * indexing failed is not tried again (retrying it is the pair page's or its job's business): it is
+ * carried as failed, counted in `docs_failed` and, with its error, in its pairs' rebuild attempts, and
+ * it keeps no chunks in the new generation (its newest version was never indexed: a stale older
+ * version in the current generation is not carried over). Safe to run twice
  * and concurrently, and resumable: each batch moves the generation's `cursor_document_id` in the
  * transaction that writes it (only from the value it read, so two runs never write a batch twice),
  * and a run that was cut off starts after it.
@@ -64,11 +70,16 @@ export async function runIndexRebuild({
   maxBatches?: number;
 }): Promise<RunIndexRebuildResult> {
   const result: RunIndexRebuildResult = { swapped: false, docsDone: 0, docsFailed: 0 };
+  await interruptGenerationAttempts(db, generationId);
   for (let batches = 0; ; batches += 1) {
     if (batches >= maxBatches) return result;
     // Chunking a batch of large documents takes a while; the default 5 s would cut it off.
     const outcome = await db.$transaction((tx) => rebuildBatch(tx, index, generationId, batchSize), { timeout: 300_000 });
-    if (outcome.kind === "stopped") return result;
+    if (outcome.kind === "stopped") {
+      // An earlier run may have swapped and stopped before it marked the pass's failures.
+      await markRebuildFailures(db, generationId);
+      return result;
+    }
     if (outcome.kind === "drained") break;
     if (outcome.kind === "written") {
       result.docsDone += outcome.done;
@@ -77,6 +88,7 @@ export async function runIndexRebuild({
   }
   await mergeGenerationTable(db, index, generationId);
   result.swapped = await db.$transaction((tx) => swapInGeneration(tx, boss, generationId), { timeout: 120_000 });
+  await markRebuildFailures(db, generationId);
   return result;
 }
 
@@ -89,9 +101,11 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
 
   // The batch's document rows, locked in id order as ingestion, indexing and pair deletion lock them:
   // an indexing job of one of them waits for this batch, or this batch for it.
-  const locked = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM document
-    WHERE id > ${generation.cursor ?? ""} AND indexed_version IS NOT NULL
+  // Failed documents too: the pass carries them as failed (below), so that the rebuild's result and
+  // its attempts count them rather than skip them.
+  const locked = await tx.$queryRaw<{ id: string; failed: boolean; last_error: string | null }[]>`
+    SELECT id, indexing_status = 'failed' AS failed, last_error FROM document
+    WHERE id > ${generation.cursor ?? ""} AND ${REBUILT_DOCUMENT_SQL}
     ORDER BY id LIMIT ${batchSize}
     FOR UPDATE`;
   const lastId = locked.at(-1)?.id;
@@ -106,8 +120,10 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
     WHERE id = ${generationId} AND status = 'building' AND cursor_document_id IS NOT DISTINCT FROM ${generation.cursor}`;
   if (claimed === 0) return { kind: "raced" };
 
+  const failures = new Map<string, string>();
+  for (const row of locked) if (row.failed) failures.set(row.id, row.last_error ?? "indexing failed");
   const documents = await tx.document.findMany({
-    where: { id: { in: locked.map((row) => row.id) } },
+    where: { id: { in: locked.filter((row) => !row.failed).map((row) => row.id) } },
     select: {
       id: true,
       semanticIdentifier: true,
@@ -116,29 +132,73 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
       sections: { select: { kind: true, text: true, link: true, imageFileId: true }, orderBy: { position: "asc" } },
     },
   });
-  const written: DocumentChunks[] = [];
-  const failures = new Map<string, string>();
+  // Documents this pass fails to chunk or to write: recorded, and failed at the swap (rebuild-failures.ts).
+  const passFailures = new Map<string, string>();
+  const chunked: DocumentChunks[] = [];
   for (const document of documents) {
     try {
-      written.push({
+      chunked.push({
         documentId: document.id,
         chunks: buildChunks(document as IndexableDocument, { maxTokens: generation.chunkTokenLimit }),
       });
     } catch (error) {
-      failures.set(document.id, error instanceof Error ? error.message : String(error));
+      passFailures.set(document.id, errorMessage(error));
     }
   }
+  const written = await writeChunksIsolated(tx, generation, chunked, passFailures);
+  await recordRebuildFailures(tx, generationId, passFailures);
+  for (const [documentId, error] of passFailures) failures.set(documentId, error);
   // A failed document keeps no chunks in the new generation (an indexing job may have written some).
-  const batch = [...written, ...[...failures.keys()].map((documentId) => ({ documentId, chunks: [] }))];
-  await writeGenerationChunks(tx, generation, batch);
+  const emptied = [...failures.keys()].map((documentId) => ({ documentId, chunks: [] }));
+  await writeGenerationChunks(tx, generation, emptied);
   // Into the generation's table of the search index before this transaction commits, as indexing
   // does: a batch that fails to commit is written again from the same cursor (a replace, idempotent).
-  await writeIndexRows(tx, index, generation, batch);
+  await writeIndexRows(tx, index, generation, [...written, ...emptied]);
   await countInAttempts(tx, generationId, new Set(written.map((document) => document.documentId)), failures);
   await tx.$executeRaw`
     UPDATE index_generation SET docs_done = docs_done + ${written.length}, docs_failed = docs_failed + ${failures.size}
     WHERE id = ${generationId}`;
   return { kind: "written", done: written.length, failed: failures.size };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Writes the batch's chunks into the generation; if PostgreSQL refuses them, writes them document by
+ * document, each under a savepoint, so that a document whose chunks cannot be written fails itself
+ * only (into `failures`) rather than the batch, which would stop the rebuild for good. An error that
+ * is not the document's (the connection is gone) fails the rollback too, and so the batch. Returns
+ * the documents written.
+ */
+async function writeChunksIsolated(
+  tx: Tx,
+  generation: ChunkGeneration,
+  documents: DocumentChunks[],
+  failures: Map<string, string>,
+): Promise<DocumentChunks[]> {
+  if ((await tryUnderSavepoint(tx, () => writeGenerationChunks(tx, generation, documents))) === null) return documents;
+  const written: DocumentChunks[] = [];
+  for (const document of documents) {
+    const failure = await tryUnderSavepoint(tx, () => writeGenerationChunks(tx, generation, [document]));
+    if (failure === null) written.push(document);
+    else failures.set(document.documentId, errorMessage(failure.error));
+  }
+  return written;
+}
+
+/** Runs `write` under a savepoint: null when it succeeded, else its error, rolled back to the savepoint. */
+async function tryUnderSavepoint(tx: Tx, write: () => Promise<void>): Promise<{ error: unknown } | null> {
+  await tx.$executeRaw`SAVEPOINT rebuild_write`;
+  try {
+    await write();
+  } catch (error) {
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT rebuild_write`;
+    return { error };
+  }
+  await tx.$executeRaw`RELEASE SAVEPOINT rebuild_write`;
+  return null;
 }
 
 /**

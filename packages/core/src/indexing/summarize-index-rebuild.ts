@@ -2,7 +2,7 @@ import type { ConsoleRebuildStatus, IndexRebuildStatus } from "@svc/schema";
 
 /** The index-rebuild status (GET /manage/admin/search-index/rebuild) as the console's health page shows it. */
 export function summarizeIndexRebuild(status: IndexRebuildStatus): ConsoleRebuildStatus {
-  const { rebuild, current } = status;
+  const { rebuild, current, last_rebuild: last } = status;
   return {
     status: status.status,
     generationId: rebuild?.generation_id ?? null,
@@ -16,5 +16,14 @@ export function summarizeIndexRebuild(status: IndexRebuildStatus): ConsoleRebuil
       chunkTokenLimit: current.chunk_token_limit,
       textSearchConfig: current.text_search_config,
     },
+    lastRebuild: last
+      ? {
+          generationId: last.generation_id,
+          status: last.status,
+          docsDone: last.docs_done,
+          docsFailed: last.docs_failed,
+          completedAt: last.completed_at === null ? null : new Date(last.completed_at),
+        }
+      : null,
   };
 }

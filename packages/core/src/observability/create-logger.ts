@@ -3,9 +3,6 @@ import pretty from "pino-pretty";
 
 export type { Logger } from "pino";
 
-/** The levels LOG_LEVEL takes (each app's env.ts validates it against this list). */
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const satisfies readonly LevelWithSilent[];
-
 /**
  * A process's logger: one JSON object per line on stdout (what log shippers read), or pino-pretty's
  * coloured lines when stdout is a terminal, where a person reads it. Pretty printing runs in this

@@ -25,6 +25,13 @@ export async function lockIndexGenerationsExclusive(tx: Tx): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GENERATION_LOCK})`;
 }
 
+/**
+ * The documents a rebuild's pass walks, and its `docs_total` estimate counts (on `document`,
+ * unaliased): those with an indexed version, and the failed ones. Documents still queued for their
+ * first indexing are left to their own jobs, which write every active generation.
+ */
+export const REBUILT_DOCUMENT_SQL = Prisma.sql`(indexed_version IS NOT NULL OR indexing_status = 'failed')`;
+
 /** What writing chunks into a generation needs to know of it. */
 export interface ChunkGeneration {
   id: number;
@@ -48,8 +55,8 @@ export async function readActiveGenerations(tx: AnyTx): Promise<ChunkGeneration[
 
 /**
  * `index_attempt` rows (under the alias `attempt`) that count as the pair's attempts: every generation but the one being built
- * (attempts of indexing jobs, and of finished rebuilds, so history survives a swap). A canceled
- * rebuild's attempts are deleted with it. Exact within the statement's snapshot: for the statements
+ * (attempts of indexing jobs, and of finished or canceled rebuilds, so history survives a swap; a
+ * canceled rebuild's attempts read `canceled`). Exact within the statement's snapshot: for the statements
  * that write attempts and the pair columns derived from them (index-attempts.ts, pair-status.ts).
  */
 export function servingAttemptSql(attempt: string): Prisma.Sql {

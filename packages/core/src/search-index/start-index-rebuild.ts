@@ -6,7 +6,7 @@ import { AppError } from "../errors/app-error";
 import { rebuildIndexJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
 import { getIndexRebuildStatus } from "./get-index-rebuild-status";
-import { lockIndexGenerationsExclusive } from "./index-generations";
+import { lockIndexGenerationsExclusive, REBUILT_DOCUMENT_SQL } from "./index-generations";
 
 /**
  * Starts a full rebuild of the search index: a new `building` generation with the given settings
@@ -36,7 +36,7 @@ export async function startIndexRebuild({
     async (tx) => {
       // An estimate for the progress display, counted before the lock: it reads every document row.
       const [estimate] = await tx.$queryRaw<{ total: number }[]>`
-        SELECT count(*)::int AS total FROM document WHERE indexed_version IS NOT NULL`;
+        SELECT count(*)::int AS total FROM document WHERE ${REBUILT_DOCUMENT_SQL}`;
       await lockIndexGenerationsExclusive(tx);
       const active = await tx.indexGeneration.findMany({
         where: { status: { in: ["current", "building"] } },

@@ -56,7 +56,7 @@ export async function currentIndexJobs(db: Db, ids: string[]): Promise<IndexDocu
 /**
  * Indexes the documents at their current version in one batch, as the worker would, in this process,
  * then merges the search index as the worker's schedule does seconds later (rows not yet merged are
- * found by their words, but LanceDB 0.31 may miss one whose query word repeats: decisions.md).
+ * found by their words before the merge, and ranked exactly after it: decisions.md).
  */
 export async function indexTestDocuments(db: Db, ids: string[]): Promise<void> {
   await indexDocuments({ db, index: testSearchIndex(), jobs: await currentIndexJobs(db, ids) });

@@ -1,4 +1,4 @@
-import { getIndexingHealth, startIndexRebuild, summarizeIndexRebuild } from "@svc/core";
+import { cancelIndexRebuild, getIndexingHealth, startIndexRebuild, summarizeIndexRebuild } from "@svc/core";
 import { ConsoleRebuildStatusSchema, HealthOverviewSchema, StartRebuildInputSchema } from "@svc/schema";
 import { adminProcedure, router, sessionProcedure } from "../init";
 
@@ -22,4 +22,9 @@ export const healthRouter = router({
         }),
       ),
     ),
+
+  /** As DELETE /manage/admin/search-index/rebuild (`svc index cancel`): NOT_FOUND when none is running. */
+  cancelRebuild: adminProcedure
+    .output(ConsoleRebuildStatusSchema)
+    .mutation(async ({ ctx }) => summarizeIndexRebuild(await cancelIndexRebuild({ db: ctx.db, boss: ctx.boss, principal: ctx.principal }))),
 });

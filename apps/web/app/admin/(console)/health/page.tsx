@@ -10,7 +10,7 @@ import { DocumentName, FailureReason } from "../../../../components/document-cel
 import { RetryDocumentButton } from "../../../../components/retry-document-button";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
 import { formatCount, formatRelative } from "../../../../components/format";
-import { DialogButtons } from "../../../../components/confirm-action";
+import { ConfirmAction, DialogButtons } from "../../../../components/confirm-action";
 import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError, Stat } from "../../../../components/page-parts";
 import { useTRPC } from "../../../../lib/trpc/client";
 import type { RouterOutputs } from "../../../../lib/trpc/types";
@@ -167,7 +167,12 @@ function Rebuild({ rebuild }: { rebuild: Overview["rebuild"] }) {
             {building ? "building" : "idle"}
           </Badge>
         </Group>
-        {user.role === "admin" ? <StartRebuildButton disabled={building} /> : null}
+        {user.role === "admin" ? (
+          <Group gap="sm">
+            {building ? <CancelRebuildButton generationId={rebuild.generationId} /> : null}
+            <StartRebuildButton disabled={building} />
+          </Group>
+        ) : null}
       </Group>
       <Text size="sm" c="dimmed" mb="sm">
         Serving generation #{rebuild.current.generationId}: chunks of up to {formatCount(rebuild.current.chunkTokenLimit)} tokens, text
@@ -190,10 +195,50 @@ function Rebuild({ rebuild }: { rebuild: Overview["rebuild"] }) {
       ) : (
         <EmptyState title="No rebuild running">
           A rebuild re-chunks every indexed document into a new index generation while searches keep using the current one, then
-          switches over.
+          switches over. Failed documents are not retried by it: they stay failed and count as failed.
         </EmptyState>
       )}
+      {rebuild.lastRebuild ? <LastRebuild last={rebuild.lastRebuild} /> : null}
     </Paper>
+  );
+}
+
+/** How the last rebuild ended, with its counts: failed documents are counted, never dropped. */
+function LastRebuild({ last }: { last: NonNullable<Overview["rebuild"]["lastRebuild"]> }) {
+  const canceled = last.status === "canceled";
+  return (
+    <Text size="sm" mt="sm" data-testid="last-rebuild">
+      Last rebuild: generation #{last.generationId}{" "}
+      <Badge color={canceled ? "gray" : last.docsFailed > 0 ? "orange" : "green"} variant="light">
+        {canceled ? "canceled" : "swapped in"}
+      </Badge>{" "}
+      {formatCount(last.docsDone)} {last.docsDone === 1 ? "document" : "documents"} indexed,{" "}
+      <Text component="span" size="sm" c={last.docsFailed > 0 ? "red" : undefined} data-testid="last-rebuild-failed">
+        {formatCount(last.docsFailed)} failed
+      </Text>
+      {last.completedAt ? <> · {formatRelative(last.completedAt)}</> : null}
+    </Text>
+  );
+}
+
+/** Cancels the running rebuild after a confirmation; search keeps the current index. */
+function CancelRebuildButton({ generationId }: { generationId: number | null }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const cancel = useMutation(trpc.health.cancelRebuild.mutationOptions());
+  return (
+    <ConfirmAction
+      label="Cancel rebuild"
+      title="Cancel the index rebuild?"
+      confirmLabel="Cancel rebuild"
+      onConfirm={async () => {
+        await cancel.mutateAsync();
+        await queryClient.invalidateQueries(trpc.health.pathFilter());
+      }}
+    >
+      Generation #{generationId} stops and its chunks are deleted; searches keep using the current index. The rebuild&apos;s attempts
+      end <Code>canceled</Code> in their connectors&apos; history. A new rebuild starts from the beginning.
+    </ConfirmAction>
   );
 }
 

@@ -1,0 +1,127 @@
+import { indexDocuments, runIndexRebuild } from "@svc/core";
+import { createTestPair, testSearchIndex } from "@svc/core/testing";
+import { ConnectorIndexingStatusResponseSchema, IndexRebuildStatusSchema, type ConnectorIndexingStatusLite } from "@svc/schema";
+import { describe, expect, it } from "vitest";
+import { getServices } from "../server/services";
+import { useTestApp } from "./app";
+import { ingestOverApi } from "./factories";
+import { signedIn } from "./trpc/console";
+import { installPoisonTrigger, POISON } from "./trpc/poison";
+
+const app = useTestApp();
+const REBUILD = "/api/manage/admin/search-index/rebuild";
+
+/** The pair's row of the connector listing (POST …/indexing-status), as a client reads it. */
+async function listingRow(ccPairId: number): Promise<ConnectorIndexingStatusLite> {
+  const response = await app.request("POST", "/api/manage/admin/connector/indexing-status", { body: { get_all_connectors: true } });
+  expect(response.status).toBe(200);
+  const listing = ConnectorIndexingStatusResponseSchema.parse(await response.json());
+  const row = listing
+    .flatMap((group) => group.indexing_statuses)
+    .find((candidate): candidate is ConnectorIndexingStatusLite => "cc_pair_id" in candidate && candidate.cc_pair_id === ccPairId);
+  if (!row) throw new Error(`pair ${ccPairId} is not listed`);
+  return row;
+}
+
+describe("an index rebuild carries failure truthfully", () => {
+  it("counts documents that cannot be indexed as failed in its result and its attempts; they stay failed", async () => {
+    await installPoisonTrigger(app.db);
+    const mixed = await createTestPair(app.db, { name: "Mixed pair" });
+    const failing = await createTestPair(app.db, { name: "Failing pair" });
+    const clean = await createTestPair(app.db, { name: "Clean pair" });
+    const documents = [
+      { id: "mixed-ok-1", text: "Harbour tide tables.", ccPairId: mixed },
+      { id: "mixed-ok-2", text: "Lighthouse keeper logs.", ccPairId: mixed },
+      { id: "mixed-bad", text: `A ${POISON} in the mixed pair.`, ccPairId: mixed },
+      { id: "failing-bad-1", text: `One ${POISON}.`, ccPairId: failing },
+      { id: "failing-bad-2", text: `Two ${POISON}.`, ccPairId: failing },
+      { id: "clean-ok", text: "Clean weather report.", ccPairId: clean },
+    ];
+    for (const document of documents) await ingestOverApi(app, document);
+    const jobs = documents.map(({ id }) => ({ documentId: id, version: 1 }));
+    await expect(indexDocuments({ index: testSearchIndex(), db: app.db, jobs })).rejects.toThrow();
+
+    const before = { mixed: await listingRow(mixed), failing: await listingRow(failing), clean: await listingRow(clean) };
+    expect(before.mixed).toMatchObject({ last_status: "completed_with_errors", docs_indexed: 2 });
+    expect(before.failing).toMatchObject({ last_status: "failed", last_success: null, docs_indexed: 0 });
+    expect(before.clean).toMatchObject({ last_status: "success", docs_indexed: 1 });
+
+    // The rebuild, as an admin starts it over REST and the worker runs its job.
+    const startResponse = await app.request("POST", REBUILD, { body: { chunk_token_limit: 256 } });
+    expect(startResponse.status).toBe(202);
+    const started = IndexRebuildStatusSchema.parse(await startResponse.json());
+    // The failed documents are in the total the progress is measured against.
+    expect(started.rebuild).toMatchObject({ docs_total: 6 });
+    const { boss } = await getServices();
+    const generationId = started.rebuild?.generation_id ?? 0;
+    const rebuildStarted = new Date();
+    expect(await runIndexRebuild({ index: testSearchIndex(), db: app.db, boss, generationId })).toEqual({
+      swapped: true,
+      docsDone: 3,
+      docsFailed: 3,
+    });
+    const status = IndexRebuildStatusSchema.parse(await (await app.request("GET", REBUILD)).json());
+    expect(status.last_rebuild).toMatchObject({ generation_id: generationId, status: "current", docs_done: 3, docs_failed: 3, docs_total: 6 });
+
+    // The documents that could not be indexed are still failed, with their error.
+    const stored = await app.db.document.findMany({ orderBy: { id: "asc" }, select: { id: true, indexingStatus: true, lastError: true } });
+    expect(stored.map((document) => [document.id, document.indexingStatus])).toEqual([
+      ["clean-ok", "indexed"],
+      ["failing-bad-1", "failed"],
+      ["failing-bad-2", "failed"],
+      ["mixed-bad", "failed"],
+      ["mixed-ok-1", "indexed"],
+      ["mixed-ok-2", "indexed"],
+    ]);
+
+    // Each pair's rebuild attempt counts its failed documents; the error state follows from the counts.
+    const after = { mixed: await listingRow(mixed), failing: await listingRow(failing), clean: await listingRow(clean) };
+    expect(after.mixed).toMatchObject({ last_status: "completed_with_errors", latest_index_attempt_docs_indexed: 2, docs_indexed: 2 });
+    expect(after.failing).toMatchObject({ last_status: "failed", last_finished_status: "failed", last_success: null, docs_indexed: 0 });
+    expect(after.clean).toMatchObject({ last_status: "success", latest_index_attempt_docs_indexed: 1 });
+    // Last success moves only for the pairs whose documents the rebuild indexed, to when it swapped in.
+    expect(new Date(after.mixed.last_success ?? 0).getTime()).toBeGreaterThanOrEqual(rebuildStarted.getTime() - 1_000);
+    expect(new Date(after.clean.last_success ?? 0).getTime()).toBeGreaterThanOrEqual(rebuildStarted.getTime() - 1_000);
+    for (const row of Object.values(after)) expect(row.in_repeated_error_state).toBe(false);
+
+    // The console reads the same: the listing, the attempts, the pair page's counts, the health page.
+    const { caller } = await signedIn(app.adminKey);
+    const consoleRows = (await caller.connectors.indexingStatus({ get_all_connectors: true })).flatMap((group) => group.indexing_statuses);
+    for (const [ccPairId, row] of [
+      [mixed, after.mixed],
+      [failing, after.failing],
+      [clean, after.clean],
+    ] as const) {
+      expect(consoleRows.find((candidate) => "cc_pair_id" in candidate && candidate.cc_pair_id === ccPairId)).toEqual(row);
+    }
+    const attemptsOf = async (ccPairId: number) =>
+      (await caller.connectors.attempts({ ccPairId, limit: 10 })).map((attempt) => [attempt.status, attempt.docsIndexed, attempt.docsFailed]);
+    expect(await attemptsOf(mixed)).toEqual([
+      ["completed_with_errors", 2, 1],
+      ["completed_with_errors", 2, 1],
+    ]);
+    expect(await attemptsOf(failing)).toEqual([
+      ["failed", 0, 2],
+      ["failed", 0, 2],
+    ]);
+    expect(await attemptsOf(clean)).toEqual([
+      ["success", 1, 0],
+      ["success", 1, 0],
+    ]);
+    expect(await caller.connectors.indexingSummary({ ccPairId: mixed })).toEqual({
+      inRepeatedErrorState: false,
+      documents: { indexed: 2, queued: 0, failed: 1 },
+    });
+    expect(await caller.connectors.indexingSummary({ ccPairId: failing })).toEqual({
+      inRepeatedErrorState: false,
+      documents: { indexed: 0, queued: 0, failed: 2 },
+    });
+    const overview = await caller.health.overview();
+    expect(overview.failedDocumentCount).toBe(3);
+    expect(overview.rebuild).toMatchObject({
+      status: "idle",
+      current: { generationId, chunkTokenLimit: 256 },
+      lastRebuild: { generationId, status: "current", docsDone: 3, docsFailed: 3 },
+    });
+  });
+});
