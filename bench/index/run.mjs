@@ -20,6 +20,7 @@ import {
   median,
   percentile,
   postgresCpuSeconds,
+  postIngestion,
   processCpuSeconds,
   processMemory,
   ProcessGroup,
@@ -70,30 +71,10 @@ function buildDocuments(seed, prefix, count) {
   );
 }
 
-function post(agent, key, body) {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        agent,
-        host: "127.0.0.1",
-        port: PORT,
-        path: "/api/svc-api/ingestion",
-        method: "POST",
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` },
-      },
-      (response) => {
-        const parts = [];
-        response.on("data", (part) => parts.push(part));
-        response.on("end", () => {
-          if (response.statusCode === 200) resolve();
-          else reject(new Error(`ingestion answered ${response.statusCode}: ${Buffer.concat(parts).toString().slice(0, 300)}`));
-        });
-        response.on("error", reject);
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
-  });
+/** One ingestion; anything but a 200 fails the run. */
+async function post(agent, key, body) {
+  const { status, text } = await postIngestion(agent, PORT, key, body);
+  if (status !== 200) throw new Error(`ingestion answered ${status}: ${text.slice(0, 300)}`);
 }
 
 /** Closed loop: `clients` keep-alive connections, each sending its next document as soon as the last is accepted. */

@@ -2,6 +2,7 @@
 // production web server (and any other process) started and stopped, and the machine described.
 import { execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -166,6 +167,33 @@ export function postgresCpuSeconds() {
 
 // ~2 KB documents, as the ingestion benchmarks send them.
 const PLANNING_NOTES = "Quarterly planning notes: the platform team ships the ingestion queue, the search team tunes ranking, and support documents the new workflow. ".repeat(13);
+
+/**
+ * POSTs an ingestion body to the server on `port` over the keep-alive `agent` (node:http: a load
+ * generator's own cost stays small next to fetch's); resolves with the status and the answer's text.
+ */
+export function postIngestion(agent, port, key, body) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        agent,
+        host: "127.0.0.1",
+        port,
+        path: "/api/svc-api/ingestion",
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` },
+      },
+      (response) => {
+        const parts = [];
+        response.on("data", (part) => parts.push(part));
+        response.on("end", () => resolve({ status: response.statusCode, text: Buffer.concat(parts).toString() }));
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
 
 /** The JSON body of one ingestion of a ~2 KB document with the given id. */
 export function planningNotesBody(id, sequence) {

@@ -30,6 +30,7 @@ import {
   describeMachine,
   median,
   percentile,
+  postIngestion,
   processMemory,
   ProcessGroup,
   recreateDatabase,
@@ -128,29 +129,6 @@ function makeDocument(random, number, pairIds) {
   return JSON.stringify({ document, cc_pair_id: pick(pairIds) });
 }
 
-function post(agent, port, key, body) {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        agent,
-        host: "127.0.0.1",
-        port,
-        path: "/api/svc-api/ingestion",
-        method: "POST",
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` },
-      },
-      (response) => {
-        const parts = [];
-        response.on("data", (part) => parts.push(part));
-        response.on("end", () => resolve({ status: response.statusCode, text: Buffer.concat(parts).toString() }));
-        response.on("error", reject);
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
-  });
-}
-
 /** Closed loop over `count` documents from `first`; a 429 (svc's backpressure) is retried after its Retry-After. */
 async function ingestRange(port, key, random, first, count, pairIds) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -162,7 +140,7 @@ async function ingestRange(port, key, random, first, count, pairIds) {
       while (next < end) {
         const body = makeDocument(random, next++, pairIds);
         for (;;) {
-          const { status, text } = await post(agent, port, key, body);
+          const { status, text } = await postIngestion(agent, port, key, body);
           if (status === 200) break;
           if (status !== 429) throw new Error(`ingestion answered ${status}: ${text.slice(0, 300)}`);
           refused += 1;
@@ -438,7 +416,7 @@ async function measureSize(target) {
       log(`  built: ${JSON.stringify(build)}`);
       // Ingested last: they must still rank first.
       const agent = new http.Agent({ keepAlive: true });
-      for (const dominant of DOMINANT) await post(agent, port, adminKey, dominantBody(dominant, pairIds[0]));
+      for (const dominant of DOMINANT) await postIngestion(agent, port, adminKey, dominantBody(dominant, pairIds[0]));
       agent.destroy();
       await waitForIndexed(targetDb);
       await waitForMerged(targetDb, indexDir);

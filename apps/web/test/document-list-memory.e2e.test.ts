@@ -1,6 +1,6 @@
 // The whole-list answer of GET /svc-api/ingestion and /svc-api/connector-docs/{id} is streamed: the
 // production server's peak memory must not grow with the number of documents (docs/decisions.md
-// "Document lists"). The 100,000 documents are inserted with one SQL statement each for speed (the
+// "Per-document routes and document lists"). The 100,000 documents are inserted with one SQL statement each for speed (the
 // ingestion path is not what is measured here); their long links make the answer ~110 MB, which a
 // server that built the array in memory could not send without its peak growing by far more.
 import { readFile } from "node:fs/promises";

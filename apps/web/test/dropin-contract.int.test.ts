@@ -1,6 +1,6 @@
 // What the original's own clients (its guide scripts, integration-test managers, admin scripts and
-// pydantic models) rely on, pinned with the exact bodies: issue 14, docs/decisions.md "Document
-// lists", "Pair status", "Upload paths", "Every error is JSON", "Listing rows: newer fields".
+// pydantic models) rely on, pinned with the exact bodies: issue 14, docs/decisions.md "Per-document
+// routes and document lists", "Pairs", "Uploads", "Every error is JSON", "Connector listing".
 import { recordWorkerHeartbeat } from "@svc/core";
 import { createTestPair } from "@svc/core/testing";
 import { REST_CONTRACT, encodeDocumentCursor, type RestEndpoint } from "@svc/schema";

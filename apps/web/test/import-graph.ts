@@ -18,11 +18,14 @@ export interface ImportEdge {
 }
 
 const SOURCE_FILE = /\.(ts|tsx|mts|cts|js|mjs)$/;
-const TEST_FILE = /\.(test|spec)\.(ts|tsx|mts|cts)$|\.d\.ts$/;
-const SKIPPED_DIRECTORIES = new Set(["node_modules", "dist", ".next", ".turbo", "test", "testing", "e2e"]);
+const TEST_FILE = /\.(test|spec)\.(ts|tsx|mts|cts)$/;
+const DECLARATION_FILE = /\.d\.ts$/;
+const BUILD_DIRECTORIES = ["node_modules", "dist", ".next", ".turbo"];
+const TEST_DIRECTORIES = ["test", "testing", "e2e"];
 
-/** The production source files under a directory (tests and test support left out), relative to the root. */
-export function listProductionFiles(directory: string): string[] {
+/** The source files under a directory, relative to the root; `withTests` keeps tests and test support. */
+function listFiles(directory: string, withTests: boolean): string[] {
+  const skipped = new Set(withTests ? BUILD_DIRECTORIES : [...BUILD_DIRECTORIES, ...TEST_DIRECTORIES]);
   const files: string[] = [];
   const pending = [path.join(REPO_ROOT, directory)];
   while (pending.length > 0) {
@@ -30,13 +33,47 @@ export function listProductionFiles(directory: string): string[] {
     for (const entry of readdirSync(current, { withFileTypes: true })) {
       const full = path.join(current, entry.name);
       if (entry.isDirectory()) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name)) pending.push(full);
-      } else if (SOURCE_FILE.test(entry.name) && !TEST_FILE.test(entry.name)) {
+        if (!skipped.has(entry.name)) pending.push(full);
+      } else if (SOURCE_FILE.test(entry.name) && !DECLARATION_FILE.test(entry.name) && (withTests || !TEST_FILE.test(entry.name))) {
         files.push(path.relative(REPO_ROOT, full));
       }
     }
   }
   return files.sort();
+}
+
+/** The production source files under a directory (tests and test support left out), relative to the root. */
+export function listProductionFiles(directory: string): string[] {
+  return listFiles(directory, false);
+}
+
+/** Every source file under a directory, tests included (dependencies and build output left out). */
+export function listSourceFiles(directory: string): string[] {
+  return listFiles(directory, true);
+}
+
+function parse(file: string): ts.SourceFile {
+  return ts.createSourceFile(file, readFileSync(path.join(REPO_ROOT, file), "utf8"), ts.ScriptTarget.Latest, false);
+}
+
+/** The names a module re-exports by name (`export { a, type B } from "…"`). */
+export function readExportedNames(file: string): string[] {
+  return parse(file).statements.flatMap((statement) =>
+    ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)
+      ? statement.exportClause.elements.map((element) => element.name.text)
+      : [],
+  );
+}
+
+/** The identifiers a file's code names (comments and strings left out). */
+export function readIdentifiers(file: string): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: ts.Node) => {
+    if (ts.isIdentifier(node)) names.add(node.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(parse(file));
+  return names;
 }
 
 export function readImports(file: string): ImportEdge[] {
@@ -57,7 +94,8 @@ export function folderOf(file: string, root: string): string | null {
   const relative = path.relative(root, file);
   if (relative.startsWith("..") || path.isAbsolute(relative)) return null;
   const [first, ...rest] = relative.split(path.sep);
-  return rest.length === 0 ? `${first} (file)` : first!;
+  // A file node is named without its extension, as an import names it.
+  return rest.length === 0 ? `${first!.replace(SOURCE_FILE, "")} (file)` : first!;
 }
 
 /** The imports between different folders under `root`: one edge per ordered pair, the first seen as evidence. */

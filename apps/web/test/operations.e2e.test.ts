@@ -1,5 +1,5 @@
 // The operations endpoints and ingestion's admission control, through the production server in a
-// child process (decisions.md "Operations endpoints", "Limits and overload"; issue 12).
+// child process (decisions.md "Bulk ingestion, operations, client", "Limits and overload"; issue 12).
 import net from "node:net";
 import { createApiKey, recordWorkerHeartbeat } from "@svc/core";
 import { createTestJobQueue, ingestTestDocument, testIngestionBody, type TestJobQueue } from "@svc/core/testing";

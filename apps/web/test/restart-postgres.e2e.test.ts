@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createApiKey, prepareDatabase } from "@svc/core";
+import { testIngestionBody } from "@svc/core/testing";
 import { createDb, querySql } from "@svc/db";
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "@svc/db/embedded";
 import { waitFor } from "@svc/db/testing";
@@ -19,6 +20,15 @@ let dataDir: string;
 let server: EmbeddedPostgresServer | undefined;
 let web: ProductionServer | undefined;
 let key: string;
+
+/** One ingestion through the production server at `base`, with the file's admin key; the answer as it is. */
+function ingestAt(base: string, id: string): Promise<Response> {
+  return fetch(`${base}/api/svc-api/ingestion`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(testIngestionBody({ id, title: id })),
+  });
+}
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-web-restart-pg-"));
@@ -57,12 +67,7 @@ describe("the web process across PostgreSQL restarts", () => {
     if (!server || !web) throw new Error("not started");
     const { databaseUrl, port } = server;
     const { base } = web;
-    const ingest = (id: string) =>
-      fetch(`${base}/api/svc-api/ingestion`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ document: { id, semantic_identifier: id, sections: [{ text: `text of ${id}` }], metadata: {} } }),
-      });
+    const ingest = (id: string) => ingestAt(base, id);
 
     // Light load throughout: one client ingesting back to back, every status counted.
     const statuses = new Map<number, number>();
@@ -135,12 +140,7 @@ describe("the web process across PostgreSQL restarts", () => {
 
     web = await startProductionServer({ databaseUrl, env: { SVC_DB_POOL_SIZE: String(POOL_SIZE) } });
     const base = web.base;
-    const ingest = (id: string) =>
-      fetch(`${base}/api/svc-api/ingestion`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ document: { id, semantic_identifier: id, sections: [{ text: id }], metadata: {} } }),
-      });
+    const ingest = (id: string) => ingestAt(base, id);
     // Every request retries opening the services; none may leave connections behind for later.
     for (let attempt = 0; attempt < 30; attempt++) {
       const response = await ingest(`cold-${attempt}`);

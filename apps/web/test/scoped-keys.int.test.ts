@@ -2,11 +2,11 @@
 // B only. Two private pairs, a curator key scoped to each; every path a scoped key can reach, over
 // REST and the console's tRPC, is tried against B's documents, and B's stored rows are compared
 // byte for byte before and after.
-import { indexDocuments } from "@svc/core";
 import { DocMinimalInfoListSchema, DocumentDetailSchema } from "@svc/schema";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ingestionBody, useTestApp } from "./app";
-import { createTestPair, testSearchIndex } from "@svc/core/testing";
+import { useTestApp } from "./app";
+import { createTestPair, testIngestionBody, type TestDocument } from "@svc/core/testing";
+import { ingestAndIndexOverApi } from "./factories";
 import { signedIn, type Caller } from "./trpc/console";
 
 const app = useTestApp();
@@ -21,20 +21,14 @@ const keys = { a: "", b: "", scopedAdminA: "" };
 let consoleA: Caller;
 let consoleAdminA: Caller;
 
-async function ingest(id: string, ccPairId: number, key = app.adminKey): Promise<Response> {
-  return app.ingest(
-    ingestionBody(
-      { id, semantic_identifier: `Title of ${id}`, sections: [{ text: `zephyrine text of ${id}`, link: `https://example.com/${id}` }] },
-      { cc_pair_id: ccPairId },
-    ),
-    key,
-  );
+/** A document of the pair as this file writes them: its text holds the word the search probes look for. */
+function scopedDocument(id: string, ccPairId: number): TestDocument {
+  return { id, ccPairId, title: `Title of ${id}`, text: `zephyrine text of ${id}`, link: `https://example.com/${id}` };
 }
 
-async function ingestAndIndex(id: string, ccPairId: number): Promise<void> {
-  expect((await ingest(id, ccPairId)).status).toBe(200);
-  const { version } = await app.db.document.findUniqueOrThrow({ where: { id }, select: { version: true } });
-  await indexDocuments({ index: testSearchIndex(), db: app.db, jobs: [{ documentId: id, version }] });
+/** Ingests the document into the pair with the key (the admin key unless one is given); the answer as it is. */
+function ingest(id: string, ccPairId: number, key = app.adminKey): Promise<Response> {
+  return app.ingest(testIngestionBody(scopedDocument(id, ccPairId)), key);
 }
 
 /**
@@ -80,11 +74,11 @@ beforeAll(async () => {
   keys.a = await app.createKey("curator", [pairs.a]);
   keys.b = await app.createKey("curator", [pairs.b]);
   keys.scopedAdminA = await app.createKey("admin", [pairs.a]);
-  await ingestAndIndex("a/own", pairs.a);
-  await ingestAndIndex("b/secret", pairs.b);
-  await ingestAndIndex("b/failed", pairs.b);
-  await ingestAndIndex("shared", pairs.b);
-  await ingestAndIndex("shared", pairs.a);
+  await ingestAndIndexOverApi(app, scopedDocument("a/own", pairs.a));
+  await ingestAndIndexOverApi(app, scopedDocument("b/secret", pairs.b));
+  await ingestAndIndexOverApi(app, scopedDocument("b/failed", pairs.b));
+  await ingestAndIndexOverApi(app, scopedDocument("shared", pairs.b));
+  await ingestAndIndexOverApi(app, scopedDocument("shared", pairs.a));
   await app.db.document.update({ where: { id: "b/failed" }, data: { indexingStatus: "failed", lastError: "boom" } });
   consoleA = (await signedIn(keys.a)).caller;
   consoleAdminA = (await signedIn(keys.scopedAdminA)).caller;

@@ -3,15 +3,7 @@ import { createTestJobQueue, createTestPair, holdPairLocks, removeTestSearchInde
 import type { Db } from "@svc/db";
 import { waitFor } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  documentsMissingText,
-  indexedProgress,
-  indexInconsistencies,
-  indexRowInconsistencies,
-  ingestMany,
-  spawnWorker,
-  type WorkerProcess,
-} from "./testing/worker-process";
+import { expectConsistentIndex, indexedProgress, ingestMany, spawnWorker, type WorkerProcess } from "./testing/worker-process";
 
 const DOCUMENTS = 3_000;
 const UPDATED = 300;
@@ -93,10 +85,7 @@ describe("a worker killed with SIGKILL in the middle of indexing", () => {
       { timeoutMs: 100_000, describe: () => `indexed so far: ${JSON.stringify(atKill)} at the kill\n${second.output()}` },
     );
 
-    expect(await indexInconsistencies(db)).toEqual({ notIndexed: [], chunkMismatches: [], countMismatches: [], openAttempts: 0 });
-    // The search index holds every chunk PostgreSQL has, once, and nothing else.
-    expect(await indexRowInconsistencies(db)).toEqual({ lost: [], orphans: [], doubled: [] });
-    expect(await documentsMissingText(db, updatedIds, "zeppelin")).toEqual([]);
+    await expectConsistentIndex(db, updatedIds, "zeppelin");
     const [stale] = await db.$queryRaw<{ documents: number }[]>`
       SELECT count(DISTINCT document_id)::int AS documents FROM document_chunk
       WHERE document_id = ANY(${updatedIds}) AND content LIKE 'original text%'`;

@@ -7,15 +7,7 @@ import { createDb, type Db } from "@svc/db";
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "@svc/db/embedded";
 import { waitFor } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  documentsMissingText,
-  indexedProgress,
-  indexInconsistencies,
-  indexRowInconsistencies,
-  ingestMany,
-  spawnWorker,
-  type WorkerProcess,
-} from "./testing/worker-process";
+import { expectConsistentIndex, indexedProgress, ingestMany, spawnWorker, type WorkerProcess } from "./testing/worker-process";
 
 // The system PostgreSQL is shared and cannot be restarted from a test: this file runs its own
 // embedded server, throwaway (no durability needed).
@@ -98,10 +90,7 @@ describe("the worker across a PostgreSQL restart", () => {
     );
     expect(running.alive()).toBe(true);
 
-    expect(await indexInconsistencies(db)).toEqual({ notIndexed: [], chunkMismatches: [], countMismatches: [], openAttempts: 0 });
-    // The search index holds every chunk PostgreSQL has, once, and nothing else.
-    expect(await indexRowInconsistencies(db)).toEqual({ lost: [], orphans: [], doubled: [] });
-    expect(await documentsMissingText(db, [...updated, ...added], "written after the restart")).toEqual([]);
+    await expectConsistentIndex(db, [...updated, ...added], "written after the restart");
     expect(await running.stop()).toBe(0);
   }, 170_000);
 });

@@ -5,16 +5,15 @@
  */
 
 // Errors: the one error type and its code table.
-export { AppError, ERROR_CODES, isAppError, type AppErrorCode } from "./errors/app-error";
+export { AppError, isAppError, type AppErrorCode } from "./errors/app-error";
 export { toAppError } from "./errors/to-app-error";
 
 // Authentication and access.
-export { ADMIN_ROLES, CONNECTOR_ROLES, OPERATOR_PRINCIPAL, requireRole, requireUnscopedAdmin, type Principal } from "./auth/principal";
-export { accessRuleOf, searchAccessRule, type AccessRule } from "./auth/access-policy";
+export { ADMIN_ROLES, OPERATOR_PRINCIPAL, requireRole, requireUnscopedAdmin, type Principal } from "./auth/principal";
 export { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./auth/api-key-cache";
 export { hashApiKey } from "./auth/api-key-secret";
 export { authenticateApiKey } from "./auth/authenticate-api-key";
-export { API_KEY_USE_INTERVAL_MS, ApiKeyUseRecorder } from "./auth/record-api-key-use";
+export { ApiKeyUseRecorder } from "./auth/record-api-key-use";
 export { countActiveApiKeys, createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from "./auth/manage-api-keys";
 export { hashAdminSessionToken } from "./auth/admin-session-token";
 export { createAdminSession } from "./auth/create-admin-session";
@@ -23,7 +22,7 @@ export { endAdminSession } from "./auth/end-admin-session";
 
 // Connector-credential pairs.
 export { DEFAULT_CC_PAIR_ID } from "./model/default-pair";
-export { createCcPair } from "./connectors/create-cc-pair";
+export { createCcPair, type NewCcPairIds } from "./connectors/create-cc-pair";
 export { getCcPair } from "./connectors/get-cc-pair";
 export { getPairIndexingSummary } from "./documents/get-pair-indexing-summary";
 export { updateCcPair } from "./connectors/update-cc-pair";
@@ -75,7 +74,7 @@ export { getIndexingHealth } from "./health/get-indexing-health";
 export { checkReadiness } from "./health/check-readiness";
 export { recordWorkerHeartbeat, removeWorkerHeartbeat } from "./health/worker-heartbeats";
 export { getIndexingQueueDepth } from "./jobs/get-indexing-queue-depth";
-export { readMetricCounts, type MetricCounts } from "./health/read-metric-counts";
+export { readMetricCounts } from "./health/read-metric-counts";
 
 // Logs.
 export { createLogger, type Logger } from "./observability/create-logger";

@@ -6,14 +6,18 @@
  * 2. **`Prisma.sql` templates** for what the builder cannot say (locks, `FOR UPDATE`, CTEs, upserts
  *    with conditions, `ANY($1)`): run with `executeSql` / `selectSql` below, which take either a
  *    Prisma client or transaction or a plain pg connection, so one statement serves both kinds of
- *    transaction. Fragments that name a table alias take that alias as an argument (`sqlAlias`).
+ *    transaction. A function that only ever holds a Prisma client may run the same template with
+ *    Prisma's tagged `db.$queryRaw` / `db.$executeRaw` (the same idiom: values are parameters); the
+ *    `…Unsafe` forms are for test support only. Fragments that name a table alias take that alias as
+ *    an argument (`sqlAlias`).
  * 3. **Named (prepared) pg statements** (`{ name, text, values }`) only on hot paths (ingestion's
  *    batch write, indexing), inside `withSqlTransaction` or through `queryStatement`: a Prisma
  *    interactive transaction costs ~1 ms of client work per call there, several times the SQL
  *    (bench/RESULTS.md), and a named statement is planned once per connection.
  *
- * Each table is written from one core module (ARCHITECTURE.md, "Tables"): add a write next to its
- * siblings rather than inline in a caller.
+ * A table's writes belong in the core module that already writes those columns (ARCHITECTURE.md,
+ * "The SQL layer", says which tables have one writer so far): add a write next to its siblings rather
+ * than inline in a caller.
  */
 import { Prisma } from "./generated/prisma/client";
 import { querySql, type Db, type DbOrTx, type SqlClient } from "./client";

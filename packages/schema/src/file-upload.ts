@@ -52,7 +52,7 @@ export type FileUploadResponse = z.infer<typeof FileUploadResponseSchema>;
 /**
  * A stored upload as the original's newer releases describe it (`UserFileSnapshot`): the fields svc
  * has no notion of (projects, users, token counts) are null, an upload is `COMPLETED` at once, and
- * `id` is the upload's UUID, the same as `file_id` (docs/decisions.md "Upload paths").
+ * `id` is the upload's UUID, the same as `file_id` (docs/decisions.md "Uploads").
  */
 export const UserFileSnapshotSchema = z.object({
   id: z.uuid(),

@@ -11,7 +11,7 @@ export type ConnectorCredentialPairStatus = z.infer<typeof ConnectorCredentialPa
 
 /**
  * Status of an index attempt. `interrupted`: cut short by a crash or shutdown, not by a user (that is
- * `canceled`), docs/decisions.md "Listing rows: newer fields".
+ * `canceled`), docs/decisions.md "Connector listing".
  */
 export const IndexingStatusSchema = z.enum(["not_started", "in_progress", "success", "canceled", "failed", "completed_with_errors", "interrupted"]);
 export type IndexingStatus = z.infer<typeof IndexingStatusSchema>;

@@ -49,7 +49,7 @@ export const DocumentCursorSchema = z.preprocess(
 /**
  * Query of the document listings. Without `limit` the whole list is answered (streamed); with it, one
  * page. `cursor` comes out as the id after which the list starts; an empty cursor, like none, starts
- * at the beginning (docs/decisions.md "Document lists").
+ * at the beginning (docs/decisions.md "Per-document routes and document lists").
  */
 export const DocumentPageQuerySchema = pyModel("DocumentPageQuery", {
   limit: pyInt({ ge: 1, le: MAX_DOCUMENT_PAGE_SIZE }).nullable().default(null),

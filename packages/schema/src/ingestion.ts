@@ -34,7 +34,7 @@ function pythonNumberText(value: number): string {
   return `${mantissa}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
 }
 
-/** A metadata value or list item as a string: docs/decisions.md, "metadata values". */
+/** A metadata value or list item as a string: docs/decisions.md "Ingestion" (metadata). */
 function metadataText(value: unknown): string {
   if (typeof value === "string") return value;
   if (typeof value === "number") return pythonNumberText(value);

@@ -32,7 +32,7 @@ describe("buildOpenApiDocument", () => {
     expect(operations).toHaveLength(documented.length);
     for (const entry of documented) {
       const operation = document.paths[entry.path]?.[entry.method.toLowerCase() as "get"];
-      // An empty list overrides the document's default: no key (the probes of "Operations endpoints").
+      // An empty list overrides the document's default: no key (the probes of "Bulk ingestion, operations, client").
       expect(operation?.security, entry.path).toEqual(entry.auth === "public" ? [] : [{ BearerAuth: [] }]);
     }
   });

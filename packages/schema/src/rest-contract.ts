@@ -113,7 +113,7 @@ const DOCUMENT_PAGE = {
     cursor: "Opaque; taken from the `Link` header's `rel=\"next\"` URL. Absent for the first page",
   },
 } satisfies RestParameters;
-/** A document listing: a bare array; a page says where the next one is in `Link` (docs/decisions.md "Document lists"). */
+/** A document listing: a bare array; a page says where the next one is in `Link` (docs/decisions.md "Per-document routes and document lists"). */
 const DOCUMENT_LIST: RestResponse = {
   ...ok(DocMinimalInfoListSchema),
   headers: {

@@ -9,7 +9,7 @@ export const ServiceCheckSchema = z.object({
 export type ServiceCheck = z.infer<typeof ServiceCheckSchema>;
 
 /**
- * Body of `GET /api/health` and `GET /api/ready` (decisions.md "Operations endpoints"): `ok` with 200
+ * Body of `GET /api/health` and `GET /api/ready` (decisions.md "Bulk ingestion, operations, client"): `ok` with 200
  * when every check is, else `unavailable` with 503.
  */
 export const ServiceStatusSchema = z.object({

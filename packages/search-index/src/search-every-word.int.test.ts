@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGenerationTable } from "./create-generation-table";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { GenerationTable } from "./generation-table";
 import { optimizeGenerationTable } from "./optimize-generation-table";
 import { replaceDocuments } from "./replace-documents";
 import { searchDocuments } from "./search-documents";
-import { chunkRow, openTempSearchIndex } from "./testing/temp-search-index";
+import { chunkRow, useTempSearchIndex } from "./testing/temp-search-index";
 
-let temp: Awaited<ReturnType<typeof openTempSearchIndex>>;
-let nextGeneration = 1;
-
-beforeAll(async () => {
-  temp = await openTempSearchIndex();
-});
-afterAll(async () => {
-  await temp.remove();
-});
+const temp = useTempSearchIndex();
 
 async function ids(generation: GenerationTable, query: string): Promise<string[]> {
   return (await searchDocuments({ generation, query, limit: 10, access: { all: true } })).map((hit) => hit.documentId).sort();
@@ -40,7 +31,7 @@ describe.each([
 ])("every query word must match, on $rows rows", ({ merge }) => {
   let generation: GenerationTable;
   beforeAll(async () => {
-    generation = await createGenerationTable({ index: temp.index, generationId: nextGeneration++, textSearchConfig: "english" });
+    generation = await temp.newGeneration();
     await replaceDocuments({ generation, documentIds: CHUNKS.map((c) => c.documentId), chunks: CHUNKS });
     if (merge) await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
     expect((await generation.table.indexStats("text_idx"))?.numUnindexedRows).toBe(merge ? 0 : CHUNKS.length);
@@ -65,7 +56,7 @@ describe("every query word must match, on rows merged after the rest", () => {
   it("does not return a chunk merged on its own that holds only some of the words the table has", async () => {
     // As the worker merges: the table's rows first, then one written later and merged alone. Its
     // words form their own part of the index, which holds no posting for the other query words.
-    const generation = await createGenerationTable({ index: temp.index, generationId: nextGeneration++, textSearchConfig: "english" });
+    const generation = await temp.newGeneration();
     const base = [chunkRow("all", INDEXED.join(" ")), ...INDEXED.map((w, i) => chunkRow(`single-${i}`, `${w} other`))];
     await replaceDocuments({ generation, documentIds: base.map((c) => c.documentId), chunks: base });
     await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SearchAccess } from "./build-search-filter";
 import type { ChunkRow } from "./chunk-row";
 import { createGenerationTable } from "./create-generation-table";
@@ -11,25 +11,17 @@ import { optimizeGenerationTable } from "./optimize-generation-table";
 import { replaceDocuments } from "./replace-documents";
 import { searchDocuments } from "./search-documents";
 import { SearchIndexError } from "./search-index-error";
-import { chunkRow, openTempSearchIndex } from "./testing/temp-search-index";
+import { chunkRow, useTempSearchIndex } from "./testing/temp-search-index";
 
 const ALL: SearchAccess = { all: true };
-let temp: Awaited<ReturnType<typeof openTempSearchIndex>>;
-let nextGeneration = 1;
-
-beforeAll(async () => {
-  temp = await openTempSearchIndex();
-});
-afterAll(async () => {
-  await temp.remove();
-});
+const temp = useTempSearchIndex();
 
 /**
  * A new generation table for one test, filled with `chunks` in one replace batch and then merged into
  * its indexes, as a rebuild leaves a generation before it becomes current.
  */
 async function generationWith(chunks: ChunkRow[], textSearchConfig = "english"): Promise<GenerationTable> {
-  const generation = await createGenerationTable({ index: temp.index, generationId: nextGeneration++, textSearchConfig });
+  const generation = await temp.newGeneration(textSearchConfig);
   await replaceDocuments({ generation, documentIds: [...new Set(chunks.map((c) => c.documentId))], chunks });
   await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
   return generation;

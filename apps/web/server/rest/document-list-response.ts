@@ -2,7 +2,7 @@ import type { DocMinimalInfo, DocMinimalInfoPage } from "@svc/schema";
 
 /**
  * A REST document listing as the original answers it: a bare JSON array (docs/decisions.md
- * "Document lists"). A page (`limit` given) carries `Link: <…>; rel="next"` (RFC 8288) while more
+ * "Per-document routes and document lists"). A page (`limit` given) carries `Link: <…>; rel="next"` (RFC 8288) while more
  * remain; the whole list is streamed batch by batch, pulled only as fast as the client reads.
  */
 export async function documentListResponse(

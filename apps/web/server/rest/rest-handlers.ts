@@ -28,6 +28,7 @@ import type { Services } from "../services";
 import { handleUpload, readUploadedFiles } from "../upload";
 import { webEnv } from "../env";
 import { apiReferencePage, apiReferenceScript } from "../api-reference";
+import { toCreatedCcPair } from "../created-cc-pair";
 import { renderMetrics } from "../observability/render-metrics";
 import { documentListResponse } from "./document-list-response";
 
@@ -100,10 +101,8 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
     }),
   getConnectorIndexingStatus: ({ request, body, principal, services }) =>
     listIndexingStatus({ db: services.db, principal, request: body, signal: request.signal }),
-  createCcPair: async ({ body, services }) => {
-    const created = await createCcPair({ db: services.db, name: body.name, source: body.source, accessType: body.access_type });
-    return { cc_pair_id: created.ccPairId, connector_id: created.connectorId, credential_id: created.credentialId };
-  },
+  createCcPair: async ({ body, services }) =>
+    toCreatedCcPair(await createCcPair({ db: services.db, name: body.name, source: body.source, accessType: body.access_type })),
   getCcPair: ({ path, principal, services }) => getCcPair({ db: services.db, principal, ccPairId: path.id }),
   updateCcPair: ({ path, body, principal, services }) =>
     updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id, name: body.name, status: body.status }),

@@ -1,23 +1,80 @@
-// What the console's browser tests share: REST calls as a script makes them, and waiting for a
-// page's text (the pages refresh themselves) with the server's output in the failure message.
+// What the console's browser tests share: their world (database, production server, worker, browser),
+// REST calls as a script makes them, and waiting for a page's text (the pages refresh themselves) with
+// the server's output in the failure message.
 import { removeTestSearchIndex } from "@svc/core/testing";
 import type { Db } from "@svc/db";
 import { createTestDatabase, waitFor, type TestDatabase } from "@svc/db/testing";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { startProductionServer, type ProductionServer } from "../production-server";
 import { startTestWorker, type TestWorker } from "../worker";
 import { launchBrowser, type TestBrowser } from "./browser";
 
+export interface ConsoleWorld {
+  database: TestDatabase;
+  server: ProductionServer;
+  worker: TestWorker;
+  browser: TestBrowser;
+  page: Page;
+}
+
+/**
+ * A console browser test's world, started in beforeAll and stopped in afterAll: a test database
+ * (`seed` writes what must exist before the server starts), the production build's server, an
+ * indexing worker on the same database, and a browser whose base URL is the server. The fields are
+ * set once beforeAll has run; the helpers below come with it.
+ */
+export function useConsoleWorld(seed: (db: Db) => Promise<void>) {
+  const world = {} as ConsoleWorld;
+  beforeAll(async () => {
+    world.database = await createTestDatabase();
+    await seed(world.database.db);
+    world.server = await startProductionServer({ databaseUrl: world.database.databaseUrl });
+    world.worker = await startTestWorker({ db: world.database.db, databaseUrl: world.database.databaseUrl });
+    world.browser = await launchBrowser({ baseURL: world.server.base });
+    world.page = world.browser.page;
+  });
+  afterAll(async () => {
+    await world.browser?.close();
+    await world.worker?.stop();
+    await world.server?.stop();
+    await removeTestSearchIndex();
+    await world.database?.drop();
+  });
+  const helpers = consoleHelpers(() => world.server);
+  return Object.assign(world, helpers, {
+    /**
+     * Ingests support tickets (`[id, text]`) into the pair with the key, over REST as a script does,
+     * and waits until the worker has indexed each or marked it failed.
+     */
+    ingestTickets: async (key: string, ccPairId: number, tickets: [id: string, text: string][]): Promise<void> => {
+      for (const [id, text] of tickets) {
+        const response = await helpers.rest("POST", "/svc-api/ingestion", key, {
+          document: { id, semantic_identifier: `Ticket ${id}`, sections: [{ text }], metadata: {} },
+          cc_pair_id: ccPairId,
+        });
+        expect(response.status).toBe(200);
+      }
+      const ids = tickets.map(([id]) => id);
+      await waitFor("the tickets indexed or failed", async () =>
+        (await world.database.db.document.count({ where: { id: { in: ids }, indexingStatus: { in: ["indexed", "failed"] } } })) === ids.length
+          ? true
+          : undefined,
+      );
+    },
+  });
+}
+
 export function consoleHelpers(server: () => ProductionServer) {
+  const rest = (method: string, path: string, key: string, body?: unknown): Promise<Response> =>
+    fetch(`${server().base}/api${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   return {
     /** A REST call as a script would make it. */
-    rest: (method: string, path: string, key: string, body?: unknown): Promise<Response> =>
-      fetch(`${server().base}/api${path}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
+    rest,
 
     /** Waits until the locator's text satisfies the check. */
     waitForText: async (what: string, locator: Locator, check: (text: string) => boolean, timeoutMs = 30_000): Promise<string> => {
@@ -40,37 +97,4 @@ export async function signIn(page: Page, key: string): Promise<void> {
   await page.getByLabel("API key").fill(key);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/admin\/connectors/);
-}
-
-export interface ConsoleService {
-  database: TestDatabase;
-  server: ProductionServer;
-  worker: TestWorker;
-  browser: TestBrowser;
-  page: Page;
-}
-
-/**
- * A database of its own, the production server and a real indexing worker on it, and a browser, for
- * the whole test file; `seed` fills the database before the server starts. Call at the top level of
- * a test file; the returned object is filled in by beforeAll, and everything stops after the file.
- */
-export function useConsoleService(seed: (db: Db) => Promise<void>): ConsoleService {
-  const service = {} as Partial<ConsoleService>;
-  beforeAll(async () => {
-    service.database = await createTestDatabase();
-    await seed(service.database.db);
-    service.server = await startProductionServer({ databaseUrl: service.database.databaseUrl });
-    service.worker = await startTestWorker({ db: service.database.db, databaseUrl: service.database.databaseUrl });
-    service.browser = await launchBrowser({ baseURL: service.server.base });
-    service.page = service.browser.page;
-  });
-  afterAll(async () => {
-    await service.browser?.close();
-    await service.worker?.stop();
-    await service.server?.stop();
-    await removeTestSearchIndex();
-    await service.database?.drop();
-  });
-  return service as ConsoleService;
 }

@@ -8,18 +8,18 @@ import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { insertIndexAttempts, setPairStatus } from "../connectors";
 import { installPoisonTrigger, POISON } from "../trpc/poison";
-import { consoleHelpers, signIn, useConsoleService } from "./console-helpers";
+import { signIn, useConsoleWorld } from "./console-helpers";
 
 const UI_TIMEOUT = 90_000;
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 
-let page: Page;
 let adminKey = "";
 let tickets = 0;
-const documents: [number, string, string][] = [];
+/** Each pair's documents, `[id, text]`, ingested once the service runs. */
+const documents = new Map<number, [id: string, text: string][]>();
 
-const service = useConsoleService(async (db) => {
+const world = useConsoleWorld(async (db) => {
   adminKey = await createTestKey(db, "admin", [], "Ops admin");
   const engineering = await createTestPair(db, { name: "Engineering wiki", source: "confluence" });
   const flaky = await createTestPair(db, { name: "Flaky wiki", source: "confluence", access: "private" });
@@ -31,37 +31,33 @@ const service = useConsoleService(async (db) => {
   await setPairStatus(db, flaky, "ACTIVE");
   await insertIndexAttempts(db, flaky, Array.from({ length: 5 }, () => ({ status: "failed" as const })));
   await installPoisonTrigger(db);
-  documents.push(
-    [engineering, "wiki-deploy", "How we deploy."],
-    [engineering, "wiki-oncall", "The on-call rota."],
-    [engineering, "wiki-style", "Our coding style."],
-    [design, "design-colors", "The color palette."],
-    [tickets, "ticket-ok-1", "The printer is fixed."],
-    [tickets, "ticket-ok-2", "Password reset done."],
-    [tickets, "ticket-bad-1", `Contains a ${POISON}.`],
-    [repo, "repo-readme", "README of the product."],
-    [repo, "repo-contributing", "How to contribute."],
-    [drive, "drive-budget", "Budget 2026."],
-    [help, "help-faq", "Frequently asked questions."],
-  );
+  documents.set(engineering, [
+    ["wiki-deploy", "How we deploy."],
+    ["wiki-oncall", "The on-call rota."],
+    ["wiki-style", "Our coding style."],
+  ]);
+  documents.set(design, [["design-colors", "The color palette."]]);
+  documents.set(tickets, [
+    ["ticket-ok-1", "The printer is fixed."],
+    ["ticket-ok-2", "Password reset done."],
+    ["ticket-bad-1", `Contains a ${POISON}.`],
+  ]);
+  documents.set(repo, [
+    ["repo-readme", "README of the product."],
+    ["repo-contributing", "How to contribute."],
+  ]);
+  documents.set(drive, [["drive-budget", "Budget 2026."]]);
+  documents.set(help, [["help-faq", "Frequently asked questions."]]);
 });
 
-// Ingested over REST once the service runs; the worker indexes them (the poisoned one fails).
+const { waitForText } = world;
+let page: Page;
+
+// Ingested over REST as a script does; the worker indexes them (the poisoned one fails).
 beforeAll(async () => {
-  page = service.page;
-  for (const [ccPairId, id, text] of documents) {
-    const response = await rest("POST", "/svc-api/ingestion", adminKey, {
-      document: { id, semantic_identifier: `Doc ${id}`, sections: [{ text }], metadata: {} },
-      cc_pair_id: ccPairId,
-    });
-    expect(response.status).toBe(200);
-  }
-  await waitFor("every document indexed or failed", async () =>
-    (await service.database.db.document.count({ where: { indexingStatus: { in: ["indexed", "failed"] } } })) === documents.length ? true : undefined,
-  );
+  page = world.page;
+  for (const [ccPairId, pairDocuments] of documents) await world.ingestTickets(adminKey, ccPairId, pairDocuments);
 });
-
-const { rest, waitForText } = consoleHelpers(() => service.server);
 
 function connectorsTable(): Locator {
   return page.getByRole("table", { name: "Connectors" });
@@ -213,7 +209,7 @@ describe("the console's tables", () => {
     await waitForNames("the Zendesk pairs by failed documents", "zendesk", ["Support tickets", "Help center"]);
     // Ties keep the default order (newest first).
     expect(await namesIn("confluence")).toEqual(["Design wiki", "Flaky wiki", "Engineering wiki"]);
-    await service.browser.screenshot("tables-sorted");
+    await world.browser.screenshot("tables-sorted");
   });
 
   it("filters by name, source and last attempt; a reload keeps the sort and the filters", { timeout: UI_TIMEOUT }, async () => {
@@ -255,23 +251,23 @@ describe("the console's tables", () => {
     await waitForText("the failed total", page.getByTestId("failed-documents-total"), (text) => text === "1");
     await connectorsTable().locator("tr[data-cc-pair-id]").nth(5).waitFor();
     expect(await overflowing()).toEqual([]);
-    await service.browser.screenshot("tables-connectors-390");
+    await world.browser.screenshot("tables-connectors-390");
 
     await page.goto(`/admin/connectors/${tickets}`);
     await waitForText("the pair's failed count", page.getByTestId("pair-failed-documents"), (text) => text === "1");
     await page.getByRole("table", { name: "Documents of this connector" }).locator("tbody tr").nth(2).waitFor();
     expect(await overflowing()).toEqual([]);
-    await service.browser.screenshot("tables-pair-390");
+    await world.browser.screenshot("tables-pair-390");
 
     await page.goto("/admin/health");
     await waitForText("the failed documents tile", page.getByTestId("failed-documents-tile"), (text) => text === "1");
     expect(await overflowing()).toEqual([]);
-    await service.browser.screenshot("tables-health-390");
+    await world.browser.screenshot("tables-health-390");
 
     // The navigation opens and fits too.
     await page.getByRole("button", { name: "Toggle navigation" }).click();
     await page.getByRole("link", { name: /Connectors/ }).waitFor();
     expect(await overflowing()).toEqual([]);
-    expect(service.browser.pageErrors.map((error) => error.message)).toEqual([]);
+    expect(world.browser.pageErrors.map((error) => error.message)).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { PgBoss } from "@svc/core";
 import { ingestTestDocument, removeTestSearchIndex, testSearchIndex } from "@svc/core/testing";
 import type { Db } from "@svc/db";
-import { afterAll } from "vitest";
+import { afterAll, expect } from "vitest";
 
 const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");
 const KEPT_OUTPUT_CHARACTERS = 8_000;
@@ -163,4 +163,15 @@ export async function indexRowInconsistencies(db: Db): Promise<{ lost: string[];
     orphans: [...seen.keys()].filter((key) => !expected.has(key)).slice(0, 20),
     doubled: [...seen].filter(([, count]) => count > 1).map(([key]) => key).slice(0, 20),
   };
+}
+
+/**
+ * After a crash or an outage, once the worker caught up: every document indexed at its latest version
+ * with exact chunks and counts and no attempt left open, the search index holding every chunk
+ * PostgreSQL has, once, and nothing else, and the `rewritten` documents holding their new text (`marker`).
+ */
+export async function expectConsistentIndex(db: Db, rewritten: string[], marker: string): Promise<void> {
+  expect(await indexInconsistencies(db)).toEqual({ notIndexed: [], chunkMismatches: [], countMismatches: [], openAttempts: 0 });
+  expect(await indexRowInconsistencies(db)).toEqual({ lost: [], orphans: [], doubled: [] });
+  expect(await documentsMissingText(db, rewritten, marker)).toEqual([]);
 }

@@ -1,30 +1,56 @@
-// The access rule is written twice, in JS (access-policy.ts) and in SQL (access-policy-sql.ts). This
-// test generates pairs, documents and rules and checks that both forms give the same answer for
-// every pair and every document, on a real PostgreSQL.
+// The access rule is written twice, in JS (access-policy.ts) and in SQL (access-policy-sql.ts); search's
+// prefilter in the index (@svc/search-index's filter over searchIndexAccess) and ingestion's hot-path
+// scoped-write statement (findWritesOutsideScope over editablePairIds) are two more forms.
+// This test generates pairs, documents and rules and checks that every form gives the same answer for
+// every pair and every document, on a real PostgreSQL and a real search index.
 import { Prisma, type AccessType } from "@svc/db";
 import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import {
+  buildSearchFilter,
+  closeSearchIndex,
+  createGenerationTable,
+  openSearchIndex,
+  replaceDocuments,
+  type ChunkRow,
+  type GenerationTable,
+  type SearchIndex,
+} from "@svc/search-index";
+import { chunkRow } from "@svc/search-index/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCcPair } from "../connectors/create-cc-pair";
+import { findWritesOutsideScope } from "../documents/write-documents";
 import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import {
+  canEditDocument,
   canEditPair,
   canFindDocument,
   canViewDocument,
   canViewPair,
   type AccessRule,
   type DocumentPairLink,
+  editablePairIds,
   type PairAccess,
+  searchIndexAccess,
 } from "./access-policy";
 import { editablePairSql, findableDocumentSql, viewableDocumentSql, viewablePairSql } from "./access-policy-sql";
 
 let database: TestDatabase;
+let indexDir: string;
+let searchIndex: SearchIndex;
 const pairs: PairAccess[] = [];
 const ACCESS_TYPES: AccessType[] = ["public", "private", "sync", "private", "public"];
 const EMAILS = ["ann@example.com", "bob@example.com", "cy@example.com"];
 const GROUPS = ["sales", "eng", "ops"];
+/** The most documents one generated case holds. */
+const MAX_DOCUMENTS = 8;
 
 beforeAll(async () => {
+  indexDir = await mkdtemp(path.join(tmpdir(), "svc-access-policy-index-"));
+  searchIndex = await openSearchIndex({ uri: indexDir });
   database = await createTestDatabase();
   const defaultPair = await database.db.connectorCredentialPair.findUniqueOrThrow({
     where: { id: DEFAULT_CC_PAIR_ID },
@@ -38,6 +64,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  closeSearchIndex(searchIndex);
+  await rm(indexDir, { recursive: true, force: true });
   await database.drop();
 });
 
@@ -95,6 +123,24 @@ async function storeDocuments(documents: GeneratedDocument[]): Promise<Map<strin
   return links;
 }
 
+/** The generated document as one chunk row of the search index, with the access columns it carries. */
+function indexedChunk(id: string, document: GeneratedDocument): ChunkRow {
+  return chunkRow(id, `text of ${id}`, {
+    ccPairIds: document.pairIndexes.map((pairIndex) => pairs[pairIndex]!.id),
+    isPublic: document.isPublic,
+    externalUserEmails: document.externalUserEmails,
+    externalUserGroupIds: document.externalUserGroupIds,
+  });
+}
+
+/** The documents of the generation that pass the where-clause (all of them for none). */
+async function prefilteredIds(generation: GenerationTable, where: string | null): Promise<string[]> {
+  let query = generation.table.query().select(["document_id"]);
+  if (where !== null) query = query.where(where);
+  const rows = (await query.toArray()) as { document_id: string }[];
+  return rows.map((row) => row.document_id).sort();
+}
+
 describe("the access rule in JS and in SQL", () => {
   it("agree on every pair", async () => {
     await fc.assert(
@@ -137,6 +183,44 @@ describe("the access rule in JS and in SQL", () => {
         }
       }),
       { numRuns: 40 },
+    );
+  });
+
+  it("agree with ingestion's scoped-write statement on every document", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(documentArbitrary, { minLength: 1, maxLength: 8 }), fc.array(ruleArbitrary, { minLength: 1, maxLength: 4 }), async (documents, rules) => {
+        const links = await storeDocuments(documents);
+        const ids = documents.map((_, index) => `doc-${index}`);
+        for (const rule of rules) {
+          const refused = await findWritesOutsideScope(database.db, ids.map((id) => ({ id, write_scope: editablePairIds(rule) })));
+          expect(refused).toEqual(ids.filter((id) => !canEditDocument(rule, links.get(id) ?? [])).sort());
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("agree with the search index's prefilter on every document", { timeout: 120_000 }, async () => {
+    const generation = await createGenerationTable({ index: searchIndex, generationId: 1, textSearchConfig: "simple" });
+    const everyId = Array.from({ length: MAX_DOCUMENTS }, (_, index) => `doc-${index}`);
+    await fc.assert(
+      fc.asyncProperty(fc.array(documentArbitrary, { minLength: 1, maxLength: MAX_DOCUMENTS }), fc.array(ruleArbitrary, { minLength: 1, maxLength: 4 }), async (documents, rules) => {
+        // One batch replaces every id a run may use: the last run's rows go, this run's come.
+        const chunks = documents.map((document, index) => indexedChunk(`doc-${index}`, document));
+        await replaceDocuments({ generation, documentIds: everyId, chunks });
+        const publicPairIds = pairs.filter((pair) => pair.accessType === "public").map((pair) => pair.id);
+        for (const rule of rules) {
+          const links = (document: GeneratedDocument) =>
+            document.pairIndexes.map((pairIndex) => ({ ccPairId: pairs[pairIndex]!.id, accessType: pairs[pairIndex]!.accessType }));
+          const expected = documents
+            .map((document, index) => ({ id: `doc-${index}`, findable: canFindDocument(rule, { ...document, links: links(document) }) }))
+            .filter(({ findable }) => findable)
+            .map(({ id }) => id)
+            .sort();
+          expect(await prefilteredIds(generation, buildSearchFilter(searchIndexAccess(rule, publicPairIds), null))).toEqual(expected);
+        }
+      }),
+      { numRuns: 25 },
     );
   });
 

@@ -97,6 +97,15 @@ export function canEditDocument(rule: AccessRule, links: readonly DocumentPairLi
   return links.every((link) => canEditPair(rule, link.ccPairId));
 }
 
+/**
+ * The pairs the caller may change, for a check that runs where the rule cannot (ingestion's hot-path
+ * statement, documents/write-documents.ts: a scoped key may not write an id any other pair holds, as
+ * canEditDocument says); null when it may change every pair.
+ */
+export function editablePairIds(rule: AccessRule): readonly number[] | null {
+  return rule.allPairs ? null : rule.pairIds;
+}
+
 /** The document's pair ids that the caller may see: a scoped key never learns of the others. */
 export function visiblePairIds(rule: AccessRule, links: readonly DocumentPairLink[]): number[] {
   return links.filter((link) => canViewPair(rule, { id: link.ccPairId, accessType: link.accessType })).map((link) => link.ccPairId);

@@ -1,4 +1,4 @@
-import type { ApiKeyRole, Db } from "@svc/db";
+import type { ApiKeyRole, Db, Tx } from "@svc/db";
 import { CC_PAIR_NOT_FOUND, MAX_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
 import { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./api-key-cache";
@@ -99,4 +99,22 @@ export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<
     return tx.apiKey.update({ where: { id }, data: { revokedAt }, select: apiKeyInfoSelect });
   });
   return toApiKeyInfo(row);
+}
+
+/**
+ * A pair is going (the last step of its purge, in the purge's transaction): the keys scoped to it lose
+ * it. A key whose scope rows all name this pair would have no scope left, and a key without scope rows
+ * is unscoped, so it is revoked rather than widened. Every key whose scope changes is announced, so
+ * API-key caches drop it (delivered at commit).
+ */
+export async function removePairFromKeyScopes(tx: Tx, ccPairId: number): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE api_key k SET revoked_at = now()
+    WHERE k.revoked_at IS NULL
+      AND EXISTS (SELECT 1 FROM api_key_scope s WHERE s.api_key_id = k.id AND s.cc_pair_id = ${ccPairId})
+      AND NOT EXISTS (SELECT 1 FROM api_key_scope s WHERE s.api_key_id = k.id AND s.cc_pair_id <> ${ccPairId})`;
+  await tx.$executeRaw`
+    SELECT pg_notify(${API_KEY_CHANGES_CHANNEL}, k.hashed_key)
+    FROM api_key k JOIN api_key_scope s ON s.api_key_id = k.id WHERE s.cc_pair_id = ${ccPairId}`;
+  await tx.$executeRaw`DELETE FROM api_key_scope WHERE cc_pair_id = ${ccPairId}`;
 }

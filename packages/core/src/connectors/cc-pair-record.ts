@@ -92,7 +92,7 @@ export async function lockEditableCcPair(tx: DbOrTx, principal: Principal, ccPai
   return { id: pair.id, accessType: pair.access_type, status: pair.status };
 }
 
-/** The original's words for a missing pair (docs/decisions.md "Pair status"); the id is not echoed. */
+/** The original's words for a missing pair (docs/decisions.md "Pairs"); the id is not echoed. */
 export function ccPairNotFound(): AppError {
   return new AppError("NOT_FOUND", "Connector-Credential Pair not found");
 }

@@ -1,4 +1,4 @@
-import { Prisma, withCancelOnAbort, type DbOrTx } from "@svc/db";
+import { Prisma, sqlAlias, withCancelOnAbort, type DbOrTx } from "@svc/db";
 import {
   INDEXING_STATUS_PAGE_SIZE,
   type AccessType,
@@ -24,12 +24,23 @@ import { failedDocumentSql } from "../model/failed-document-sql";
 
 const FEDERATED_PREFIX = "federated_";
 
+/** The last attempts that all have to fail for a pair to be in a repeated error state. */
+const REPEATED_ERROR_ATTEMPTS = 5;
+
 /**
- * The last attempts that all have to fail for a pair to be in a repeated error state. The listing is
- * the one owner of this rule: it computes `in_repeated_error_state` from the attempts on every read
- * (no column keeps a copy).
+ * The repeated error state, the rule's one definition: the pair's last REPEATED_ERROR_ATTEMPTS attempts
+ * (the `index_attempt` rows `pairAttempts` admits, a condition on the alias it is given) all failed.
+ * The listing's `in_repeated_error_state` and a pair's page header read it on every read; no column
+ * keeps a copy.
  */
-export const REPEATED_ERROR_ATTEMPTS = 5;
+export function repeatedErrorStateSql(pairAttempts: (attempt: string) => Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(
+    SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND bool_and(last_attempts.status = 'failed')
+    FROM (
+      SELECT ia.status FROM index_attempt ia WHERE ${pairAttempts("ia")}
+      ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
+    ) last_attempts)`;
+}
 
 /**
  * Which index attempts the attempt-derived fields (statuses, `in_progress`, `last_success`, the
@@ -44,9 +55,9 @@ async function attemptSourceFor(db: DbOrTx, request: IndexingStatusRequest): Pro
   return { kind: request.secondary_index ? "building" : "current", buildingGenerationId: await readBuildingGenerationId(db) };
 }
 
-/** The condition an `index_attempt ia` row must meet to count for the given attempt source. */
-function attemptsOf(source: AttemptSource): Prisma.Sql {
-  return source.kind === "current" ? servingAttempt(source.buildingGenerationId, "ia") : buildingAttempt(source.buildingGenerationId, "ia");
+/** The condition an `index_attempt` row (under the alias `attempt`) must meet to count for the given attempt source. */
+function attemptsOf(source: AttemptSource, attempt = "ia"): Prisma.Sql {
+  return source.kind === "current" ? servingAttempt(source.buildingGenerationId, attempt) : buildingAttempt(source.buildingGenerationId, attempt);
 }
 
 const COMPARISONS: Record<DocsCountOperator, Prisma.Sql> = {
@@ -277,12 +288,8 @@ export async function listIndexingStatus({
       ORDER BY ia.id DESC LIMIT 1
     ) succeeded ON TRUE
     LEFT JOIN LATERAL (
-      SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND bool_and(last_attempts.status = 'failed') AS in_repeated_error_state
-      FROM (
-        SELECT ia.status FROM index_attempt ia
-        WHERE r.kind = 0 AND ia.cc_pair_id = r.id AND ${attempts}
-        ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
-      ) last_attempts
+      SELECT ${repeatedErrorStateSql((ia) => Prisma.sql`r.kind = 0 AND ${sqlAlias(ia)}.cc_pair_id = r.id AND ${attemptsOf(attemptSource, ia)}`)}
+        AS in_repeated_error_state
     ) repeated ON TRUE
     ORDER BY r.source::text COLLATE "C" ${sort?.column === "source" ? direction : Prisma.empty}, r.position`);
 

@@ -1,6 +1,6 @@
 import type { Tx } from "@svc/db";
 import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
-import { API_KEY_CHANGES_CHANNEL } from "../auth/api-key-cache";
+import { removePairFromKeyScopes } from "../auth/manage-api-keys";
 import { deletePairAttempts } from "../indexing/index-attempts";
 import { PURGE_BATCH_SIZE, type BatchedJobInput, type PurgeResult } from "../model/batched-job";
 import { removeIndexRows } from "../search-index/remove-index-rows";
@@ -75,18 +75,7 @@ async function deletePairIfUnlinked(tx: Tx, ccPairId: number): Promise<boolean> 
     SELECT EXISTS (SELECT 1 FROM document_by_cc_pair WHERE cc_pair_id = ${ccPairId}) AS found`;
   if (linked?.found) return false;
 
-  // A key whose scope rows all name this pair would have no scope left, and a key without scope
-  // rows is unscoped: revoke it rather than widen it.
-  await tx.$executeRaw`
-    UPDATE api_key k SET revoked_at = now()
-    WHERE k.revoked_at IS NULL
-      AND EXISTS (SELECT 1 FROM api_key_scope s WHERE s.api_key_id = k.id AND s.cc_pair_id = ${ccPairId})
-      AND NOT EXISTS (SELECT 1 FROM api_key_scope s WHERE s.api_key_id = k.id AND s.cc_pair_id <> ${ccPairId})`;
-  // Every key whose scope changes is announced, so API-key caches drop it (delivered at commit).
-  await tx.$executeRaw`
-    SELECT pg_notify(${API_KEY_CHANGES_CHANNEL}, k.hashed_key)
-    FROM api_key k JOIN api_key_scope s ON s.api_key_id = k.id WHERE s.cc_pair_id = ${ccPairId}`;
-  await tx.$executeRaw`DELETE FROM api_key_scope WHERE cc_pair_id = ${ccPairId}`;
+  await removePairFromKeyScopes(tx, ccPairId);
   await deletePairAttempts(tx, ccPairId);
   await tx.$executeRaw`DELETE FROM connector_credential_pair WHERE id = ${ccPairId}`;
   await tx.$executeRaw`

@@ -1,22 +1,19 @@
+import { Prisma, sqlAlias } from "@svc/db";
 import type { PairIndexingSummary } from "@svc/schema";
 import { pairDocumentFilterSql } from "./list-pair-document-statuses";
 import { servingAttemptSql } from "../search-index/index-generations";
 import { requireViewableCcPair, type PairRequest } from "../connectors/cc-pair-record";
-import { REPEATED_ERROR_ATTEMPTS } from "../connectors/list-indexing-status";
+import { repeatedErrorStateSql } from "../connectors/list-indexing-status";
 
 /**
- * A pair's page header: whether it is in the repeated error state (as the listing computes it: its
- * last REPEATED_ERROR_ATTEMPTS attempts all failed) and its documents counted by the page's filters.
+ * A pair's page header: whether it is in the repeated error state (the listing's rule, over the
+ * attempts that count for the serving index) and its documents counted by the page's filters.
  */
 export async function getPairIndexingSummary({ db, principal, ccPairId }: PairRequest): Promise<PairIndexingSummary> {
   await requireViewableCcPair(db, principal, ccPairId);
   const [row] = await db.$queryRaw<{ repeated: boolean | null; indexed: number; queued: number; failed: number }[]>`
     SELECT
-      (SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND bool_and(last_attempts.status = 'failed')
-       FROM (
-         SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ${servingAttemptSql("ia")}
-         ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
-       ) last_attempts) AS repeated,
+      ${repeatedErrorStateSql((ia) => Prisma.sql`${sqlAlias(ia)}.cc_pair_id = ${ccPairId} AND ${servingAttemptSql(ia)}`)} AS repeated,
       (count(*) FILTER (WHERE ${pairDocumentFilterSql("indexed", "d")}))::int AS indexed,
       (count(*) FILTER (WHERE ${pairDocumentFilterSql("queued", "d")}))::int AS queued,
       (count(*) FILTER (WHERE ${pairDocumentFilterSql("failed", "d")}))::int AS failed

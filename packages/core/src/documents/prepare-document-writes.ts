@@ -1,6 +1,6 @@
 import type { Db } from "@svc/db";
 import type { IngestionDocument, Loc } from "@svc/schema";
-import { accessRuleOf, canEditPair } from "../auth/access-policy";
+import { accessRuleOf, canEditPair, editablePairIds } from "../auth/access-policy";
 import type { Principal } from "../auth/principal";
 import { AppError, isAppError } from "../errors/app-error";
 import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID, MAX_PAIR_ID } from "../model/default-pair";
@@ -75,7 +75,8 @@ function documentWriteOf({
   const { document } = input;
   const ccPairId = targetPairId(input.cc_pair_id);
   if (!livePairIds.has(ccPairId)) throw new AppError("BAD_REQUEST", CC_PAIR_NOT_FOUND);
-  if (!canEditPair(accessRuleOf(principal), ccPairId)) {
+  const rule = accessRuleOf(principal);
+  if (!canEditPair(rule, ccPairId)) {
     throw new AppError("FORBIDDEN", `This API key may not ingest into connector-credential pair ${ccPairId}.`);
   }
   const sections = resolveSections({ sections: document.sections, knownFileIds, bodyLoc });
@@ -98,6 +99,6 @@ function documentWriteOf({
     chunk_count: document.chunk_count ?? null,
     sections,
     cc_pair_id: ccPairId,
-    write_scope: principal.scopeCcPairIds,
+    write_scope: editablePairIds(rule),
   };
 }

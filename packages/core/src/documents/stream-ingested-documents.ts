@@ -6,7 +6,7 @@ import { listIngestedDocuments } from "./list-ingested-documents";
 
 /**
  * Every document created through the ingestion API that the principal may see, after `afterId`, in
- * id order, as batches read one at a time (docs/decisions.md "Document lists": the listing without
+ * id order, as batches read one at a time (docs/decisions.md "Per-document routes and document lists": the listing without
  * `limit` is streamed in constant memory).
  */
 export function streamIngestedDocuments({

@@ -24,8 +24,8 @@ export interface DocumentWrite {
   chunk_count: number | null;
   sections: ResolvedSection[];
   cc_pair_id: number;
-  /** The pairs the writing key may write into; null for an unscoped key (decisions: "Scoped keys"). */
-  write_scope: number[] | null;
+  /** The pairs the writing key may change (access-policy's editablePairIds); null for an unscoped key (decisions: "Scoped keys"). */
+  write_scope: readonly number[] | null;
 }
 
 export interface WrittenDocument {
@@ -105,7 +105,10 @@ async function refuseWritesOutsideScope(sql: SqlClient, documents: DocumentWrite
  * it). Outside a transaction this is a forecast (a bulk call sets those items aside before writing,
  * instead of failing its transaction on them); inside one, after the upsert, it is the rule.
  */
-export async function findWritesOutsideScope(on: Db | SqlClient, documents: readonly DocumentWrite[]): Promise<string[]> {
+export async function findWritesOutsideScope(
+  on: Db | SqlClient,
+  documents: readonly Pick<DocumentWrite, "id" | "write_scope">[],
+): Promise<string[]> {
   const scoped = documents.filter((document) => document.write_scope !== null);
   if (scoped.length === 0) return [];
   const rows = await queryStatement<{ id: string }>(on, {

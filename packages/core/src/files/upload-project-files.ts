@@ -3,7 +3,7 @@ import { uploadFiles, type UploadFilesInput } from "./upload-files";
 
 /**
  * Stores files exactly as `uploadFiles` does and answers in the shape of the original's newer upload
- * path, `POST /user/projects/file/upload` (docs/decisions.md "Upload paths"): its clients read
+ * path, `POST /user/projects/file/upload` (docs/decisions.md "Uploads"): its clients read
  * `file_id` from a `UserFileSnapshot`.
  */
 export async function uploadProjectFiles(input: UploadFilesInput): Promise<CategorizedFilesSnapshot> {

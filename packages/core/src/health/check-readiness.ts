@@ -6,7 +6,7 @@ const OK: ServiceCheck = { status: "ok" };
 const DATABASE_DOWN: ServiceCheck = { status: "unavailable", detail: "Database unavailable" };
 
 /**
- * Readiness (decisions.md "Operations endpoints"): the database answers, every migration this build
+ * Readiness (decisions.md "Bulk ingestion, operations, client"): the database answers, every migration this build
  * ships is applied, and some worker stamped its heartbeat within the last minute. Two small reads; a
  * failure of one is reported as that check, never thrown, so the probe always gets its body.
  */

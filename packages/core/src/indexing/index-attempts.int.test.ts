@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../auth/principal";
 import { listIndexingStatus } from "../connectors/list-indexing-status";
 import { updateCcPair } from "../connectors/update-cc-pair";
+import { getPairIndexingSummary } from "../documents/get-pair-indexing-summary";
 import { indexDocumentJob, type IndexDocumentPayload } from "../jobs/catalog";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { installPoisonTrigger, POISON } from "../testing/poison-chunks";
@@ -19,11 +20,20 @@ beforeAll(async () => {
   await installPoisonTrigger(db);
 });
 
-/** The pair's `in_repeated_error_state` as the listing (the rule's one owner) reports it. */
+/**
+ * The pair's `in_repeated_error_state` as the listing reports it; the pair page's header (the same
+ * rule, repeatedErrorStateSql) must say the same.
+ */
 async function inRepeatedErrorState(ccPairId: number): Promise<boolean> {
   const listing = await listIndexingStatus({ db, principal: admin, request: IndexingStatusRequestSchema.parse({ get_all_connectors: true }) });
+  const { inRepeatedErrorState: onPairPage } = await getPairIndexingSummary({ db, principal: admin, ccPairId });
   for (const group of listing) {
-    for (const row of group.indexing_statuses) if ("cc_pair_id" in row && row.cc_pair_id === ccPairId) return row.in_repeated_error_state;
+    for (const row of group.indexing_statuses) {
+      if ("cc_pair_id" in row && row.cc_pair_id === ccPairId) {
+        expect(onPairPage).toBe(row.in_repeated_error_state);
+        return row.in_repeated_error_state;
+      }
+    }
   }
   throw new Error(`pair ${ccPairId} is not listed`);
 }

@@ -5,7 +5,8 @@ export const dynamic = "force-dynamic";
 /**
  * Every REST path under /api, for `next dev` and `next start`: the same dispatcher as the production
  * server (server.ts), driven by the REST contract (`@svc/schema` REST_CONTRACT). The console's
- * /api/trpc and /api/admin/upload have routes of their own, which Next.js prefers to this one.
+ * /api/trpc, /api/admin/upload and /api/admin/files have routes of their own, which Next.js prefers
+ * to this one.
  */
 function handle(request: Request): Promise<Response> {
   return dispatchRestRequest(request);

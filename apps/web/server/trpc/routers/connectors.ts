@@ -38,6 +38,7 @@ import {
   UpdateConnectorInputSchema,
 } from "@svc/schema";
 import { z } from "zod";
+import { toCreatedCcPair } from "../../created-cc-pair";
 import { adminProcedure, router, sessionProcedure } from "../init";
 
 // Reads are open to every console user within the key's scope (core applies it); creating and
@@ -109,10 +110,9 @@ export const connectorsRouter = router({
   create: adminProcedure
     .input(CreateCcPairRequestSchema)
     .output(CreatedCcPairSchema)
-    .mutation(async ({ ctx, input }) => {
-      const created = await createCcPair({ db: ctx.db, name: input.name, source: input.source, accessType: input.access_type });
-      return { cc_pair_id: created.ccPairId, connector_id: created.connectorId, credential_id: created.credentialId };
-    }),
+    .mutation(async ({ ctx, input }) =>
+      toCreatedCcPair(await createCcPair({ db: ctx.db, name: input.name, source: input.source, accessType: input.access_type })),
+    ),
 
   // Admin only, as REST's PATCH /manage/admin/cc-pair/{id}; a scoped admin only within its scope.
   update: adminProcedure
