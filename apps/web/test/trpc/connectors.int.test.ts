@@ -1,8 +1,8 @@
 import { createTestPair } from "@svc/core/testing";
-import type { ConnectorIndexingStatusLite } from "@svc/schema";
+import type { ConnectorIndexingStatusLite, ConnectorSort } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { useTestApp } from "../app";
-import { insertIndexAttempts } from "../connectors";
+import { insertIndexAttempts, setPairStatus } from "../connectors";
 import { ingestAndIndexOverApi } from "../factories";
 import { expectTrpcError, useConsoleFixture, type Caller } from "./console";
 
@@ -44,7 +44,7 @@ describe("connectors.indexingStatus", () => {
       github.push(id);
     }
     const zendesk = await createTestPair(app.db, { name: "sorted zendesk", source: "zendesk" });
-    const listed = async (sort: { column: "name" | "source" | "docs_indexed" | "last_success"; direction: "asc" | "desc" } | null, page = 1) =>
+    const listed = async (sort: ConnectorSort | null, page = 1) =>
       (await fixture.admin.connectors.indexingStatus({ name_filter: "sorted", source_to_page: { github: page }, sort })).map((group) => [
         group.source,
         rows(group ? [group] : []).map((row) => row.name),
@@ -69,6 +69,14 @@ describe("connectors.indexingStatus", () => {
     const bySuccess = await listed({ column: "last_success", direction: "desc" });
     expect(bySuccess[0]?.[1]?.slice(0, 3)).toEqual(["sorted K", "sorted L", "sorted A"]);
     expect((await listed({ column: "last_success", direction: "asc" }))[0]?.[1]?.slice(0, 3)).toEqual(["sorted L", "sorted K", "sorted A"]);
+
+    // Status and last attempt: by their names; pairs without an attempt last either way.
+    await setPairStatus(app.db, github[2] ?? 0, "ACTIVE");
+    await insertIndexAttempts(app.db, github[2] ?? 0, [{ status: "failed" }]);
+    expect((await listed({ column: "status", direction: "asc" }))[0]?.[1]?.[0]).toBe("sorted J");
+    expect((await listed({ column: "status", direction: "desc" }, 2))[0]?.[1]).toEqual(["sorted L", "sorted J"]);
+    expect((await listed({ column: "last_status", direction: "asc" }))[0]?.[1]?.slice(0, 4)).toEqual(["sorted J", "sorted K", "sorted L", "sorted A"]);
+    expect((await listed({ column: "last_status", direction: "desc" }))[0]?.[1]?.slice(0, 4)).toEqual(["sorted K", "sorted L", "sorted J", "sorted A"]);
   });
 });
 
