@@ -2,17 +2,26 @@
 // database and running the core handler, wired as apps/worker/src/main.ts wires it, in this process
 // (the web package's tests cannot rely on the worker's build).
 import { testSearchIndex } from "@svc/core/testing";
-import { indexDocumentJob, indexDocuments, optimizeSearchIndex, startJobQueue, workJobs } from "@svc/core";
+import { indexDocumentJob, indexDocuments, optimizeSearchIndex, startJobQueue, workJobs, type AttemptWindow } from "@svc/core";
 import type { Db } from "@svc/db";
 
 export interface TestWorker {
   stop(): Promise<void>;
 }
 
-export async function startTestWorker({ db, databaseUrl }: { db: Db; databaseUrl: string }): Promise<TestWorker> {
+export async function startTestWorker({
+  db,
+  databaseUrl,
+  attemptWindow,
+}: {
+  db: Db;
+  databaseUrl: string;
+  /** The attempts' quiet period, as SVC_ATTEMPT_QUIET_SECONDS gives the worker; closing at the drain when absent. */
+  attemptWindow?: AttemptWindow;
+}): Promise<TestWorker> {
   const boss = await startJobQueue({ databaseUrl, role: "worker" });
   await workJobs(boss, indexDocumentJob, { batchSize: 20, localConcurrency: 2, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-    await indexDocuments({ index: testSearchIndex(), db, jobs: jobs.map((job) => job.payload) });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: jobs.map((job) => job.payload), ...(attemptWindow ? { attemptWindow } : {}) });
   });
   // The worker's index maintenance, on a shorter timer: merges what indexing wrote (one run at a time).
   let merging: Promise<unknown> | null = null;

@@ -2,6 +2,7 @@
 // REST calls as a script makes them, and waiting for a page's text (the pages refresh themselves) with
 // the server's output in the failure message.
 import { removeTestSearchIndex } from "@svc/core/testing";
+import type { AttemptWindow } from "@svc/core";
 import type { Db } from "@svc/db";
 import { createTestDatabase, waitFor, type TestDatabase } from "@svc/db/testing";
 import type { Locator, Page } from "playwright-core";
@@ -24,13 +25,13 @@ export interface ConsoleWorld {
  * indexing worker on the same database, and a browser whose base URL is the server. The fields are
  * set once beforeAll has run; the helpers below come with it.
  */
-export function useConsoleWorld(seed: (db: Db) => Promise<void>) {
+export function useConsoleWorld(seed: (db: Db) => Promise<void>, { attemptWindow }: { attemptWindow?: AttemptWindow } = {}) {
   const world = {} as ConsoleWorld;
   beforeAll(async () => {
     world.database = await createTestDatabase();
     await seed(world.database.db);
     world.server = await startProductionServer({ databaseUrl: world.database.databaseUrl });
-    world.worker = await startTestWorker({ db: world.database.db, databaseUrl: world.database.databaseUrl });
+    world.worker = await startTestWorker({ db: world.database.db, databaseUrl: world.database.databaseUrl, ...(attemptWindow ? { attemptWindow } : {}) });
     world.browser = await launchBrowser({ baseURL: world.server.base });
     world.page = world.browser.page;
   });
