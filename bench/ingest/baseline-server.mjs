@@ -1,7 +1,7 @@
 // The baseline of bench/ingest: the least a server can do for an ingestion. node:http and pg only:
 // parse the JSON, then one transaction that upserts one document row and inserts one job row.
-import http from "node:http";
 import pg from "pg";
+import { inTransaction, serveJson } from "../lib/harness.mjs";
 
 const { BASELINE_DATABASE_URL, BASELINE_PORT = "3101" } = process.env;
 const pool = new pg.Pool({ connectionString: BASELINE_DATABASE_URL, max: 16 });
@@ -14,9 +14,7 @@ await pool.query(`
 
 async function ingest(text) {
   const { document } = JSON.parse(text);
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return inTransaction(pool, async (client) => {
     const { rows } = await client.query(
       `INSERT INTO baseline_document AS d (id, body) VALUES ($1, $2)
        ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body, version = d.version + 1, updated_at = now()
@@ -26,31 +24,8 @@ async function ingest(text) {
     await client.query("INSERT INTO baseline_job (name, data) VALUES ('index-document', $1)", [
       { documentId: document.id, version: rows[0].version },
     ]);
-    await client.query("COMMIT");
     return { document_id: document.id, already_existed: !rows[0].inserted };
-  } catch (error) {
-    await client.query("ROLLBACK");
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
-http
-  .createServer((request, response) => {
-    const chunks = [];
-    request.on("data", (chunk) => chunks.push(chunk));
-    request.on("end", () => {
-      ingest(Buffer.concat(chunks).toString("utf8")).then(
-        (result) => {
-          response.writeHead(200, { "content-type": "application/json" });
-          response.end(JSON.stringify(result));
-        },
-        (error) => {
-          response.writeHead(500, { "content-type": "application/json" });
-          response.end(JSON.stringify({ detail: String(error) }));
-        },
-      );
-    });
-  })
-  .listen(Number(BASELINE_PORT), "127.0.0.1", () => console.log(`baseline listening on ${BASELINE_PORT}`));
+serveJson(BASELINE_PORT, "baseline", ingest);

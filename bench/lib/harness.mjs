@@ -1,6 +1,7 @@
 // What every benchmark here needs: a fresh database on DATABASE_URL's server, an admin key, the
 // production web server (and any other process) started and stopped, and the machine described.
 import { execFileSync, spawn } from "node:child_process";
+import http from "node:http";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -127,6 +128,41 @@ export async function waitForHttp(url, deadlineMs = 60_000) {
   throw new Error(`${url} did not answer within ${deadlineMs} ms`);
 }
 
+/** Processes below `pid` (children, grandchildren…) whose command line contains `needle`. */
+export function findDescendant(pid, needle) {
+  const parents = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // Exited while being read.
+    }
+  }
+  for (const [candidate] of parents) {
+    let ancestor = parents.get(candidate);
+    while (ancestor && ancestor !== pid) ancestor = parents.get(ancestor);
+    if (ancestor !== pid) continue;
+    try {
+      if (readFileSync(`/proc/${candidate}/cmdline`, "utf8").includes(needle)) return candidate;
+    } catch {
+      // Exited while being read.
+    }
+  }
+  return undefined;
+}
+
+export async function waitUntil(what, probe, deadlineMs) {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /** Resident memory of a live process, now and at its peak so far (VmRSS, VmHWM of /proc/<pid>/status), in bytes. */
 export function processMemory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -215,4 +251,95 @@ export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math
 
 export function describeMachine() {
   return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`;
+}
+
+/**
+ * The HTTP front of the bare servers benchmarks compare svc with (node:http only): every request's
+ * body goes to `handle`, whose result is answered as JSON with a 200, or a 500 if it throws.
+ */
+export function serveJson(port, name, handle) {
+  http
+    .createServer((request, response) => {
+      const chunks = [];
+      request.on("data", (chunk) => chunks.push(chunk));
+      request.on("end", () => {
+        handle(Buffer.concat(chunks).toString("utf8")).then(
+          (result) => {
+            response.writeHead(200, { "content-type": "application/json" });
+            response.end(JSON.stringify(result));
+          },
+          (error) => {
+            response.writeHead(500, { "content-type": "application/json" });
+            response.end(JSON.stringify({ detail: String(error) }));
+          },
+        );
+      });
+    })
+    .listen(Number(port), "127.0.0.1", () => console.log(`${name} listening on ${port}`));
+}
+
+/** `work(client)` in one transaction on a pooled connection: committed if it returns, rolled back if it throws. */
+export async function inTransaction(pool, work) {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK");
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Open-loop load: `send(index, dueAt)` is called for each of `total` requests at `rate` per second,
+ * every request when it is due whatever the earlier ones did. Resolves once the last has been sent,
+ * with the performance.now() the schedule started at.
+ */
+export function offerOpenLoop(rate, total, send) {
+  const startedAt = performance.now();
+  let sent = 0;
+  return new Promise((resolve) => {
+    const tick = setInterval(() => {
+      // Request i is due at i / rate: at time t, floor(t × rate) + 1 of them are.
+      const due = Math.min(total, Math.floor(((performance.now() - startedAt) / 1000) * rate) + 1);
+      while (sent < due) {
+        send(sent, startedAt + (sent * 1000) / rate);
+        sent += 1;
+      }
+      if (sent >= total) {
+        clearInterval(tick);
+        resolve(startedAt);
+      }
+    }, 2);
+  });
+}
+
+/**
+ * POSTs a JSON body on a keep-alive agent; `finish` gets the status code once the answer has been read,
+ * "timeout", or "error CODE" (ECONNRESET: a connection past SVC_MAX_CONNECTIONS, EADDRNOTAVAIL: no port left…).
+ */
+export function postJson({ agent, port, path: requestPath, headers = {}, body, timeoutMs }, finish) {
+  const request = http.request(
+    {
+      agent,
+      host: "127.0.0.1",
+      port,
+      path: requestPath,
+      method: "POST",
+      timeout: timeoutMs,
+      headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+    },
+    (response) => {
+      response.resume();
+      response.on("end", () => finish(response.statusCode));
+      response.on("error", () => finish("error"));
+    },
+  );
+  request.on("timeout", () => request.destroy(new Error("timeout")));
+  request.on("error", (error) => finish(error.message === "timeout" ? "timeout" : `error ${error.code ?? error.message}`));
+  request.end(body);
 }

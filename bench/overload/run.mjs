@@ -13,56 +13,24 @@ import {
   databaseUrl,
   describeMachine,
   dropDatabase,
+  findDescendant,
   findFreePort,
+  offerOpenLoop,
   percentile,
   planningNotesBody,
+  postJson,
   processMemory,
   ProcessGroup,
   recreateDatabase,
   root,
+  waitUntil,
 } from "../lib/harness.mjs";
-import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 
 const rate = Number(process.env.BENCH_RATE ?? 800);
 const seconds = Number(process.env.BENCH_SECONDS ?? 60);
 const drainDeadlineSeconds = Number(process.env.BENCH_DRAIN_SECONDS ?? 900);
 const REQUEST_TIMEOUT_MS = 30_000;
-
-/** Processes below `pid` (children, grandchildren…) whose command line contains `needle`. */
-function findDescendant(pid, needle) {
-  const parents = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch {
-      // Exited while being read.
-    }
-  }
-  for (const [candidate] of parents) {
-    let ancestor = parents.get(candidate);
-    while (ancestor && ancestor !== pid) ancestor = parents.get(ancestor);
-    if (ancestor !== pid) continue;
-    try {
-      if (readFileSync(`/proc/${candidate}/cmdline`, "utf8").includes(needle)) return candidate;
-    } catch {
-      // Exited while being read.
-    }
-  }
-  return undefined;
-}
-
-async function waitUntil(what, probe, deadlineMs) {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 const processes = new ProcessGroup();
 // One database per run, dropped at the end: engineers sharing the machine may run this at once.
@@ -89,7 +57,6 @@ try {
   const results = [];
   const accepted = [];
   let outstanding = 0;
-  let sent = 0;
   let maxOutstanding = 0;
   let webRssMax = 0;
 
@@ -107,26 +74,7 @@ try {
       results.push({ status, latency });
       if (status === 200) accepted.push(id);
     };
-    const request = http.request(
-      {
-        agent,
-        host: "127.0.0.1",
-        port: PORT,
-        path: "/api/svc-api/ingestion",
-        method: "POST",
-        timeout: REQUEST_TIMEOUT_MS,
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-      },
-      (response) => {
-        response.resume();
-        response.on("end", () => finish(response.statusCode));
-        response.on("error", () => finish("error"));
-      },
-    );
-    request.on("timeout", () => request.destroy(new Error("timeout")));
-    // Which error it was (ECONNRESET: a connection past SVC_MAX_CONNECTIONS, EADDRNOTAVAIL: no port left…).
-    request.on("error", (error) => finish(error.message === "timeout" ? "timeout" : `error ${error.code ?? error.message}`));
-    request.end(body);
+    postJson({ agent, port: PORT, path: "/api/svc-api/ingestion", headers: { authorization: `Bearer ${key}` }, body, timeoutMs: REQUEST_TIMEOUT_MS }, finish);
   }
 
   // The machine may be shared: its load before and after says how much of it svc had.
@@ -134,24 +82,10 @@ try {
   const webRssIdle = processMemory(webPid).rss;
   process.stderr.write(`offering ${rate}/s for ${seconds} s…\n`);
   const total = rate * seconds;
-  const startedAt = performance.now();
   const memoryTimer = setInterval(() => {
     webRssMax = Math.max(webRssMax, processMemory(webPid).rss);
   }, 250);
-  // Open loop: every few milliseconds, send whatever the schedule says is due by now.
-  await new Promise((resolve) => {
-    const tick = setInterval(() => {
-      const due = Math.min(total, Math.floor(((performance.now() - startedAt) / 1000) * rate));
-      while (sent < due) {
-        send(sent, startedAt + (sent * 1000) / rate);
-        sent += 1;
-      }
-      if (sent >= total) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 2);
-  });
+  const startedAt = await offerOpenLoop(rate, total, send);
   const offeredSeconds = (performance.now() - startedAt) / 1000;
   await waitUntil("every request to be answered", async () => outstanding === 0, REQUEST_TIMEOUT_MS + 5_000);
   clearInterval(memoryTimer);
