@@ -30,7 +30,16 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
   beforeAll(async () => {
     const database = await createTestDatabase();
     drop = () => database.drop();
-    Object.assign(process.env, { DATABASE_URL: database.databaseUrl, ...env });
+    // As in the production server the e2e tests start: shedding on event-loop delay and the in-flight
+    // limit adapting to latency are off unless a test asks for them. This process runs the tests
+    // too, and on a busy machine its loop stalls now and then: a stray 429 (CI saw two, on three
+    // concurrent writes) would fail tests about something else.
+    Object.assign(process.env, {
+      SVC_MAX_EVENT_LOOP_DELAY_MS: "0",
+      SVC_ADMISSION_TARGET_MS: "0",
+      DATABASE_URL: database.databaseUrl,
+      ...env,
+    });
     // The file's own search index (a temporary SVC_INDEX_DIR), shared by the services and the factories.
     testSearchIndex();
     const createKey = (role: ApiKeyRole, ccPairIds: number[] = []) => createTestKey(database.db, role, ccPairIds);
