@@ -1,7 +1,6 @@
 // What every benchmark here needs: a fresh database on DATABASE_URL's server, an admin key, the
 // production web server (and any other process) started and stopped, and the machine described.
 import { execFileSync, spawn } from "node:child_process";
-import http from "node:http";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
