@@ -181,6 +181,8 @@ export type DocumentWithChunks = z.infer<typeof DocumentWithChunksSchema>;
  */
 export const QueueDepthSchema = z.object({
   queued: z.int(),
+  /** Of the queued jobs, those waiting for a retry after a failed run (their documents may read failed meanwhile). */
+  retrying: z.int(),
   active: z.int(),
   deadLetter: z.int(),
 });

@@ -22,11 +22,12 @@ describe("health.overview", () => {
     await expect(indexDocuments({ index: testSearchIndex(), db: app.db, jobs })).rejects.toThrow();
     // The worker holds one job: the queue shows it active, the four others waiting.
     const { boss } = await getServices();
-    expect(await boss.fetch(indexDocumentJob.name)).toHaveLength(1);
+    const [held] = await boss.fetch(indexDocumentJob.name);
+    expect(held).toBeDefined();
 
     const before = Date.now();
     const overview = await fixture.admin.health.overview();
-    expect(overview.queue).toEqual({ queued: 4, active: 1, deadLetter: 0 });
+    expect(overview.queue).toEqual({ queued: 4, retrying: 0, active: 1, deadLetter: 0 });
 
     expect(overview.indexedPerMinute).toHaveLength(60);
     const minutes = overview.indexedPerMinute.map((entry) => entry.minute.getTime());
@@ -47,6 +48,10 @@ describe("health.overview", () => {
       updatedAt: expect.any(Date) as unknown,
     });
     expect(overview.rebuild).toMatchObject({ status: "idle" });
+
+    // A job whose run fails waits for its retry: still queued, and counted as retrying.
+    await boss.fail(indexDocumentJob.name, held!.id, { message: "failed run" });
+    expect((await fixture.admin.health.overview()).queue).toEqual({ queued: 5, retrying: 1, active: 0, deadLetter: 0 });
 
     // A scoped curator sees the same queue and chart, but only its own pairs' failures.
     const scoped = await fixture.scopedCurator.health.overview();

@@ -10,9 +10,10 @@ import { listQueueStats } from "./list-queue-stats";
 export async function getQueueDepth({ boss }: { boss: PgBoss }): Promise<QueueDepth> {
   const queues = await listQueueStats({ boss });
   const work = queues.filter((queue) => queue.name !== DEAD_LETTER_QUEUE);
-  const sum = (field: "queued" | "active") => work.reduce((total, queue) => total + queue[field], 0);
+  const sum = (field: "queued" | "retrying" | "active") => work.reduce((total, queue) => total + queue[field], 0);
   return {
     queued: sum("queued"),
+    retrying: sum("retrying"),
     active: sum("active"),
     deadLetter: queues.find((queue) => queue.name === DEAD_LETTER_QUEUE)?.queued ?? 0,
   };

@@ -5,6 +5,8 @@ export interface QueueStats {
   name: string;
   /** Jobs waiting for a worker (created, or waiting for their retry). */
   queued: number;
+  /** Of those, the jobs waiting for a retry after a failed run. */
+  retrying: number;
   active: number;
   failed: number;
   /** Seconds the oldest queued job has waited; 0 when none waits. */
@@ -23,6 +25,7 @@ export async function listQueueStats({ boss }: { boss: PgBoss }): Promise<QueueS
   const { rows }: { rows: QueueStats[] } = await boss.getDb().executeSql(
     `SELECT q.name,
        (count(j.id) FILTER (WHERE j.state < 'active'))::int AS queued,
+       (count(j.id) FILTER (WHERE j.state = 'retry'))::int AS retrying,
        (count(j.id) FILTER (WHERE j.state = 'active'))::int AS active,
        (count(j.id) FILTER (WHERE j.state = 'failed'))::int AS failed,
        coalesce(extract(epoch FROM now() - min(j.created_on) FILTER (WHERE j.state < 'active')), 0)::float8 AS "oldestQueuedSeconds"
@@ -31,5 +34,5 @@ export async function listQueueStats({ boss }: { boss: PgBoss }): Promise<QueueS
     [names],
   );
   const byName = new Map(rows.map((row) => [row.name, row]));
-  return names.map((name) => byName.get(name) ?? { name, queued: 0, active: 0, failed: 0, oldestQueuedSeconds: 0 });
+  return names.map((name) => byName.get(name) ?? { name, queued: 0, retrying: 0, active: 0, failed: 0, oldestQueuedSeconds: 0 });
 }

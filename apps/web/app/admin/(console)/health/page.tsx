@@ -57,7 +57,7 @@ export default function HealthPage() {
 function Queue({ queue, failedDocuments }: { queue: Overview["queue"]; failedDocuments: number }) {
   return (
     <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md" aria-label="Indexing queue">
-      <Stat label="Queued" value={formatCount(queue.queued)} hint="indexing jobs waiting" color={queue.queued > 0 ? "blue" : undefined} />
+      <Stat label="Queued" value={formatCount(queue.queued)} hint={queue.retrying > 0 ? `indexing jobs waiting, ${formatCount(queue.retrying)} of them to retry a failure` : "indexing jobs waiting"} color={queue.queued > 0 ? "blue" : undefined} />
       <Stat label="Active" value={formatCount(queue.active)} hint="being indexed now" color={queue.active > 0 ? "blue" : undefined} />
       <Stat
         label="Failed documents"
