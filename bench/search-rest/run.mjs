@@ -332,7 +332,6 @@ function rankingSearch(base, key) {
 
 async function buildCorpus({ db, port, key, pairIds, target, indexDir }) {
   const random = createRandom(SEED + 1);
-  let started = performance.now();
   await ingestRange(port, key, random, 0, CALIBRATION_DOCUMENTS, pairIds);
   await waitForIndexed(db);
   const calibration = await indexedTotals(db);
@@ -341,7 +340,7 @@ async function buildCorpus({ db, port, key, pairIds, target, indexDir }) {
   log(`  calibration: ${calibration.documents} documents, ${calibration.chunks} chunks (${chunksPerDocument.toFixed(2)} a document); ingesting ${documents} more (load ${load()})`);
   await db.query("CHECKPOINT");
   const loadBefore = load();
-  started = Date.now();
+  const started = Date.now();
   const wallStarted = performance.now();
   const refused = await ingestRange(port, key, random, CALIBRATION_DOCUMENTS, documents, pairIds);
   const acceptedSeconds = (performance.now() - wallStarted) / 1000;
