@@ -205,16 +205,17 @@ const PLANNING_NOTES = "Quarterly planning notes: the platform team ships the in
 
 /**
  * POSTs an ingestion body to the server on `port` over the keep-alive `agent` (node:http: a load
- * generator's own cost stays small next to fetch's); resolves with the status and the answer's text.
+ * generator's own cost stays small next to fetch's), to the single call unless `requestPath` names
+ * another; resolves with the status and the answer's text.
  */
-export function postIngestion(agent, port, key, body) {
+export function postIngestion(agent, port, key, body, requestPath = "/api/svc-api/ingestion") {
   return new Promise((resolve, reject) => {
     const request = http.request(
       {
         agent,
         host: "127.0.0.1",
         port,
-        path: "/api/svc-api/ingestion",
+        path: requestPath,
         method: "POST",
         headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` },
       },

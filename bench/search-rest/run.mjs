@@ -15,7 +15,8 @@
 // Options: --chunks list of sizes (100000), --runs R timing rounds (3; medians of their p50/p95),
 // --queries N per class, key and round (30), --class-seconds S: a class stops after S seconds once it
 // has 5 queries (60; bounds PostgreSQL's slow classes), --sections per document (8, about one chunk
-// each), --concurrency C ingestion clients (16), --seed (19), --keep (keep the databases and index
+// each), --concurrency C ingestion clients (16), --batch N documents per call (1: the single call; more
+// goes through the bulk call, which builds a large corpus faster), --seed (19), --keep (keep the databases and index
 // directories), --reuse (measure a database a previous --keep run built, skipping ingestion), --no-topk.
 // Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS (node flags of web and worker).
 import { execFileSync } from "node:child_process";
@@ -51,6 +52,7 @@ const { values: options } = parseArgs({
     queries: { type: "string", default: "30" },
     "class-seconds": { type: "string", default: "60" },
     concurrency: { type: "string", default: "16" },
+    batch: { type: "string", default: "1" },
     sections: { type: "string", default: "8" },
     seed: { type: "string", default: "19" },
     keep: { type: "boolean", default: false },
@@ -64,6 +66,7 @@ const RUNS = Number(options.runs);
 const QUERIES = Number(options.queries);
 const CLASS_SECONDS = Number(options["class-seconds"]);
 const CONCURRENCY = Number(options.concurrency);
+const BATCH = Number(options.batch);
 const SEED = Number(options.seed);
 const SECTIONS_PER_DOCUMENT = Number(options.sections);
 const PAIRS = 20;
@@ -129,22 +132,33 @@ function makeDocument(random, number, pairIds) {
   return JSON.stringify({ document, cc_pair_id: pick(pairIds) });
 }
 
-/** Closed loop over `count` documents from `first`; a 429 (svc's backpressure) is retried after its Retry-After. */
+/**
+ * Closed loop over `count` documents from `first`, one per call or BATCH per bulk call; a 429 (svc's
+ * backpressure) is retried after a second.
+ */
 async function ingestRange(port, key, random, first, count, pairIds) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   let next = first;
   const end = first + count;
   let refused = 0;
+  const claim = () => {
+    const bodies = [];
+    while (next < end && bodies.length < BATCH) bodies.push(makeDocument(random, next++, pairIds));
+    return BATCH === 1 ? { path: "/api/svc-api/ingestion", body: bodies[0] } : { path: "/api/svc-api/ingestion/batch", body: `{"documents":[${bodies.join(",")}]}` };
+  };
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < end) {
-        const body = makeDocument(random, next++, pairIds);
+        const { path: requestPath, body } = claim();
         for (;;) {
-          const { status, text } = await postIngestion(agent, port, key, body);
-          if (status === 200) break;
-          if (status !== 429) throw new Error(`ingestion answered ${status}: ${text.slice(0, 300)}`);
-          refused += 1;
-          await new Promise((resolve) => setTimeout(resolve, 1000));
+          const { status, text } = await postIngestion(agent, port, key, body, requestPath);
+          if (status === 429) {
+            refused += 1;
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+            continue;
+          }
+          if (status !== 200 || text.includes('"error"')) throw new Error(`ingestion answered ${status}: ${text.slice(0, 300)}`);
+          break;
         }
       }
     }),
