@@ -282,9 +282,13 @@ describe("writes", () => {
           if (own === null) throw new Error("table missing");
           for (let batch = 0; batch < 5; batch++) {
             const chunks = Array.from({ length: 10 }, (_, i) => chunkRow(`w${writer}-b${batch}-${i}`, "lambda"));
-            // Every writer also replaces the same shared document: the last commit wins, never two copies.
-            chunks.push(chunkRow("shared", `lambda from ${writer}`));
-            await replaceDocuments({ generation: own, documentIds: chunks.map((c) => c.documentId), chunks });
+            // Every batch also replaces the writer's own long-lived document, shrinking it to one chunk
+            // after the first batch. (One document is never replaced by two writers at once: svc holds
+            // its row lock in PostgreSQL while it writes the document's rows.)
+            const ownId = `shared-${writer}`;
+            const ownChunks = batch === 0 ? [0, 1, 2].map((i) => chunkRow(ownId, `lambda ${i}`, { chunkIndex: i })) : [chunkRow(ownId, `lambda from batch ${batch}`)];
+            chunks.push(...ownChunks);
+            await replaceDocuments({ generation: own, documentIds: [...new Set(chunks.map((c) => c.documentId))], chunks });
           }
         }),
       );
@@ -292,8 +296,11 @@ describe("writes", () => {
       writers.forEach(closeSearchIndex);
     }
     await generation.table.checkoutLatest();
-    expect(await generation.table.countRows()).toBe(1 + 4 * 5 * 10 + 1);
-    expect(await generation.table.countRows("document_id = 'shared'")).toBe(1);
+    expect(await generation.table.countRows()).toBe(1 + 4 * 5 * 10 + 4);
+    for (let writer = 0; writer < 4; writer++) {
+      expect(await generation.table.countRows(`document_id = 'shared-${writer}'`)).toBe(1);
+      expect(await ids(generation, "batch")).toContain(`shared-${writer}`);
+    }
   });
 });
 

@@ -1,0 +1,81 @@
+// bench/search/replace.mjs: what one indexing commit costs as the search index grows. Opens an index
+// built by `bench/search --keep` (bench/search/run.mjs; its --dir, generation 1) and re-indexes
+// batches of existing documents the way the worker does (`replaceDocuments`: new text, 1–4 chunks, so
+// some documents shrink and some grow), timing each batch's commit. Writes into the index: run it on a
+// copy.
+//
+//   pnpm --filter @svc/bench search -- --chunks 1000000 --dir /tmp/bs/1m --keep
+//   cp -r /tmp/bs/1m /tmp/bs/1m-copy
+//   node --import tsx bench/search/replace.mjs --dir /tmp/bs/1m-copy --documents 399749
+//
+// Options: --dir D (required), --documents N (how many documents the index holds: the corpus's count
+// printed by bench/search; re-indexed ids are drawn from them), --batches B (20), --batch-documents K
+// (50, the worker's batch), --seed S (23).
+import { parseArgs } from "node:util";
+import { closeSearchIndex, openGenerationTable, openSearchIndex, replaceDocuments } from "@svc/search-index";
+import { percentile } from "../lib/harness.mjs";
+import { chunkText, createRandom, createVocabulary } from "./corpus.mjs";
+
+const { values: options } = parseArgs({
+  options: {
+    dir: { type: "string" },
+    documents: { type: "string" },
+    batches: { type: "string", default: "20" },
+    "batch-documents": { type: "string", default: "50" },
+    seed: { type: "string", default: "23" },
+  },
+});
+if (!options.dir || !options.documents) throw new Error("--dir and --documents are required");
+const DOCUMENTS = Number(options.documents);
+const BATCHES = Number(options.batches);
+const BATCH_DOCUMENTS = Number(options["batch-documents"]);
+
+const vocabulary = createVocabulary(Number(options.seed));
+const random = createRandom(Number(options.seed) + 1);
+const between = (low, high) => low + Math.floor(random() * (high - low + 1));
+
+/** A new version of existing document `number`: 1–4 chunks of fresh text, public, in pair 0. */
+function newVersion(number) {
+  const documentId = `bench-doc-${number}`;
+  return Array.from({ length: between(1, 4) }, (_, chunkIndex) => ({
+    documentId,
+    chunkIndex,
+    text: chunkText(random, vocabulary),
+    semanticIdentifier: `Bench document ${number}`,
+    title: `Bench document ${number}`,
+    source: "web",
+    documentLink: `https://example.com/doc/${number}`,
+    link: `https://example.com/doc/${number}#${chunkIndex}`,
+    imageFileId: null,
+    docUpdatedAt: new Date(Date.UTC(2025, 0, 1)),
+    ccPairIds: [0],
+    tags: [],
+    isPublic: null,
+    externalUserEmails: [],
+    externalUserGroupIds: [],
+  }));
+}
+
+const index = await openSearchIndex({ uri: options.dir });
+try {
+  const generation = await openGenerationTable({ index, generationId: 1 });
+  if (generation === null) throw new Error(`no generation 1 in ${options.dir}`);
+  console.log(`bench/search/replace: ${await generation.table.countRows()} rows in ${options.dir}; ${BATCHES} batches of ${BATCH_DOCUMENTS} documents`);
+  const times = [];
+  for (let batch = 0; batch < BATCHES; batch += 1) {
+    const numbers = new Set();
+    while (numbers.size < BATCH_DOCUMENTS) numbers.add(between(0, DOCUMENTS - 1));
+    const documentIds = [...numbers].map((number) => `bench-doc-${number}`);
+    const chunks = [...numbers].flatMap(newVersion);
+    const started = performance.now();
+    await replaceDocuments({ generation, documentIds, chunks });
+    times.push(performance.now() - started);
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const p50 = percentile(sorted, 50);
+  console.log(`commit ms per batch: p50 ${p50.toFixed(0)}, p95 ${percentile(sorted, 95).toFixed(0)}, first ${times[0].toFixed(0)}`);
+  console.log(`documents/s at the median batch: ${((BATCH_DOCUMENTS * 1000) / p50).toFixed(0)}`);
+  console.log(`rows after: ${await generation.table.countRows()}`);
+} finally {
+  await closeSearchIndex(index);
+}
