@@ -1,6 +1,6 @@
 import { Prisma, type ConnectorCredentialPairStatus, executeSql, selectSql, sqlAlias, withSqlTransaction, type AnyTx, type Db } from "@svc/db";
 import { servingAttemptSql } from "../search-index/index-generations";
-import { markPairActive, markPairIndexingStarted } from "./pair-status";
+import { markPairActive, markPairIndexingStarted } from "./cc-pair-rows";
 
 /**
  * Index attempts of ingested documents (docs/decisions.md, "Index attempts for ingested documents"): a pair
