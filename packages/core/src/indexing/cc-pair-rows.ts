@@ -1,11 +1,12 @@
 import { Prisma, executeSql, type AccessType, type AnyTx, type ConnectorCredentialPairStatus, type DbOrTx, type SqlClient, type Tx } from "@svc/db";
+import { servingAttemptSql } from "../search-index/index-generations";
 
 /**
  * The one writer of `connector_credential_pair`: its creation, name and deletion, its status through
  * named transitions (each a no-op from any other status, so calling one twice is safe), and its
  * `docs_indexed` count, kept exact by the transactions that change which links are indexed. Callers
- * hold the locks their transaction needs (the pair row: lockEditableCcPair, lockDocumentPairs).
- * (`last_attempt_status` is still copied by index-attempts.ts's syncLastAttemptStatus.)
+ * hold the locks their transaction needs (the pair row: lockEditableCcPair, lockDocumentPairs), and
+ * `last_attempt_status` is a copy of the pair's latest attempt (index-attempts.ts) taken after it changes.
  */
 
 /** A new pair of a connector and a credential; it starts as SCHEDULED. */
@@ -68,6 +69,29 @@ export async function markPairActive(tx: AnyTx, ccPairId: number): Promise<void>
     Prisma.sql`
       UPDATE connector_credential_pair SET status = 'ACTIVE', updated_at = now()
       WHERE id = ${ccPairId} AND status IN ('SCHEDULED', 'INITIAL_INDEXING')`,
+  );
+}
+
+/**
+ * Copies the status of the pair's latest attempt (highest id among the attempts that count; NULL when
+ * it has none) to the pair's `last_attempt_status`, which `last_status_filters` reads. Called in the
+ * transaction that opens an attempt or changes an attempt's status, and by the swap of a rebuild (for
+ * every pair whose rebuild attempt now counts).
+ */
+export async function syncLastAttemptStatus(tx: AnyTx, ccPairIds: number | number[]): Promise<void> {
+  const ids = typeof ccPairIds === "number" ? [ccPairIds] : ccPairIds;
+  // Only rows whose value changes are written: a swap recomputes thousands of pairs, most unchanged.
+  await executeSql(
+    tx,
+    Prisma.sql`
+      WITH latest AS (
+        SELECT q.id, (
+          SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = q.id AND ${servingAttemptSql("ia")} ORDER BY ia.id DESC LIMIT 1
+        ) AS status
+        FROM unnest(${ids}::int[]) AS q(id)
+      )
+      UPDATE connector_credential_pair p SET last_attempt_status = latest.status
+      FROM latest WHERE p.id = latest.id AND p.last_attempt_status IS DISTINCT FROM latest.status`,
   );
 }
 

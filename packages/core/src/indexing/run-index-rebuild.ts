@@ -1,5 +1,6 @@
 import type { Db, Tx } from "@svc/db";
 import { buildChunks, type IndexableDocument } from "./build-chunks";
+import { syncLastAttemptStatus } from "./cc-pair-rows";
 import {
   closeGenerationAttempts,
   countInGenerationAttempts,
@@ -7,7 +8,6 @@ import {
   lockDocumentPairs,
   lockGenerationAttemptPairs,
   pairsWithAttempts,
-  syncLastAttemptStatus,
   type GenerationAttemptCount,
 } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
