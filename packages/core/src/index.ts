@@ -59,7 +59,8 @@ export { readUploadedFile } from "./files/read-uploaded-file";
 export { searchDocuments } from "./search/search-documents";
 
 // Indexing, index rebuilds, health.
-export { indexDocuments, type IndexedDocument } from "./indexing/index-documents";
+export { indexDocuments } from "./indexing/index-documents";
+export type { IndexedDocument } from "./indexing/document-rows";
 export { closeQuietAttempts, type AttemptWindow } from "./indexing/index-attempts";
 export { startIndexRebuild } from "./search-index/start-index-rebuild";
 export { getIndexRebuildStatus } from "./search-index/get-index-rebuild-status";

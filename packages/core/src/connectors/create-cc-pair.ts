@@ -1,4 +1,5 @@
 import type { AccessType, Db, DocumentSource } from "@svc/db";
+import { insertCcPair } from "../indexing/cc-pair-rows";
 
 /** The ids of a new pair and its connector and credential (the transports map them to the wire's CreatedCcPair). */
 export interface NewCcPairIds {
@@ -22,10 +23,7 @@ export async function createCcPair({
   return db.$transaction(async (tx) => {
     const connector = await tx.connector.create({ data: { name, source }, select: { id: true } });
     const credential = await tx.credential.create({ data: { name, source }, select: { id: true } });
-    const pair = await tx.connectorCredentialPair.create({
-      data: { name, connectorId: connector.id, credentialId: credential.id, accessType, status: "SCHEDULED" },
-      select: { id: true },
-    });
+    const pair = await insertCcPair(tx, { name, connectorId: connector.id, credentialId: credential.id, accessType });
     return { ccPairId: pair.id, connectorId: connector.id, credentialId: credential.id };
   });
 }

@@ -1,4 +1,5 @@
 import type { CcPair } from "@svc/schema";
+import { markPairDeleting } from "../indexing/cc-pair-rows";
 import { deleteCcPairJob } from "../jobs/catalog";
 import { sendJob } from "../jobs/job-queue";
 import { lockEditableCcPair, readCcPair, type PairJobRequest } from "./cc-pair-record";
@@ -13,7 +14,7 @@ export async function deleteCcPair({ db, boss, principal, ccPairId }: PairJobReq
   return db.$transaction(async (tx) => {
     const pair = await lockEditableCcPair(tx, principal, ccPairId);
     if (pair.status !== "DELETING") {
-      await tx.connectorCredentialPair.update({ where: { id: pair.id }, data: { status: "DELETING" } });
+      await markPairDeleting(tx, pair.id);
     }
     await sendJob(boss, deleteCcPairJob, { ccPairId: pair.id }, { tx });
     return readCcPair(tx, pair.id);

@@ -168,7 +168,7 @@ export async function listIndexingStatus({
   pairFilters.push(viewablePairSql(rule, "p"));
 
   // Pairs with no attempt have no status, so they never match. For the current attempts the latest
-  // status is the pair's `last_attempt_status` (kept by index-attempts.ts): a column predicate. The
+  // status is the pair's `last_attempt_status` (kept by syncLastAttemptStatus, cc-pair-rows.ts): a column predicate. The
   // building generation's attempts have no such column: its pairs' latest attempts are read in one
   // pass over `index_attempt (generation_id, cc_pair_id, id DESC)` and joined (a probe per pair
   // would cost 10,000 index look-ups).

@@ -1,6 +1,8 @@
 import type { Tx } from "@svc/db";
 import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { removePairFromKeyScopes } from "../auth/manage-api-keys";
+import { deleteCcPairRow, subtractDocsIndexed } from "../indexing/cc-pair-rows";
+import { deleteUnlinkedDocuments } from "../indexing/document-rows";
 import { deletePairAttempts } from "../indexing/index-attempts";
 import { PURGE_BATCH_SIZE, type BatchedJobInput, type PurgeResult } from "../model/batched-job";
 import { removeIndexRows } from "../search-index/remove-index-rows";
@@ -53,16 +55,11 @@ async function removeLinkBatch(tx: Tx, index: SearchIndexTables, ccPairId: numbe
     RETURNING has_been_indexed`;
   const indexedRemoved = removed.filter((link) => link.has_been_indexed).length;
   if (indexedRemoved > 0) {
-    await tx.$executeRaw`
-      UPDATE connector_credential_pair SET docs_indexed = docs_indexed - ${indexedRemoved} WHERE id = ${ccPairId}`;
+    await subtractDocsIndexed(tx, ccPairId, indexedRemoved);
   }
   // A new statement, so it sees every link committed before the locks above were granted.
-  const deleted = await tx.$queryRaw<{ id: string }[]>`
-    DELETE FROM document d
-    WHERE d.id = ANY(${ids}::text[])
-      AND NOT EXISTS (SELECT 1 FROM document_by_cc_pair l WHERE l.document_id = d.id)
-    RETURNING d.id`;
-  await removeIndexRows(tx, index, deleted.map((row) => row.id));
+  const deleted = await deleteUnlinkedDocuments(tx, ids);
+  await removeIndexRows(tx, index, deleted);
   return { documentIds: ids.length, linksRemoved: removed.length, documentsDeleted: deleted.length };
 }
 
@@ -77,7 +74,7 @@ async function deletePairIfUnlinked(tx: Tx, ccPairId: number): Promise<boolean> 
 
   await removePairFromKeyScopes(tx, ccPairId);
   await deletePairAttempts(tx, ccPairId);
-  await tx.$executeRaw`DELETE FROM connector_credential_pair WHERE id = ${ccPairId}`;
+  await deleteCcPairRow(tx, ccPairId);
   await tx.$executeRaw`
     DELETE FROM connector c WHERE c.id = ${pair.connector_id} AND c.id <> ${DEFAULT_CC_PAIR_ID}
       AND NOT EXISTS (SELECT 1 FROM connector_credential_pair p WHERE p.connector_id = c.id)`;

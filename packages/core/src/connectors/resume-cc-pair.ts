@@ -1,5 +1,6 @@
 import type { Tx } from "@svc/db";
 import { fromPrisma } from "pg-boss";
+import { markPairResumed } from "../indexing/cc-pair-rows";
 import { closeAttemptIfDrained } from "../indexing/index-attempts";
 import { indexDocumentJob } from "../jobs/catalog";
 import type { PgBoss } from "../jobs/job-queue";
@@ -14,10 +15,7 @@ import type { PgBoss } from "../jobs/job-queue";
  * nothing left to wait for (its documents were indexed through another pair): it closes here.
  */
 export async function resumeCcPair({ db, boss, ccPairId }: { db: Tx; boss: PgBoss; ccPairId: number }): Promise<boolean> {
-  const [resumed] = await db.$queryRaw<{ id: number }[]>`
-    UPDATE connector_credential_pair SET status = 'ACTIVE', updated_at = now()
-    WHERE id = ${ccPairId} AND status = 'PAUSED' RETURNING id`;
-  if (!resumed) return false;
+  if (!(await markPairResumed(db, ccPairId))) return false;
   const waiting = await db.$queryRaw<{ id: string; version: number }[]>`
     SELECT d.id, d.version FROM document_by_cc_pair l JOIN document d ON d.id = l.document_id
     WHERE l.cc_pair_id = ${ccPairId} AND d.indexing_status IN ('queued', 'indexing')`;

@@ -1,7 +1,7 @@
 import type { CcPair, SettableCcPairStatus } from "@svc/schema";
 import { AppError } from "../errors/app-error";
+import { markPairPaused, renameCcPair } from "../indexing/cc-pair-rows";
 import { lockEditableCcPair, readCcPair, type PairJobRequest } from "./cc-pair-record";
-import { pauseCcPair } from "./pause-cc-pair";
 import { resumeCcPair } from "./resume-cc-pair";
 
 /**
@@ -21,8 +21,8 @@ export async function updateCcPair({
     if (pair.status === "DELETING") {
       throw new AppError("CONFLICT", `Connector-credential pair ${ccPairId} is being deleted.`);
     }
-    if (name !== null) await tx.connectorCredentialPair.update({ where: { id: pair.id }, data: { name } });
-    if (status === "PAUSED") await pauseCcPair({ db: tx, ccPairId: pair.id });
+    if (name !== null) await renameCcPair(tx, pair.id, name);
+    if (status === "PAUSED") await markPairPaused(tx, pair.id);
     if (status === "ACTIVE") await resumeCcPair({ db: tx, boss, ccPairId: pair.id });
     return readCcPair(tx, pair.id);
   });

@@ -1,6 +1,8 @@
 import type { Db } from "@svc/db";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
+import { unlinkDocumentFromPairs } from "../indexing/cc-pair-rows";
+import { deleteDocumentRow } from "../indexing/document-rows";
 import { closeAttemptIfDrained, lockDocumentPairs } from "../indexing/index-attempts";
 import { lockEditableDocument } from "./document-access";
 import { removeIndexRows } from "../search-index/remove-index-rows";
@@ -32,14 +34,9 @@ export async function deleteDocument({
 
     // Pair rows are locked in id order before any is updated, as indexing does.
     const pairs = await lockDocumentPairs(tx, documentId);
-    await tx.$executeRaw`
-      WITH removed AS (
-        DELETE FROM document_by_cc_pair WHERE document_id = ${documentId} RETURNING cc_pair_id, has_been_indexed
-      )
-      UPDATE connector_credential_pair p SET docs_indexed = p.docs_indexed - 1
-      FROM removed r WHERE p.id = r.cc_pair_id AND r.has_been_indexed`;
+    await unlinkDocumentFromPairs(tx, documentId);
     // Sections and chunks go with the row (ON DELETE CASCADE).
-    await tx.$executeRaw`DELETE FROM document WHERE id = ${documentId}`;
+    await deleteDocumentRow(tx, documentId);
     // The document may have been the last one an open attempt was waiting for.
     for (const pair of pairs) await closeAttemptIfDrained(tx, pair.id);
     await removeIndexRows(tx, index, [documentId]);

@@ -1,6 +1,7 @@
 import type { Db } from "@svc/db";
 import type { PgBoss } from "../jobs/job-queue";
-import { writeDocuments, type DocumentWrite, type WrittenDocument } from "./write-documents";
+import type { WrittenDocument } from "../indexing/document-rows";
+import { writeDocuments, type DocumentWrite } from "./write-documents";
 
 interface Pending {
   document: DocumentWrite;

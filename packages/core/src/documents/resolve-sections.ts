@@ -1,17 +1,9 @@
 import type { DbOrTx } from "@svc/db";
 import type { IngestionDocument, Loc } from "@svc/schema";
 import { AppError } from "../errors/app-error";
+import type { ResolvedSection } from "../indexing/document-rows";
 
 type RequestSection = IngestionDocument["document"]["sections"][number];
-
-/** A section as stored: its position, its kind, and an image reference only when the file exists. */
-export interface ResolvedSection {
-  position: number;
-  kind: "text" | "image";
-  text: string | null;
-  link: string | null;
-  image_file_id: string | null;
-}
 
 /**
  * Which of the image files the sections name exist: one query for any number of documents (a bulk

@@ -1,6 +1,7 @@
 import type { Db, Tx } from "@svc/db";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
+import { resetDocumentTries } from "../indexing/document-rows";
 import { indexDocumentJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
 import { lockEditableDocument } from "./document-access";
@@ -36,6 +37,6 @@ export async function retryDocumentIndexing({
 /** Starts the tries of locked failed documents again and sends their jobs, in the caller's transaction. */
 export async function sendRetry(tx: Tx, boss: PgBoss, documents: { id: string; version: number }[]): Promise<void> {
   if (documents.length === 0) return;
-  await tx.document.updateMany({ where: { id: { in: documents.map((document) => document.id) } }, data: { indexAttempts: 0 } });
+  await resetDocumentTries(tx, documents.map((document) => document.id));
   for (const document of documents) await sendJob(boss, indexDocumentJob, { documentId: document.id, version: document.version }, { tx });
 }

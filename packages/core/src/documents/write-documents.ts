@@ -3,42 +3,17 @@ import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
 import { indexDocumentJob } from "../jobs/catalog";
 import { preparedStatementsOn, type PgBoss } from "../jobs/job-queue";
-import type { ResolvedSection } from "./resolve-sections";
+import { upsertDocuments, type DocumentRowWrite, type WrittenDocument } from "../indexing/document-rows";
 
-/** One document as it is written: every column of its row, its sections, and the pair to link. */
-export interface DocumentWrite {
-  id: string;
-  semantic_identifier: string;
-  title: string | null;
-  source: string;
-  link: string | null;
-  metadata: unknown;
-  doc_updated_at: string;
-  primary_owners: unknown;
-  secondary_owners: unknown;
-  additional_info: unknown;
-  doc_metadata: unknown;
-  external_user_emails: string[];
-  external_user_group_ids: string[];
-  is_public: boolean | null;
-  chunk_count: number | null;
-  sections: ResolvedSection[];
-  cc_pair_id: number;
+/** One document as it is written: every column of its row, its sections, the pair to link, and its writer's scope. */
+export interface DocumentWrite extends DocumentRowWrite {
   /** The pairs the writing key may change (access-policy's editablePairIds); null for an unscoped key (decisions: "Scoped keys"). */
   write_scope: readonly number[] | null;
 }
 
-export interface WrittenDocument {
-  id: string;
-  version: number;
-  inserted: boolean;
-}
-
 /**
- * Upserts documents and enqueues one indexing job each, in one transaction. Rows are written in id
- * order, so concurrent batches lock shared rows in the same order and cannot deadlock. `xmax = 0`
- * holds only for a row this statement inserted: of many concurrent first writes of one id, exactly
- * one sees `inserted`. Ids must be unique within a batch.
+ * Upserts documents (upsertDocuments) and enqueues one indexing job each, in one transaction, once
+ * the target pairs are held and the writer's scope is checked. Ids must be unique within a batch.
  */
 export async function writeDocuments({
   db,
@@ -51,11 +26,7 @@ export async function writeDocuments({
 }): Promise<WrittenDocument[]> {
   return withSqlTransaction(db, async (sql) => {
     await lockTargetPairs(sql, documents);
-    const { rows } = await sql.query<WrittenDocument>({
-      name: "svc-write-documents",
-      text: UPSERT_DOCUMENTS,
-      values: [JSON.stringify(documents)],
-    });
+    const rows = await upsertDocuments(sql, documents);
     await refuseWritesOutsideScope(sql, documents);
     const jobs = rows.map((row) => ({ data: indexDocumentJob.payload.parse({ documentId: row.id, version: row.version }) }));
     await boss.insert(indexDocumentJob.name, jobs, {
@@ -126,50 +97,3 @@ export async function findWritesOutsideScope(
 export function documentOutsideScope(documentId: string): AppError {
   return new AppError("FORBIDDEN", `This key cannot write document ${documentId}: it belongs to a connector outside the key's scope`);
 }
-
-const UPSERT_DOCUMENTS = `
-WITH input AS (
-  SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(
-    id text, semantic_identifier text, title text, source text, link text, metadata jsonb,
-    doc_updated_at timestamptz, primary_owners jsonb, secondary_owners jsonb, additional_info jsonb,
-    doc_metadata jsonb, external_user_emails text[], external_user_group_ids text[], is_public boolean,
-    chunk_count int, sections jsonb, cc_pair_id int)
-), doc AS (
-  INSERT INTO document AS d (
-    id, semantic_identifier, title, source, link, metadata, doc_updated_at, primary_owners,
-    secondary_owners, from_ingestion_api, additional_info, doc_metadata, external_user_emails,
-    external_user_group_ids, is_public, chunk_count)
-  SELECT id, semantic_identifier, title, source::"DocumentSource", link, metadata, doc_updated_at,
-    primary_owners, secondary_owners, true, additional_info, doc_metadata, external_user_emails,
-    external_user_group_ids, is_public, chunk_count
-  FROM input ORDER BY id
-  ON CONFLICT (id) DO UPDATE SET
-    semantic_identifier = EXCLUDED.semantic_identifier, title = EXCLUDED.title,
-    source = EXCLUDED.source, link = EXCLUDED.link, metadata = EXCLUDED.metadata,
-    doc_updated_at = EXCLUDED.doc_updated_at, primary_owners = EXCLUDED.primary_owners,
-    secondary_owners = EXCLUDED.secondary_owners, from_ingestion_api = true,
-    additional_info = EXCLUDED.additional_info, doc_metadata = EXCLUDED.doc_metadata,
-    external_user_emails = EXCLUDED.external_user_emails,
-    external_user_group_ids = EXCLUDED.external_user_group_ids, is_public = EXCLUDED.is_public,
-    version = d.version + 1, indexing_status = 'queued',
-    index_attempts = 0, last_error = NULL, updated_at = now()
-  RETURNING d.id, d.version, (d.xmax = 0) AS inserted
-), upserted_sections AS (
-  -- Reads doc, so it runs after the document rows are locked.
-  INSERT INTO document_section (document_id, position, kind, text, link, image_file_id)
-  SELECT doc.id, s.position, s.kind::"SectionKind", s.text, s.link, s.image_file_id
-  FROM doc JOIN input USING (id),
-    jsonb_to_recordset(input.sections) AS s(position int, kind text, text text, link text, image_file_id text)
-  ON CONFLICT (document_id, position) DO UPDATE SET
-    kind = EXCLUDED.kind, text = EXCLUDED.text, link = EXCLUDED.link, image_file_id = EXCLUDED.image_file_id
-), surplus_sections AS (
-  -- "= ANY (ARRAY(…))" makes this an index scan on the section key (a join would scan the table).
-  DELETE FROM document_section s USING input
-  WHERE s.document_id = ANY (ARRAY(SELECT id FROM doc))
-    AND s.document_id = input.id AND s.position >= jsonb_array_length(input.sections)
-), link AS (
-  INSERT INTO document_by_cc_pair (document_id, cc_pair_id)
-  SELECT doc.id, input.cc_pair_id FROM doc JOIN input USING (id)
-  ON CONFLICT DO NOTHING
-)
-SELECT id, version, inserted FROM doc`;

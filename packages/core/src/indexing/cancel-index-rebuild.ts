@@ -2,12 +2,13 @@ import type { Db } from "@svc/db";
 import type { IndexRebuildStatus } from "@svc/schema";
 import { requireUnscopedAdmin, type Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
-import { cancelGenerationAttempts, lockGenerationAttemptPairs, syncLastAttemptStatus } from "./index-attempts";
+import { syncLastAttemptStatus } from "./cc-pair-rows";
+import { cancelGenerationAttempts, lockGenerationAttemptPairs } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { deleteRebuildFailures } from "./rebuild-failures";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
-import { lockIndexGenerationsExclusive } from "../search-index/index-generations";
+import { lockIndexGenerationsExclusive, markGenerationCanceled } from "../search-index/index-generations";
 
 /**
  * Cancels the running rebuild, in one transaction: its generation becomes `canceled` (indexing stops
@@ -30,7 +31,7 @@ export async function cancelIndexRebuild({
     const building = await tx.indexGeneration.findFirst({ where: { status: "building" }, select: { id: true } });
     if (!building) throw new AppError("NOT_FOUND", "No rebuild of the search index is running.");
     const pairIds = await lockGenerationAttemptPairs(tx, building.id);
-    await tx.indexGeneration.update({ where: { id: building.id }, data: { status: "canceled", completedAt: new Date() } });
+    await markGenerationCanceled(tx, building.id);
     await cancelGenerationAttempts(tx, building.id);
     await deleteRebuildFailures(tx, building.id);
     await syncLastAttemptStatus(tx, pairIds);

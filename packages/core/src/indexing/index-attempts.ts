@@ -1,6 +1,6 @@
 import { Prisma, type ConnectorCredentialPairStatus, executeSql, selectSql, sqlAlias, withSqlTransaction, type AnyTx, type Db } from "@svc/db";
 import { servingAttemptSql } from "../search-index/index-generations";
-import { markPairActive, markPairIndexingStarted } from "./pair-status";
+import { markPairActive, markPairIndexingStarted, syncLastAttemptStatus } from "./cc-pair-rows";
 
 /**
  * Index attempts of ingested documents (docs/decisions.md, "Index attempts for ingested documents"): a pair
@@ -298,27 +298,4 @@ export async function interruptGenerationAttempts(db: Db, generationId: number):
 /** A purged pair leaves no attempts behind. */
 export async function deletePairAttempts(tx: AnyTx, ccPairId: number): Promise<void> {
   await executeSql(tx, Prisma.sql`DELETE FROM index_attempt WHERE cc_pair_id = ${ccPairId}`);
-}
-
-/**
- * Copies the status of the pair's latest attempt (highest id among the attempts that count; NULL when
- * it has none) to the pair's `last_attempt_status`, which `last_status_filters` reads. Called in the
- * transaction that opens an attempt or changes an attempt's status, and by the swap of a rebuild (for
- * every pair whose rebuild attempt now counts).
- */
-export async function syncLastAttemptStatus(tx: AnyTx, ccPairIds: number | number[]): Promise<void> {
-  const ids = typeof ccPairIds === "number" ? [ccPairIds] : ccPairIds;
-  // Only rows whose value changes are written: a swap recomputes thousands of pairs, most unchanged.
-  await executeSql(
-    tx,
-    Prisma.sql`
-      WITH latest AS (
-        SELECT q.id, (
-          SELECT ia.status FROM index_attempt ia WHERE ia.cc_pair_id = q.id AND ${servingAttemptSql("ia")} ORDER BY ia.id DESC LIMIT 1
-        ) AS status
-        FROM unnest(${ids}::int[]) AS q(id)
-      )
-      UPDATE connector_credential_pair p SET last_attempt_status = latest.status
-      FROM latest WHERE p.id = latest.id AND p.last_attempt_status IS DISTINCT FROM latest.status`,
-  );
 }

@@ -3,8 +3,9 @@ import type { IndexDocumentPayload } from "../jobs/catalog";
 import { lockIndexGenerationsShared, readActiveGenerations, sameGenerations, type ChunkGeneration } from "../search-index/index-generations";
 import { buildGenerationChunks, writeGenerationChunks } from "./write-generation-chunks";
 import type { Chunk, IndexableDocument } from "./build-chunks";
+import { countLinksIndexed } from "./cc-pair-rows";
 import { lockDocumentPairs, recordDocumentFailed, recordDocumentsIndexed, type AttemptWindow, type CountedPair, type LockedPair } from "./index-attempts";
-import { markDocumentsIndexing } from "./mark-documents-indexing";
+import { markDocumentsIndexed, markDocumentsIndexing, markDocumentTryFailed, type IndexedDocument } from "./document-rows";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { writeIndexRows } from "./write-index-rows";
 
@@ -78,14 +79,6 @@ interface ChunkedDocument {
   byGeneration: { generation: ChunkGeneration; chunks: Chunk[] }[];
 }
 
-/** A document an indexing transaction made searchable, and how long after its upsert was accepted. */
-export interface IndexedDocument {
-  documentId: string;
-  version: number;
-  /** From the upsert that wrote this version (`updated_at`) to the commit's `indexed_at`. */
-  lagSeconds: number;
-}
-
 async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentPayload[], attemptWindow?: AttemptWindow): Promise<IndexedDocument[]> {
   const wanted = new Map(jobs.map((job) => [job.documentId, job.version]));
   // Outside the transaction: read and chunk what still needs indexing. A stale read is caught below.
@@ -132,16 +125,12 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
       return current ? current.chunks.length : null;
     });
     chunked.clear();
-    const { rows: indexed } = await sql.query<IndexedDocument>({
-      name: "svc-mark-documents-indexed",
-      text: MARK_DOCUMENTS_INDEXED,
-      values: [todo.map((row) => row.id), todo.map((row) => row.version), chunkCounts],
-    });
+    const indexed = await markDocumentsIndexed(sql, { ids: todo.map((row) => row.id), versions: todo.map((row) => row.version), chunkCounts });
 
     const todoIds = todo.map((row) => row.id);
     const pairs = await lockDocumentPairs(sql, todoIds);
     // Links indexed for the first time now count in their pair's docs_indexed.
-    await sql.query({ name: "svc-count-links-indexed", text: COUNT_LINKS_INDEXED, values: [todoIds] });
+    await countLinksIndexed(sql, todoIds);
     await recordDocumentsIndexed(sql, await countDocumentsPerPair(sql, pairs, todoIds), attemptWindow);
     return indexed;
   });
@@ -235,23 +224,6 @@ async function countDocumentsPerPair(sql: SqlClient, pairs: LockedPair[], ids: s
   return pairs.map((pair) => ({ ...pair, documents: counts.get(pair.id) ?? 0 }));
 }
 
-const MARK_DOCUMENTS_INDEXED = `
-  UPDATE document d SET indexing_status = 'indexed', indexed_version = v.version, indexed_at = now(),
-    chunk_count = v.chunk_count, last_error = NULL
-  FROM unnest($1::text[], $2::int[], $3::int[]) AS v(id, version, chunk_count)
-  WHERE d.id = v.id
-  RETURNING d.id AS "documentId", d.version, extract(epoch FROM d.indexed_at - d.updated_at)::float8 AS "lagSeconds"`;
-
-const COUNT_LINKS_INDEXED = `
-  WITH newly_indexed AS (
-    UPDATE document_by_cc_pair SET has_been_indexed = true
-    WHERE document_id = ANY($1::text[]) AND NOT has_been_indexed
-    RETURNING cc_pair_id
-  )
-  UPDATE connector_credential_pair p SET docs_indexed = p.docs_indexed + n.links
-  FROM (SELECT cc_pair_id, count(*)::int AS links FROM newly_indexed GROUP BY cc_pair_id) n
-  WHERE p.id = n.cc_pair_id`;
-
 /**
  * Records a failed try of the job's version: `failed` with the error, one more try; the first failure
  * of the version (or of a console retry) counts in its pairs' attempts (pg-boss's retries do not).
@@ -277,11 +249,7 @@ async function markDocumentFailed({
       values: [job.documentId],
     });
     if (!current || current.version !== job.version || current.indexed_version === job.version) return;
-    await sql.query({
-      name: "svc-mark-document-failed",
-      text: `UPDATE document SET indexing_status = 'failed', last_error = $2, index_attempts = index_attempts + 1 WHERE id = $1`,
-      values: [job.documentId, message],
-    });
+    await markDocumentTryFailed(sql, job.documentId, message);
     // pg-boss's retries of a failed version count once; the console's retry starts the tries at 0.
     if (current.indexing_status === "failed" && current.index_attempts > 0) return;
     await recordDocumentFailed(sql, await lockDocumentPairs(sql, job.documentId), message, attemptWindow);

@@ -7,7 +7,7 @@ import { testSearchIndex } from "../testing/test-search-index";
 import { createTestPair, ingestTestDocument } from "../testing/factories";
 import { holdPairLocks } from "../testing/hold-pair-locks";
 import { indexDocuments } from "./index-documents";
-import { markDocumentsIndexing } from "./mark-documents-indexing";
+import { markDocumentsIndexing } from "./document-rows";
 
 const queue = await useTestJobQueue();
 const { db, boss } = queue;

@@ -1,4 +1,5 @@
 import { Prisma, executeSql, selectSql, type AnyTx, type Db } from "@svc/db";
+import { markRebuildFailedDocuments } from "./document-rows";
 
 /**
  * The one writer of `rebuild_failure`: the documents a rebuild's pass could not write into the
@@ -39,14 +40,7 @@ export async function markRebuildFailures(db: Db, generationId: number): Promise
         FOR UPDATE OF d`,
     );
     if (locked.length === 0) return 0;
-    const marked = await executeSql(
-      tx,
-      Prisma.sql`
-        UPDATE document d SET indexing_status = 'failed', last_error = f.error
-        FROM rebuild_failure f
-        WHERE f.generation_id = ${generationId} AND d.id = f.document_id AND d.indexing_status = 'indexed'
-          AND NOT EXISTS (SELECT 1 FROM document_chunk c WHERE c.document_id = d.id AND c.generation_id = ${generationId})`,
-    );
+    const marked = await markRebuildFailedDocuments(tx, generationId);
     await deleteRebuildFailures(tx, generationId);
     return marked;
   });

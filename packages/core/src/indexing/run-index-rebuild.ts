@@ -1,5 +1,6 @@
 import type { Db, Tx } from "@svc/db";
 import { buildChunks, type IndexableDocument } from "./build-chunks";
+import { syncLastAttemptStatus } from "./cc-pair-rows";
 import {
   closeGenerationAttempts,
   countInGenerationAttempts,
@@ -7,12 +8,19 @@ import {
   lockDocumentPairs,
   lockGenerationAttemptPairs,
   pairsWithAttempts,
-  syncLastAttemptStatus,
   type GenerationAttemptCount,
 } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
-import { lockIndexGenerationsExclusive, lockIndexGenerationsShared, REBUILT_DOCUMENT_SQL, type ChunkGeneration } from "../search-index/index-generations";
+import {
+  claimRebuildBatch,
+  countRebuildBatch,
+  lockIndexGenerationsExclusive,
+  lockIndexGenerationsShared,
+  REBUILT_DOCUMENT_SQL,
+  swapGenerations,
+  type ChunkGeneration,
+} from "../search-index/index-generations";
 import { writeGenerationChunks, type DocumentChunks } from "./write-generation-chunks";
 import { optimizeGenerationTable } from "@svc/search-index";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
@@ -115,10 +123,7 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
   // Claims the batch: the cursor moves only from where this run found it. A concurrent run of the
   // same job (a retry while the first still runs) blocks on the row here and then finds nothing to
   // claim; a canceled generation is not written either.
-  const claimed = await tx.$executeRaw`
-    UPDATE index_generation SET cursor_document_id = ${lastId}, started_at = COALESCE(started_at, now())
-    WHERE id = ${generationId} AND status = 'building' AND cursor_document_id IS NOT DISTINCT FROM ${generation.cursor}`;
-  if (claimed === 0) return { kind: "raced" };
+  if (!(await claimRebuildBatch(tx, generationId, generation.cursor, lastId))) return { kind: "raced" };
 
   const failures = new Map<string, string>();
   for (const row of locked) if (row.failed) failures.set(row.id, row.last_error ?? "indexing failed");
@@ -155,9 +160,7 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
   // does: a batch that fails to commit is written again from the same cursor (a replace, idempotent).
   await writeIndexRows(tx, index, generation, [...written, ...emptied]);
   await countInAttempts(tx, generationId, new Set(written.map((document) => document.documentId)), failures);
-  await tx.$executeRaw`
-    UPDATE index_generation SET docs_done = docs_done + ${written.length}, docs_failed = docs_failed + ${failures.size}
-    WHERE id = ${generationId}`;
+  await countRebuildBatch(tx, generationId, written.length, failures.size);
   return { kind: "written", done: written.length, failed: failures.size };
 }
 
@@ -258,13 +261,8 @@ async function swapInGeneration(tx: Tx, boss: PgBoss, generationId: number): Pro
 
   const pairIds = await lockGenerationAttemptPairs(tx, generationId);
   await closeGenerationAttempts(tx, generationId);
-  const retired = await tx.$queryRaw<{ id: number }[]>`
-    UPDATE index_generation SET status = 'retired', retired_at = now() WHERE status = 'current' RETURNING id`;
-  await tx.$executeRaw`
-    UPDATE index_generation
-    SET status = 'current', completed_at = now(), started_at = COALESCE(started_at, now()), docs_total = docs_done + docs_failed
-    WHERE id = ${generationId}`;
+  const retired = await swapGenerations(tx, generationId);
   await syncLastAttemptStatus(tx, pairIds);
-  for (const { id } of retired) await sendJob(boss, purgeIndexGenerationJob, { generationId: id }, { tx });
+  for (const id of retired) await sendJob(boss, purgeIndexGenerationJob, { generationId: id }, { tx });
   return true;
 }

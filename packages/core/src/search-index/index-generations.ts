@@ -57,7 +57,7 @@ export async function readActiveGenerations(tx: AnyTx): Promise<ChunkGeneration[
  * `index_attempt` rows (under the alias `attempt`) that count as the pair's attempts: every generation but the one being built
  * (attempts of indexing jobs, and of finished or canceled rebuilds, so history survives a swap; a
  * canceled rebuild's attempts read `canceled`). Exact within the statement's snapshot: for the statements
- * that write attempts and the pair columns derived from them (index-attempts.ts, pair-status.ts).
+ * that write attempts and the pair columns derived from them (index-attempts.ts, cc-pair-rows.ts).
  */
 export function servingAttemptSql(attempt: string): Prisma.Sql {
   return Prisma.sql`NOT EXISTS (
@@ -96,4 +96,55 @@ export function buildingAttempt(buildingGenerationId: number | null, attempt: st
 /** Whether two reads of the active generations found the same ones in the same states. */
 export function sameGenerations(a: ChunkGeneration[], b: ChunkGeneration[]): boolean {
   return a.length === b.length && a.every((generation, index) => generation.id === b[index]?.id && generation.status === b[index]?.status);
+}
+
+/*
+ * The writes of `index_generation`: this module is their one writer. A rebuild starts a `building`
+ * generation, moves its cursor and counts batch by batch, and either swaps it in (the current one
+ * retires) or is canceled. Callers hold lockIndexGenerationsExclusive for start, swap and cancel.
+ */
+
+/** A new `building` generation with the rebuild's settings and its `docs_total` estimate. */
+export async function insertBuildingGeneration(
+  tx: Tx,
+  { chunkTokenLimit, textSearchConfig, docsTotal }: { chunkTokenLimit: number; textSearchConfig: string; docsTotal: number },
+): Promise<{ id: number }> {
+  return tx.indexGeneration.create({
+    data: { status: "building", chunkTokenLimit, textSearchConfig, docsTotal },
+    select: { id: true },
+  });
+}
+
+/**
+ * Claims a rebuild's batch: the cursor moves to `lastId` only from `cursor`, where this run found it,
+ * and only while the generation is building. Returns false when another run claimed it first.
+ */
+export async function claimRebuildBatch(tx: Tx, generationId: number, cursor: string | null, lastId: string): Promise<boolean> {
+  const claimed = await tx.$executeRaw`
+    UPDATE index_generation SET cursor_document_id = ${lastId}, started_at = COALESCE(started_at, now())
+    WHERE id = ${generationId} AND status = 'building' AND cursor_document_id IS NOT DISTINCT FROM ${cursor}`;
+  return claimed > 0;
+}
+
+/** Counts a written batch in the rebuild's progress. */
+export async function countRebuildBatch(tx: Tx, generationId: number, done: number, failed: number): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE index_generation SET docs_done = docs_done + ${done}, docs_failed = docs_failed + ${failed}
+    WHERE id = ${generationId}`;
+}
+
+/** The swap: the current generation retires and the building one becomes current. Returns the retired ids. */
+export async function swapGenerations(tx: Tx, generationId: number): Promise<number[]> {
+  const retired = await tx.$queryRaw<{ id: number }[]>`
+    UPDATE index_generation SET status = 'retired', retired_at = now() WHERE status = 'current' RETURNING id`;
+  await tx.$executeRaw`
+    UPDATE index_generation
+    SET status = 'current', completed_at = now(), started_at = COALESCE(started_at, now()), docs_total = docs_done + docs_failed
+    WHERE id = ${generationId}`;
+  return retired.map((generation) => generation.id);
+}
+
+/** A canceled rebuild: indexing stops writing its generation, and its job stops at its next batch. */
+export async function markGenerationCanceled(tx: Tx, generationId: number): Promise<void> {
+  await tx.indexGeneration.update({ where: { id: generationId }, data: { status: "canceled", completedAt: new Date() } });
 }

@@ -6,7 +6,7 @@ import { AppError } from "../errors/app-error";
 import { rebuildIndexJob } from "../jobs/catalog";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
 import { getIndexRebuildStatus } from "./get-index-rebuild-status";
-import { lockIndexGenerationsExclusive, REBUILT_DOCUMENT_SQL } from "./index-generations";
+import { insertBuildingGeneration, lockIndexGenerationsExclusive, REBUILT_DOCUMENT_SQL } from "./index-generations";
 
 /**
  * Starts a full rebuild of the search index: a new `building` generation with the given settings
@@ -48,14 +48,10 @@ export async function startIndexRebuild({
       }
       const current = active.find((generation) => generation.status === "current");
       if (!current) throw new Error("the search index has no current generation");
-      const generation = await tx.indexGeneration.create({
-        data: {
-          status: "building",
-          chunkTokenLimit: chunkTokenLimit ?? current.chunkTokenLimit,
-          textSearchConfig: textSearchConfig ?? current.textSearchConfig,
-          docsTotal: estimate?.total ?? 0,
-        },
-        select: { id: true },
+      const generation = await insertBuildingGeneration(tx, {
+        chunkTokenLimit: chunkTokenLimit ?? current.chunkTokenLimit,
+        textSearchConfig: textSearchConfig ?? current.textSearchConfig,
+        docsTotal: estimate?.total ?? 0,
       });
       await sendJob(boss, rebuildIndexJob, { generationId: generation.id }, { tx });
     },
