@@ -2,7 +2,7 @@ import type { Db } from "@svc/db";
 import type { IndexRebuildStatus } from "@svc/schema";
 import { requireUnscopedAdmin, type Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
-import { cancelGenerationAttempts, lockGenerationAttemptPairs, syncLastAttemptStatus } from "./index-attempts";
+import { endGenerationAttempts, lockGenerationAttemptPairs, syncLastAttemptStatus } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { deleteRebuildFailures } from "./rebuild-failures";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
@@ -31,7 +31,7 @@ export async function cancelIndexRebuild({
     if (!building) throw new AppError("NOT_FOUND", "No rebuild of the search index is running.");
     const pairIds = await lockGenerationAttemptPairs(tx, building.id);
     await tx.indexGeneration.update({ where: { id: building.id }, data: { status: "canceled", completedAt: new Date() } });
-    await cancelGenerationAttempts(tx, building.id);
+    await endGenerationAttempts(tx, building.id, "canceled");
     await deleteRebuildFailures(tx, building.id);
     await syncLastAttemptStatus(tx, pairIds);
     await sendJob(boss, purgeIndexGenerationJob, { generationId: building.id }, { tx });
