@@ -39,6 +39,12 @@ import { createWorkerMetrics, type WorkerMetrics } from "./worker-metrics";
  */
 async function main(): Promise<void> {
   const env = workerEnv();
+  // Signals are taken from the start: one that comes while the worker starts up stops it once it can.
+  let onStopSignal: ((signal: string) => void) | null = null;
+  let earlySignal: string | null = null;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => (onStopSignal ? onStopSignal(signal) : (earlySignal ??= signal)));
+  }
   const logger = createLogger({ name: "worker", level: env.LOG_LEVEL });
   const metrics = createWorkerMetrics(logger);
   const attemptWindow: AttemptWindow = { quietSeconds: env.SVC_ATTEMPT_QUIET_SECONDS };
@@ -183,8 +189,8 @@ async function main(): Promise<void> {
     logger.flush();
     process.exit(0);
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  onStopSignal = (signal) => void shutdown(signal);
+  if (earlySignal !== null) void shutdown(earlySignal);
   // Under `svc start` the IPC channel to the supervisor closes when it dies (even by kill -9).
   process.once("disconnect", () => void shutdown("supervisor gone"));
   if (process.send && !process.connected) void shutdown("supervisor gone");
