@@ -54,7 +54,6 @@ describe("an index rebuild carries failure truthfully", () => {
     expect(started.rebuild).toMatchObject({ docs_total: 6 });
     const { boss } = await getServices();
     const generationId = started.rebuild?.generation_id ?? 0;
-    const rebuildStarted = new Date();
     expect(await runIndexRebuild({ index: testSearchIndex(), db: app.db, boss, generationId })).toEqual({
       swapped: true,
       docsDone: 3,
@@ -79,9 +78,9 @@ describe("an index rebuild carries failure truthfully", () => {
     expect(after.mixed).toMatchObject({ last_status: "completed_with_errors", latest_index_attempt_docs_indexed: 2, docs_indexed: 2 });
     expect(after.failing).toMatchObject({ last_status: "failed", last_finished_status: "failed", last_success: null, docs_indexed: 0 });
     expect(after.clean).toMatchObject({ last_status: "success", latest_index_attempt_docs_indexed: 1 });
-    // Last success moves only for the pairs whose documents the rebuild indexed, to when it swapped in.
-    expect(new Date(after.mixed.last_success ?? 0).getTime()).toBeGreaterThanOrEqual(rebuildStarted.getTime() - 1_000);
-    expect(new Date(after.clean.last_success ?? 0).getTime()).toBeGreaterThanOrEqual(rebuildStarted.getTime() - 1_000);
+    // A rebuild's attempts do not move the last success: it is still the ingestion's.
+    expect(after.mixed.last_success).toBe(before.mixed.last_success);
+    expect(after.clean.last_success).toBe(before.clean.last_success);
     for (const row of Object.values(after)) expect(row.in_repeated_error_state).toBe(false);
 
     // The console reads the same: the listing, the attempts, the pair page's counts, the health page.
@@ -94,19 +93,20 @@ describe("an index rebuild carries failure truthfully", () => {
     ] as const) {
       expect(consoleRows.find((candidate) => "cc_pair_id" in candidate && candidate.cc_pair_id === ccPairId)).toEqual(row);
     }
+    // The rebuild's attempts are in each pair's history, marked as the rebuild's.
     const attemptsOf = async (ccPairId: number) =>
-      (await caller.connectors.attempts({ ccPairId, limit: 10 })).map((attempt) => [attempt.status, attempt.docsIndexed, attempt.docsFailed]);
+      (await caller.connectors.attempts({ ccPairId, limit: 10 })).map((attempt) => [attempt.status, attempt.docsIndexed, attempt.docsFailed, attempt.rebuild]);
     expect(await attemptsOf(mixed)).toEqual([
-      ["completed_with_errors", 2, 1],
-      ["completed_with_errors", 2, 1],
+      ["completed_with_errors", 2, 1, true],
+      ["completed_with_errors", 2, 1, false],
     ]);
     expect(await attemptsOf(failing)).toEqual([
-      ["failed", 0, 2],
-      ["failed", 0, 2],
+      ["failed", 0, 2, true],
+      ["failed", 0, 2, false],
     ]);
     expect(await attemptsOf(clean)).toEqual([
-      ["success", 1, 0],
-      ["success", 1, 0],
+      ["success", 1, 0, true],
+      ["success", 1, 0, false],
     ]);
     expect(await caller.connectors.indexingSummary({ ccPairId: mixed })).toEqual({
       inRepeatedErrorState: false,
@@ -123,5 +123,49 @@ describe("an index rebuild carries failure truthfully", () => {
       current: { generationId, chunkTokenLimit: 256 },
       lastRebuild: { generationId, status: "current", docsDone: 3, docsFailed: 3 },
     });
+  });
+
+  it("leaves a pair's last success and its repeated error state as its ingestion left them", async () => {
+    await installPoisonTrigger(app.db);
+    const ccPairId = await createTestPair(app.db, { name: "Failing again and again" });
+    // One document indexed (the last success), then five ingestion attempts that each fail one document.
+    await ingestOverApi(app, { id: "again-ok", text: "Tide tables for the harbour.", ccPairId });
+    await indexDocuments({ index: testSearchIndex(), db: app.db, jobs: [{ documentId: "again-ok", version: 1 }] });
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
+      const documentId = `again-bad-${attempt}`;
+      await ingestOverApi(app, { id: documentId, text: `Attempt ${attempt}: a ${POISON}.`, ccPairId });
+      await expect(indexDocuments({ index: testSearchIndex(), db: app.db, jobs: [{ documentId, version: 1 }] })).rejects.toThrow();
+    }
+    const { caller } = await signedIn(app.adminKey);
+    const consoleRow = async () =>
+      (await caller.connectors.indexingStatus({ get_all_connectors: true }))
+        .flatMap((group) => group.indexing_statuses)
+        .find((candidate) => "cc_pair_id" in candidate && candidate.cc_pair_id === ccPairId);
+    const before = await listingRow(ccPairId);
+    expect(before).toMatchObject({ last_status: "failed", in_repeated_error_state: true });
+    expect(before.last_success).not.toBeNull();
+    expect(await consoleRow()).toEqual(before);
+
+    // The rebuild indexes the one good document again and carries the five failed ones: its attempt
+    // for the pair is `completed_with_errors`, the pair's latest.
+    const started = IndexRebuildStatusSchema.parse(await (await app.request("POST", REBUILD, { body: {} })).json());
+    const { boss } = await getServices();
+    const generationId = started.rebuild?.generation_id ?? 0;
+    expect(await runIndexRebuild({ index: testSearchIndex(), db: app.db, boss, generationId })).toMatchObject({ swapped: true });
+
+    const after = await listingRow(ccPairId);
+    expect(after).toMatchObject({ last_status: "completed_with_errors", in_repeated_error_state: true, last_success: before.last_success });
+    expect(await consoleRow()).toEqual(after);
+    expect(await caller.connectors.indexingSummary({ ccPairId })).toMatchObject({ inRepeatedErrorState: true });
+    const sorted = (await caller.connectors.indexingStatus({ get_all_connectors: true, sort: { column: "last_success", direction: "desc" } }))
+      .flatMap((group) => group.indexing_statuses)
+      .find((candidate) => "cc_pair_id" in candidate && candidate.cc_pair_id === ccPairId);
+    expect(sorted).toEqual(after);
+    const history = await caller.connectors.attempts({ ccPairId, limit: 10 });
+    expect(history.map((attempt) => [attempt.status, attempt.rebuild])).toEqual([
+      ["completed_with_errors", true],
+      ...Array.from({ length: 5 }, () => ["failed", false]),
+      ["success", false],
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import { getIndexRebuildStatus, OPERATOR_PRINCIPAL, startIndexRebuild } from "@s
 import { createTestPair, holdPairLocks, ingestTestDocument, useTestJobQueue, waitForIndexed } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
 import { describe, expect, it } from "vitest";
-import { ingestMany, useWorkerProcess } from "./testing/worker-process";
+import { ingestMany, startRebuildUntilLockWait, useWorkerProcess } from "./testing/worker-process";
 
 const queue = await useTestJobQueue();
 const { db, boss } = queue;
@@ -59,19 +59,7 @@ describe("an index rebuild in the worker", () => {
     const locks = await holdPairLocks(db, [second], 120_000);
     let generationId = 0;
     try {
-      const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
-      generationId = started.rebuild?.generation_id ?? 0;
-      await waitFor(
-        "the first batch counted and the second waiting on the pair lock",
-        async () => {
-          const counted = await db.indexAttempt.count({ where: { generationId, ccPairId: first, status: "in_progress" } });
-          const [row] = await db.$queryRaw<{ waiting: number }[]>`
-            SELECT count(*)::int AS waiting FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`;
-          return counted === 1 && (row?.waiting ?? 0) > 0 ? true : undefined;
-        },
-        { timeoutMs: 60_000, describe: worker.output },
-      );
+      generationId = await startRebuildUntilLockWait({ db, boss }, first, worker.output);
       await worker.kill();
     } finally {
       await locks.release();

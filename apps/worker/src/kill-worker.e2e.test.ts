@@ -75,6 +75,13 @@ describe("a worker killed with SIGKILL in the middle of indexing", () => {
 
     const second = spawnWorker(queue.databaseUrl);
     workers.push(second);
+    // No other worker lives (the dead one's row is of this host, its process gone): the attempts it
+    // left open, their pairs not drained, end interrupted as the new worker starts.
+    await waitFor(
+      "the killed worker's attempts interrupted",
+      async () => ((await db.indexAttempt.count({ where: { ccPairId: { in: pairs }, status: "interrupted" } })) === pairs.length ? true : undefined),
+      { timeoutMs: 30_000, describe: second.output },
+    );
     // Its heartbeat lapsed, the dead worker's jobs are retried: within about a minute.
     await waitFor(
       "every document indexed at its latest version",

@@ -2,10 +2,12 @@ import {
   closeQuietAttempts,
   createLogger,
   deleteCcPairJob,
+  endOrphanedAttempts,
   ensureSearchIndex,
   indexDocumentJob,
   indexDocuments,
   installJobQueues,
+  listLiveWorkers,
   optimizeSearchIndex,
   purgeCcPair,
   purgeIndexGeneration,
@@ -22,10 +24,12 @@ import {
   type Logger,
   type ReceivedJob,
   type SearchIndexTables,
+  type WorkerIdentity,
 } from "@svc/core";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { createDb, isDatabaseUnavailable, type Db } from "@svc/db";
+import { WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "@svc/schema";
 import { workerEnv } from "./env";
 import { createWorkerMetrics, type WorkerMetrics } from "./worker-metrics";
 
@@ -35,6 +39,12 @@ import { createWorkerMetrics, type WorkerMetrics } from "./worker-metrics";
  */
 async function main(): Promise<void> {
   const env = workerEnv();
+  // Signals are taken from the start: one that comes while the worker starts up stops it once it can.
+  let onStopSignal: ((signal: string) => void) | null = null;
+  let earlySignal: string | null = null;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => (onStopSignal ? onStopSignal(signal) : (earlySignal ??= signal)));
+  }
   const logger = createLogger({ name: "worker", level: env.LOG_LEVEL });
   const metrics = createWorkerMetrics(logger);
   const attemptWindow: AttemptWindow = { quietSeconds: env.SVC_ATTEMPT_QUIET_SECONDS };
@@ -54,7 +64,12 @@ async function main(): Promise<void> {
       `search index: ${ensured.refillReason}; refilling it from PostgreSQL`,
     );
   }
-  const heartbeat = startHeartbeat({ db, seconds: env.SVC_WORKER_HEARTBEAT_SECONDS, metrics, logger });
+  const self: WorkerIdentity = { workerId: randomUUID(), hostname: os.hostname(), pid: process.pid };
+  const heartbeat = await startHeartbeat({ db, self, seconds: env.SVC_WORKER_HEARTBEAT_SECONDS, metrics, logger });
+  // Attempts a crashed worker left open, when no other worker is there to carry their pairs on.
+  await endAttemptsLeftWithoutWorker({ db, self, logger, when: "start" });
+  // Aborted at shutdown: long batch jobs stop at once rather than hold the shutdown for their grace period.
+  const stopping = new AbortController();
   const attemptSweep = startAttemptSweep({ db, window: attemptWindow, logger });
   const maintenance = startIndexMaintenance({ db, index, optimizeSeconds: env.SVC_INDEX_OPTIMIZE_SECONDS, compactSeconds: env.SVC_INDEX_COMPACT_SECONDS, logger });
 
@@ -114,8 +129,8 @@ async function main(): Promise<void> {
   );
   // Index rebuilds and the purge of a replaced generation: rare and long, one at a time, batch by batch.
   await workJobs(boss, rebuildIndexJob, oneAtATime, (jobs) =>
-    observeJobs(rebuildIndexJob.name, jobs, async ({ payload }) => {
-      const result = await runIndexRebuild({ db, boss, index, generationId: payload.generationId });
+    observeJobs(rebuildIndexJob.name, jobs, async ({ payload, signal }) => {
+      const result = await runIndexRebuild({ db, boss, index, generationId: payload.generationId, signal: AbortSignal.any([stopping.signal, signal]) });
       if (result.swapped) logger.info({ generation_id: payload.generationId }, `index generation ${payload.generationId} is current`);
       return { generation_id: payload.generationId, swapped: result.swapped, docs_done: result.docsDone, docs_failed: result.docsFailed };
     }),
@@ -148,11 +163,19 @@ async function main(): Promise<void> {
     }
   }
 
-  let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+    if (stopping.signal.aborted) return;
+    // A rebuild stops at once: its batch in flight rolls back, its attempts end `interrupted`, its job
+    // fails into a retry that resumes at the cursor (here after a restart, or on another worker).
+    stopping.abort();
     logger.info({ signal }, "finishing in-flight jobs");
+    // Bounded whatever a handler does: past the grace period and a margin, the process ends anyway
+    // (every write is transactional, so PostgreSQL rolls back what was in flight).
+    setTimeout(() => {
+      logger.error({ grace_ms: env.SVC_SHUTDOWN_GRACE_MS }, "shutdown overran its grace period; exiting");
+      logger.flush();
+      process.exit(1);
+    }, env.SVC_SHUTDOWN_GRACE_MS + SHUTDOWN_MARGIN_MS).unref();
     await heartbeat.stop();
     attemptSweep.stop();
     await maintenance.stop();
@@ -160,16 +183,53 @@ async function main(): Promise<void> {
     // timeout, and their retries run on another worker. A worker that dies without this (kill -9)
     // leaves its jobs active until their heartbeat lapses (HEARTBEAT_SECONDS in the job catalog).
     await boss.stop({ graceful: true, close: true, timeout: env.SVC_SHUTDOWN_GRACE_MS });
+    await endAttemptsLeftWithoutWorker({ db, self, logger, when: "stop" });
     await db.$disconnect();
     logger.info("stopped");
     logger.flush();
     process.exit(0);
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  onStopSignal = (signal) => void shutdown(signal);
+  if (earlySignal !== null) void shutdown(earlySignal);
   // Under `svc start` the IPC channel to the supervisor closes when it dies (even by kill -9).
   process.once("disconnect", () => void shutdown("supervisor gone"));
   if (process.send && !process.connected) void shutdown("supervisor gone");
+}
+
+/** How long past SVC_SHUTDOWN_GRACE_MS a stopping worker waits for its own clean-up before it exits. */
+const SHUTDOWN_MARGIN_MS = 10_000;
+
+/**
+ * Ends the open attempts of indexing jobs (endOrphanedAttempts) when no other worker is alive to carry
+ * their pairs on: as the last worker stops, or as a worker starts after the others stopped or died.
+ * A worker is alive while its heartbeat is recent, except one of this host whose process is gone (a
+ * crashed worker that a supervisor restarted at once: its row looks recent for up to a minute). A
+ * failure is logged: the next start tries again.
+ */
+async function endAttemptsLeftWithoutWorker({ db, self, logger, when }: { db: Db; self: WorkerIdentity; logger: Logger; when: "start" | "stop" }): Promise<void> {
+  try {
+    const others = (await listLiveWorkers({ db, maxAgeSeconds: WORKER_HEARTBEAT_MAX_AGE_SECONDS })).filter(
+      (worker) => worker.workerId !== self.workerId && !deadOnThisHost(worker, self),
+    );
+    if (others.length > 0) return;
+    const ended = await endOrphanedAttempts(db);
+    if (ended.closed + ended.interrupted > 0) logger.info({ ...ended, when }, "ended the index attempts no worker carries on");
+  } catch (error) {
+    logger.error({ error: (error as Error).message, when }, "could not end the index attempts no worker carries on");
+  }
+}
+
+/** A worker row of this host whose process is gone (or is this process under an earlier worker id). */
+function deadOnThisHost(worker: WorkerIdentity, self: WorkerIdentity): boolean {
+  if (worker.hostname !== self.hostname) return false;
+  if (worker.pid === self.pid) return true;
+  try {
+    process.kill(worker.pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: a process of another user has the pid; it is running.
+    return (error as NodeJS.ErrnoException).code !== "EPERM";
+  }
 }
 
 /**
@@ -246,11 +306,23 @@ const METRICS_PUBLISH_DELAY_MS = 1_000;
  * forward to within a second, so a scrape sees a job's metrics about a second after it ends. A failed
  * stamp (database away) is retried on the next tick.
  */
-function startHeartbeat({ db, seconds, metrics, logger }: { db: Db; seconds: number; metrics: WorkerMetrics; logger: Logger }): {
+async function startHeartbeat({
+  db,
+  self,
+  seconds,
+  metrics,
+  logger,
+}: {
+  db: Db;
+  self: WorkerIdentity;
+  seconds: number;
+  metrics: WorkerMetrics;
+  logger: Logger;
+}): Promise<{
   publishSoon: () => void;
   stop: () => Promise<void>;
-} {
-  const beat = { db, workerId: randomUUID(), hostname: os.hostname(), pid: process.pid, startedAt: new Date() };
+}> {
+  const beat = { db, ...self, startedAt: new Date() };
   let warned = false;
   let soon: NodeJS.Timeout | undefined;
   const stamp = async () => {
@@ -262,7 +334,8 @@ function startHeartbeat({ db, seconds, metrics, logger }: { db: Db; seconds: num
       warned = true;
     }
   };
-  void stamp();
+  // The first stamp before any job: other workers starting meanwhile see this one alive.
+  await stamp();
   const timer = setInterval(() => void stamp(), seconds * 1000);
   timer.unref();
   return {

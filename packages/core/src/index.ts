@@ -61,7 +61,7 @@ export { searchDocuments } from "./search/search-documents";
 // Indexing, index rebuilds, health.
 export { indexDocuments } from "./indexing/index-documents";
 export type { IndexedDocument } from "./indexing/document-rows";
-export { closeQuietAttempts, type AttemptWindow } from "./indexing/index-attempts";
+export { closeQuietAttempts, endOrphanedAttempts, type AttemptWindow } from "./indexing/index-attempts";
 export { startIndexRebuild } from "./search-index/start-index-rebuild";
 export { getIndexRebuildStatus } from "./search-index/get-index-rebuild-status";
 export { cancelIndexRebuild } from "./indexing/cancel-index-rebuild";
@@ -73,7 +73,7 @@ export { ensureSearchIndex } from "./indexing/ensure-search-index";
 export { optimizeSearchIndex } from "./search-index/optimize-search-index";
 export { getIndexingHealth } from "./health/get-indexing-health";
 export { checkReadiness } from "./health/check-readiness";
-export { recordWorkerHeartbeat, removeWorkerHeartbeat } from "./health/worker-heartbeats";
+export { listLiveWorkers, recordWorkerHeartbeat, removeWorkerHeartbeat, type WorkerIdentity } from "./health/worker-heartbeats";
 export { getIndexingQueueDepth } from "./jobs/get-indexing-queue-depth";
 export { readMetricCounts } from "./health/read-metric-counts";
 

@@ -109,22 +109,51 @@ export async function withCancelOnAbort<T>(db: DbOrTx, signal: AbortSignal | und
   // A transaction's client has no pool of its own to send the cancel through; it runs uncancelled.
   const pool = pools.get(db as Db);
   if (!signal || !pool) return await work(tag);
-  const cancel = () => {
-    // The tag is the statement's first bytes, so pg_stat_activity's truncated text still holds it.
+  // The tag is the statement's first bytes, so pg_stat_activity's truncated text still holds it.
+  const cancel = cancelWhere(pool, "state = 'active' AND pid <> pg_backend_pid() AND starts_with(query, $1)", [tag.text]);
+  return cancelledOnAbort(signal, cancel, () => work(tag));
+}
+
+/** A function that cancels, through `pool`, the statements of the backends pg_stat_activity finds `where`. */
+function cancelWhere(pool: pg.Pool, where: string, values: unknown[]): () => void {
+  return () => {
     pool
-      .query("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND starts_with(query, $1)", [
-        tag.text,
-      ])
+      .query(`SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE ${where}`, values)
       .catch((error: unknown) => console.error("[db] could not cancel a statement:", (error as Error).message));
   };
+}
+
+/** Runs `work`, calling `cancel` if `signal` aborts meanwhile; fails as a cancelled statement would if it already has. */
+async function cancelledOnAbort<T>(signal: AbortSignal, cancel: () => void, work: () => Promise<T>): Promise<T> {
   // Nobody waits for the answer any more: fail as a cancelled statement would, without running it.
   if (signal.aborted) throw Object.assign(new Error("canceling statement due to user request"), { code: QUERY_CANCELED });
   signal.addEventListener("abort", cancel, { once: true });
   try {
-    return await work(tag);
+    return await work();
   } finally {
     signal.removeEventListener("abort", cancel);
   }
+}
+
+/**
+ * An interactive transaction that `signal` cuts short: when it aborts, the statement the transaction
+ * is running (a lock wait too) is cancelled, so the transaction rolls back at once and this rejects
+ * with SQLSTATE 57014 (isQueryCanceled) rather than waiting for its work to end. The cancel names the
+ * transaction's backend and its start time, so it cannot reach a later user of the same connection.
+ */
+export async function transactionCancelledOnAbort<T>(
+  db: Db,
+  signal: AbortSignal | undefined,
+  work: (tx: Tx) => Promise<T>,
+  options: { timeout?: number } = {},
+): Promise<T> {
+  if (!signal) return db.$transaction(work, options);
+  const pool = poolOf(db);
+  return db.$transaction(async (tx) => {
+    const [backend] = await tx.$queryRaw<{ pid: number; started: string }[]>`SELECT pg_backend_pid() AS pid, now()::text AS started`;
+    const cancel = cancelWhere(pool, "pid = $1 AND xact_start = $2::timestamptz", [backend?.pid, backend?.started]);
+    return cancelledOnAbort(signal, cancel, () => work(tx));
+  }, options);
 }
 
 function poolOf(db: Db): pg.Pool {

@@ -1,4 +1,4 @@
-export { createDb, querySql, withCancelOnAbort, withSqlTransaction } from "./client";
+export { createDb, querySql, transactionCancelledOnAbort, withCancelOnAbort, withSqlTransaction } from "./client";
 export type { CreateDbOptions, Db, DbOrTx, SqlClient, Tx } from "./client";
 export { Prisma } from "./generated/prisma/client";
 export { executeSql, queryStatement, selectSql, sqlAlias, type AnyTx, type NamedStatement } from "./sql";

@@ -61,6 +61,8 @@ export const IndexAttemptSummarySchema = z.object({
   finishedAt: z.date().nullable(),
   /** The index generation the attempt wrote into, once index rebuilds exist. */
   generationId: z.int().nullable().optional(),
+  /** An index rebuild's attempt: it does not move the pair's last success nor its repeated error state. */
+  rebuild: z.boolean(),
 });
 export type IndexAttemptSummary = z.infer<typeof IndexAttemptSummarySchema>;
 

@@ -97,6 +97,7 @@ describe("connectors.get, attempts and documents", () => {
         createdAt: expect.any(Date) as unknown,
         startedAt: expect.any(Date) as unknown,
         finishedAt: expect.any(Date) as unknown,
+        rebuild: false,
       },
     ]);
 

@@ -3,9 +3,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PgBoss } from "@svc/core";
+import { OPERATOR_PRINCIPAL, startIndexRebuild, type PgBoss } from "@svc/core";
 import { ingestTestDocument, removeTestSearchIndex, testSearchIndex } from "@svc/core/testing";
 import type { Db } from "@svc/db";
+import { waitFor } from "@svc/db/testing";
 import { afterAll, expect } from "vitest";
 
 const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");
@@ -174,4 +175,25 @@ export async function expectConsistentIndex(db: Db, rewritten: string[], marker:
   expect(await indexInconsistencies(db)).toEqual({ notIndexed: [], chunkMismatches: [], countMismatches: [], openAttempts: 0 });
   expect(await indexRowInconsistencies(db)).toEqual({ lost: [], orphans: [], doubled: [] });
   expect(await documentsMissingText(db, rewritten, marker)).toEqual([]);
+}
+
+/**
+ * Starts an index rebuild and waits until its pass has counted a batch in `ccPairId`'s rebuild attempt
+ * and its next batch waits on a lock (a pair lock the test holds). Returns the building generation.
+ */
+export async function startRebuildUntilLockWait({ db, boss }: { db: Db; boss: PgBoss }, ccPairId: number, describe: () => string): Promise<number> {
+  const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
+  const generationId = started.rebuild?.generation_id ?? 0;
+  await waitFor(
+    "the first batch counted and the second waiting on the pair lock",
+    async () => {
+      const counted = await db.indexAttempt.count({ where: { generationId, ccPairId, status: "in_progress" } });
+      const [row] = await db.$queryRaw<{ waiting: number }[]>`
+        SELECT count(*)::int AS waiting FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`;
+      return counted === 1 && (row?.waiting ?? 0) > 0 ? true : undefined;
+    },
+    { timeoutMs: 60_000, describe },
+  );
+  return generationId;
 }

@@ -29,6 +29,7 @@ export async function listIndexAttempts({
       createdAt: true,
       startedAt: true,
       finishedAt: true,
+      rebuild: true,
     },
   });
 }

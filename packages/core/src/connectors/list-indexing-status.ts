@@ -27,19 +27,42 @@ const FEDERATED_PREFIX = "federated_";
 /** The last attempts that all have to fail for a pair to be in a repeated error state. */
 const REPEATED_ERROR_ATTEMPTS = 5;
 
+/*
+ * A pair's last success and its repeated error state come from its ingestion attempts only: a rebuild
+ * rewrites what was indexed already, so its attempts (`index_attempt.rebuild`) stay in the pair's
+ * history, and its latest status may be one of theirs, but neither moves the pair's last success nor
+ * puts the pair into, or takes it out of, the repeated error state (docs/decisions.md, "A rebuild does
+ * not move a pair's last success"). The two rules below are the one definition of each, read by the
+ * listing (REST, console, CLI) and a pair's page header; no column keeps a copy.
+ */
+
+/** The `index_attempt` rows (alias `attempt`) of a pair's ingestion, as opposed to a rebuild's. */
+function ingestionAttemptSql(attempt: string): Prisma.Sql {
+  return Prisma.sql`NOT ${sqlAlias(attempt)}.rebuild`;
+}
+
 /**
- * The repeated error state, the rule's one definition: the pair's last REPEATED_ERROR_ATTEMPTS attempts
- * (the `index_attempt` rows `pairAttempts` admits, a condition on the alias it is given) all failed.
- * The listing's `in_repeated_error_state` and a pair's page header read it on every read; no column
- * keeps a copy.
+ * The repeated error state: the pair's last REPEATED_ERROR_ATTEMPTS ingestion attempts (among the
+ * `index_attempt` rows `pairAttempts` admits, a condition on the alias it is given) all failed.
  */
 export function repeatedErrorStateSql(pairAttempts: (attempt: string) => Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(
     SELECT count(*) = ${REPEATED_ERROR_ATTEMPTS} AND bool_and(last_attempts.status = 'failed')
     FROM (
-      SELECT ia.status FROM index_attempt ia WHERE ${pairAttempts("ia")}
+      SELECT ia.status FROM index_attempt ia WHERE ${pairAttempts("ia")} AND ${ingestionAttemptSql("ia")}
       ORDER BY ia.id DESC LIMIT ${REPEATED_ERROR_ATTEMPTS}
     ) last_attempts)`;
+}
+
+/**
+ * The last success: when the pair's latest ingestion attempt that indexed its documents
+ * (`success` or `completed_with_errors`, among the rows `pairAttempts` admits) finished; NULL when none did.
+ */
+function lastSuccessSql(pairAttempts: (attempt: string) => Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(
+    SELECT ia.finished_at FROM index_attempt ia
+    WHERE ${pairAttempts("ia")} AND ${ingestionAttemptSql("ia")} AND ia.status IN ('success', 'completed_with_errors')
+    ORDER BY ia.id DESC LIMIT 1)`;
 }
 
 /**
@@ -90,10 +113,7 @@ function sortKeySql(sort: ConnectorSort | null, source: AttemptSource): Prisma.S
         ? Prisma.sql`p.last_attempt_status::text`
         : Prisma.sql`(SELECT ia.status::text FROM index_attempt ia WHERE ia.cc_pair_id = p.id AND ${attempts} ORDER BY ia.id DESC LIMIT 1)`;
     case "last_success":
-      return Prisma.sql`(
-        SELECT ia.finished_at FROM index_attempt ia
-        WHERE ia.cc_pair_id = p.id AND ${attempts} AND ia.status IN ('success', 'completed_with_errors')
-        ORDER BY ia.id DESC LIMIT 1)`;
+      return lastSuccessSql((ia) => Prisma.sql`${sqlAlias(ia)}.cc_pair_id = p.id AND ${attemptsOf(source, ia)}`);
   }
 }
 
@@ -267,7 +287,7 @@ export async function listIndexingStatus({
       r.total_connectors::int AS total_connectors, r.active_connectors::int AS active_connectors,
       r.public_connectors::int AS public_connectors, r.total_docs_indexed::bigint AS total_docs_indexed,
       latest.status::text AS last_status, latest.docs_indexed AS latest_docs_indexed,
-      finished.status::text AS last_finished_status, succeeded.finished_at AS last_success,
+      finished.status::text AS last_finished_status, ${lastSuccessSql((ia) => Prisma.sql`r.kind = 0 AND ${sqlAlias(ia)}.cc_pair_id = r.id AND ${attemptsOf(attemptSource, ia)}`)} AS last_success,
       repeated.in_repeated_error_state
     FROM page_rows r
     LEFT JOIN LATERAL (
@@ -281,12 +301,6 @@ export async function listIndexingStatus({
         AND ia.status NOT IN ('not_started', 'in_progress')
       ORDER BY ia.id DESC LIMIT 1
     ) finished ON TRUE
-    LEFT JOIN LATERAL (
-      SELECT ia.finished_at FROM index_attempt ia
-      WHERE r.kind = 0 AND ia.cc_pair_id = r.id AND ${attempts}
-        AND ia.status IN ('success', 'completed_with_errors')
-      ORDER BY ia.id DESC LIMIT 1
-    ) succeeded ON TRUE
     LEFT JOIN LATERAL (
       SELECT ${repeatedErrorStateSql((ia) => Prisma.sql`r.kind = 0 AND ${sqlAlias(ia)}.cc_pair_id = r.id AND ${attemptsOf(attemptSource, ia)}`)}
         AS in_repeated_error_state

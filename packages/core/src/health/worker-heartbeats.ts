@@ -56,3 +56,19 @@ export async function listWorkerMetrics({ db, maxAgeSeconds }: { db: Db; maxAgeS
   );
   return rows.map((row) => ({ workerId: row.worker_id, metrics: row.metrics }));
 }
+
+/** A worker with a heartbeat: which process it is, where. */
+export interface WorkerIdentity {
+  workerId: string;
+  hostname: string;
+  pid: number;
+}
+
+/** The workers with a heartbeat within `maxAgeSeconds`: those that may be running (or died since). */
+export async function listLiveWorkers({ db, maxAgeSeconds }: { db: Db; maxAgeSeconds: number }): Promise<WorkerIdentity[]> {
+  const rows = await selectSql<{ worker_id: string; hostname: string; pid: number }>(
+    db,
+    Prisma.sql`SELECT worker_id, hostname, pid FROM worker_heartbeat WHERE seen_at > now() - make_interval(secs => ${maxAgeSeconds}) ORDER BY worker_id`,
+  );
+  return rows.map((row) => ({ workerId: row.worker_id, hostname: row.hostname, pid: row.pid }));
+}

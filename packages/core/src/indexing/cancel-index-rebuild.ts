@@ -3,7 +3,7 @@ import type { IndexRebuildStatus } from "@svc/schema";
 import { requireUnscopedAdmin, type Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 import { syncLastAttemptStatus } from "./cc-pair-rows";
-import { cancelGenerationAttempts, lockGenerationAttemptPairs } from "./index-attempts";
+import { endGenerationAttempts, lockGenerationAttemptPairs } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { deleteRebuildFailures } from "./rebuild-failures";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
@@ -32,7 +32,7 @@ export async function cancelIndexRebuild({
     if (!building) throw new AppError("NOT_FOUND", "No rebuild of the search index is running.");
     const pairIds = await lockGenerationAttemptPairs(tx, building.id);
     await markGenerationCanceled(tx, building.id);
-    await cancelGenerationAttempts(tx, building.id);
+    await endGenerationAttempts(tx, building.id, "canceled");
     await deleteRebuildFailures(tx, building.id);
     await syncLastAttemptStatus(tx, pairIds);
     await sendJob(boss, purgeIndexGenerationJob, { generationId: building.id }, { tx });

@@ -18,7 +18,7 @@ import { markPairActive, markPairIndexingStarted, syncLastAttemptStatus } from "
  *
  * This module is the one writer of `index_attempt`. The attempts of indexing jobs belong to the
  * current index generation. A rebuild's attempts (counted here for indexing/run-index-rebuild.ts:
- * countInGenerationAttempts, closeGenerationAttempts, interruptGenerationAttempts, cancelGenerationAttempts)
+ * countInGenerationAttempts, closeGenerationAttempts, endGenerationAttempts)
  * belong to the generation being built and are left out here (servingAttemptSql) until the swap or the
  * cancel makes them count; so a pair has at most one open attempt of each kind.
  */
@@ -93,6 +93,46 @@ export async function openAttempt(tx: AnyTx, ccPairId: number, window: AttemptWi
   await syncLastAttemptStatus(tx, ccPairId);
   await markPairIndexingStarted(tx, ccPairId);
   return created.id;
+}
+
+/** How many open attempts endOrphanedAttempts closed (their pair drained) and interrupted (work left). */
+export interface EndedAttempts {
+  closed: number;
+  interrupted: number;
+}
+
+/**
+ * No worker is left to carry on the pairs' indexing: the last worker is stopping, or a worker starts
+ * after the others stopped or crashed (the caller knows which workers live: worker_heartbeat). Every
+ * open attempt of indexing jobs ends, at its last activity: one whose pair has nothing left to index
+ * ran to its end (only its quiet period had not passed) and closes as its counts say; one whose pair
+ * still has documents queued or half-indexed was cut off, and reads `interrupted`. The pair's next
+ * documents open a new attempt. A pair whose row another transaction holds is being indexed by
+ * someone, and is left alone.
+ */
+export async function endOrphanedAttempts(db: Db): Promise<EndedAttempts> {
+  return withSqlTransaction(db, async (sql) => {
+    const pairs = await selectSql<{ id: number }>(
+      sql,
+      Prisma.sql`
+        SELECT p.id FROM connector_credential_pair p
+        WHERE p.id IN (SELECT ia.cc_pair_id FROM index_attempt ia WHERE ia.status = 'in_progress' AND ${servingAttemptSql("ia")})
+        ORDER BY p.id
+        FOR NO KEY UPDATE OF p SKIP LOCKED`,
+    );
+    const ids = pairs.map((pair) => pair.id);
+    if (ids.length === 0) return { closed: 0, interrupted: 0 };
+    const open = Prisma.sql`ia.cc_pair_id = ANY(${ids}::int[]) AND ${servingAttemptSql("ia")}`;
+    const closed = await executeSql(sql, closeAttemptsSql(Prisma.sql`${open} AND ${drainedSql(Prisma.sql`ia.cc_pair_id`)}`));
+    const interrupted = await executeSql(
+      sql,
+      Prisma.sql`
+        UPDATE index_attempt ia SET status = 'interrupted', finished_at = ${lastActivitySql("ia")}
+        WHERE ia.status = 'in_progress' AND ${open}`,
+    );
+    await syncLastAttemptStatus(sql, ids);
+    return { closed, interrupted };
+  });
 }
 
 /** A pair with the number of a batch's documents linked to it. */
@@ -220,8 +260,9 @@ export interface GenerationAttemptCount {
 }
 
 /**
- * A rebuild's attempts (search-index/run-index-rebuild.ts), one per pair in the generation being
- * built: adds a batch's counts to each pair's open attempt, opening it (`in_progress`) the first time.
+ * A rebuild's attempts (indexing/run-index-rebuild.ts), one per pair in the generation being built,
+ * marked `rebuild`: adds a batch's counts to each pair's open attempt, opening it (`in_progress`) the
+ * first time.
  */
 export async function countInGenerationAttempts(tx: AnyTx, generationId: number, counts: GenerationAttemptCount[]): Promise<void> {
   await executeSql(
@@ -237,8 +278,8 @@ export async function countInGenerationAttempts(tx: AnyTx, generationId: number,
         WHERE ia.cc_pair_id = c.cc_pair_id AND ia.generation_id = ${generationId} AND ia.status = 'in_progress'
         RETURNING ia.cc_pair_id
       )
-      INSERT INTO index_attempt (cc_pair_id, generation_id, status, started_at, last_activity_at, docs_indexed, docs_failed, error_message)
-      SELECT c.cc_pair_id, ${generationId}, 'in_progress', now(), now(), c.indexed, c.failed, c.error
+      INSERT INTO index_attempt (cc_pair_id, generation_id, rebuild, status, started_at, last_activity_at, docs_indexed, docs_failed, error_message)
+      SELECT c.cc_pair_id, ${generationId}, TRUE, 'in_progress', now(), now(), c.indexed, c.failed, c.error
       FROM counts c WHERE c.cc_pair_id NOT IN (SELECT cc_pair_id FROM counted)`,
   );
 }
@@ -266,31 +307,24 @@ export async function closeGenerationAttempts(tx: AnyTx, generationId: number): 
   );
 }
 
-/**
- * A canceled rebuild's open attempts end `canceled` (the user's doing), at the cancel. The caller has
- * made the generation `canceled`, so from then on they count as their pairs' attempts (history, like
- * a finished rebuild's): it locks the pairs (lockGenerationAttemptPairs) and syncs their status.
- */
-export async function cancelGenerationAttempts(tx: AnyTx, generationId: number): Promise<void> {
-  await executeSql(
-    tx,
-    Prisma.sql`
-      UPDATE index_attempt SET status = 'canceled', finished_at = now()
-      WHERE generation_id = ${generationId} AND status = 'in_progress'`,
-  );
-}
+/** How a rebuild's open attempts end when its run does not reach the swap. */
+export type CutShortStatus = "canceled" | "interrupted";
 
 /**
- * A run of a rebuild starts: attempts of the generation still open belong to an earlier run that was
- * cut off (a crashed or stopped worker: pg-boss runs the job again only once the earlier run's
- * heartbeat lapsed or it threw). They end `interrupted` at their last activity, and this run opens
- * new ones as it counts. Returns how many it closed.
+ * Ends the generation's open attempts that a rebuild's run left: `canceled` when a user canceled the
+ * rebuild, at the cancel (the caller has made the generation `canceled`, so from then on they count
+ * as their pairs' attempts: it locks the pairs with lockGenerationAttemptPairs and syncs their
+ * status); `interrupted` when the run was cut off (a stopping worker's run, or, when a run starts, an
+ * earlier run of a crashed worker: pg-boss runs the job again only once that run's heartbeat lapsed
+ * or it threw), at their last activity, and the next run opens new ones as it counts. Returns how many
+ * it ended.
  */
-export async function interruptGenerationAttempts(db: Db, generationId: number): Promise<number> {
+export async function endGenerationAttempts(tx: AnyTx, generationId: number, status: CutShortStatus): Promise<number> {
+  const finishedAt = status === "canceled" ? Prisma.sql`now()` : lastActivitySql("ia");
   return executeSql(
-    db,
+    tx,
     Prisma.sql`
-      UPDATE index_attempt ia SET status = 'interrupted', finished_at = ${lastActivitySql("ia")}
+      UPDATE index_attempt ia SET status = ${status}::"IndexingStatus", finished_at = ${finishedAt}
       WHERE ia.generation_id = ${generationId} AND ia.status = 'in_progress'`,
   );
 }

@@ -1,10 +1,10 @@
-import type { Db, Tx } from "@svc/db";
+import { transactionCancelledOnAbort, type Db, type Tx } from "@svc/db";
 import { buildChunks, type IndexableDocument } from "./build-chunks";
 import { syncLastAttemptStatus } from "./cc-pair-rows";
 import {
   closeGenerationAttempts,
   countInGenerationAttempts,
-  interruptGenerationAttempts,
+  endGenerationAttempts,
   lockDocumentPairs,
   lockGenerationAttemptPairs,
   pairsWithAttempts,
@@ -68,6 +68,7 @@ export async function runIndexRebuild({
   generationId,
   batchSize = 200,
   maxBatches = Number.POSITIVE_INFINITY,
+  signal,
 }: {
   db: Db;
   boss: PgBoss;
@@ -76,13 +77,21 @@ export async function runIndexRebuild({
   batchSize?: number;
   /** Stop after this many batches, leaving the rest to a later run (which resumes at the cursor). */
   maxBatches?: number;
+  /**
+   * Aborts when the run must stop (the worker is shutting down, or pg-boss gave the job up): the batch
+   * in flight is rolled back at once, the run's attempts end `interrupted` and it rejects with
+   * RebuildInterruptedError; a later run resumes at the cursor.
+   */
+  signal?: AbortSignal;
 }): Promise<RunIndexRebuildResult> {
   const result: RunIndexRebuildResult = { swapped: false, docsDone: 0, docsFailed: 0 };
-  await interruptGenerationAttempts(db, generationId);
+  await endGenerationAttempts(db, generationId, "interrupted");
   for (let batches = 0; ; batches += 1) {
     if (batches >= maxBatches) return result;
     // Chunking a batch of large documents takes a while; the default 5 s would cut it off.
-    const outcome = await db.$transaction((tx) => rebuildBatch(tx, index, generationId, batchSize), { timeout: 300_000 });
+    const outcome = await stopOnAbort(db, generationId, signal, () =>
+      transactionCancelledOnAbort(db, signal, (tx) => rebuildBatch(tx, index, generationId, batchSize), { timeout: 300_000 }),
+    );
     if (outcome.kind === "stopped") {
       // An earlier run may have swapped and stopped before it marked the pass's failures.
       await markRebuildFailures(db, generationId);
@@ -94,10 +103,36 @@ export async function runIndexRebuild({
       result.docsFailed += outcome.failed;
     }
   }
-  await mergeGenerationTable(db, index, generationId);
-  result.swapped = await db.$transaction((tx) => swapInGeneration(tx, boss, generationId), { timeout: 120_000 });
+  await stopOnAbort(db, generationId, signal, () => mergeGenerationTable(db, index, generationId));
+  result.swapped = await stopOnAbort(db, generationId, signal, () =>
+    transactionCancelledOnAbort(db, signal, (tx) => swapInGeneration(tx, boss, generationId), { timeout: 120_000 }),
+  );
   await markRebuildFailures(db, generationId);
   return result;
+}
+
+/** A run of a rebuild stopped by its signal (runIndexRebuild); its job is retried and resumes. */
+export class RebuildInterruptedError extends Error {
+  constructor(generationId: number) {
+    super(`the rebuild of index generation ${generationId} was interrupted; a later run resumes it`);
+    this.name = "RebuildInterruptedError";
+  }
+}
+
+/**
+ * Runs one step of the run, unless the signal has aborted; if it aborts (before the step or during
+ * it, which rolls the step back), the run's open attempts end `interrupted` and the run stops with
+ * RebuildInterruptedError. The job is still this run's while it marks them, so no later run's
+ * attempts are touched.
+ */
+async function stopOnAbort<T>(db: Db, generationId: number, signal: AbortSignal | undefined, step: () => Promise<T>): Promise<T> {
+  try {
+    if (signal?.aborted !== true) return await step();
+  } catch (error) {
+    if (signal?.aborted !== true) throw error;
+  }
+  await endGenerationAttempts(db, generationId, "interrupted");
+  throw new RebuildInterruptedError(generationId);
 }
 
 async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: number, batchSize: number): Promise<BatchOutcome> {

@@ -97,11 +97,16 @@ export function preparedStatementsOn(sql: SqlClient): IDatabase {
   };
 }
 
-/** A job as a handler receives it: its id, how many times it was tried before, its validated payload. */
+/**
+ * A job as a handler receives it: its id, how many times it was tried before, its validated payload,
+ * and pg-boss's signal, aborted when the job is no longer the handler's (a stopping worker failed it
+ * at the end of its grace period, or its claim was lost).
+ */
 export interface ReceivedJob<Payload> {
   id: string;
   retryCount: number;
   payload: Payload;
+  signal: AbortSignal;
 }
 
 /** Registers a handler; payloads are validated on receipt (a bad payload fails the job). */
@@ -112,6 +117,6 @@ export async function workJobs<Payload>(
   handler: (payloads: ReceivedJob<Payload>[]) => Promise<void>,
 ): Promise<string> {
   return boss.work<object>(job.name, options, async (jobs: Job<object>[]) => {
-    await handler(jobs.map((received) => ({ id: received.id, retryCount: received.retryCount, payload: job.payload.parse(received.data) })));
+    await handler(jobs.map((received) => ({ id: received.id, retryCount: received.retryCount, payload: job.payload.parse(received.data), signal: received.signal })));
   });
 }

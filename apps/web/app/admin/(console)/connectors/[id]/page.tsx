@@ -253,7 +253,14 @@ function Attempts({ ccPairId }: { ccPairId: number }) {
           >
                 {attempts.data.map((attempt) => (
                   <Table.Tr key={attempt.id} bg={attempt.status === "failed" ? "var(--mantine-color-red-light)" : undefined}>
-                    <Table.Td>#{attempt.id}</Table.Td>
+                    <Table.Td>
+                      #{attempt.id}
+                      {attempt.rebuild ? (
+                        <Badge ml="xs" size="xs" variant="outline" color="gray" title="An index rebuild's attempt: it does not move the pair's last success">
+                          rebuild
+                        </Badge>
+                      ) : null}
+                    </Table.Td>
                     <Table.Td>
                       <AttemptStatusBadge status={attempt.status} />
                     </Table.Td>
