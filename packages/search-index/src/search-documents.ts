@@ -144,49 +144,23 @@ function phraseCandidatesOf(
 }
 
 /**
- * How a where-clause narrows a chunk query: `prefilter` evaluates it on every row before the top-k
- * cut; `postfilter-first` first ranks without it and keeps the rows of the top `limit ×
- * POSTFILTER_WIDENING` that pass it (asked of the index by their chunk ids, so the clause has one
- * form), and prefilters only when fewer than `limit` passed. Both are exact: the rows of a ranking
- * that pass a filter, in order, are the filtered ranking. Post-filtering pays when the caller sees a
- * good share of the matches (a prefilter reads the clause's columns of the whole table: +100 ms at a
- * million chunks, bench/RESULTS.md), and costs one unfiltered top-k more when the caller sees few.
+ * The where-clause (access rule and filters) is a prefilter: LanceDB answers it from the table's scalar
+ * indexes (a bitmap per value, combined) before the top-k cut, which at a million chunks costs a few
+ * milliseconds over no filter (bench/RESULTS.md). Without those indexes it read the clause's columns
+ * of every row (+100–300 ms), which is why an earlier version post-filtered the unfiltered ranking
+ * first; a table made then gets the indexes at its next optimize.
  */
-type Narrowing = "prefilter" | "postfilter-first";
-const POSTFILTER_WIDENING = 4;
-
 async function runChunkQuery(
   generation: GenerationTable,
   query: FullTextQuery,
   where: string | null,
   limit: number,
   budget: QueryBudget,
-  narrowing: Narrowing = "prefilter",
   columns: readonly string[] = COLUMNS,
 ): Promise<ChunkMatch[]> {
-  if (where !== null && narrowing === "postfilter-first") {
-    const widened = limit * POSTFILTER_WIDENING;
-    const ranked = await runChunkQuery(generation, query, null, widened, budget, "prefilter", columns);
-    const passing = await chunksPassing(generation, ranked, where, budget);
-    const kept = ranked.filter((row) => passing.has(row.chunk_id));
-    // Enough passed, or the unfiltered ranking was all there is: the filtered ranking is known.
-    if (kept.length >= limit || ranked.length < widened) return kept.slice(0, limit);
-  }
   let builder = generation.table.query().fullTextSearch(query).select([...columns]).limit(limit);
   if (where !== null) builder = builder.where(where);
   return (await budget.run((options) => builder.toArray(options))) as ChunkMatch[];
-}
-
-/** The chunk ids among `rows` that pass `where`. */
-async function chunksPassing(generation: GenerationTable, rows: ChunkMatch[], where: string, budget: QueryBudget): Promise<Set<string>> {
-  if (rows.length === 0) return new Set();
-  const lookup = generation.table
-    .query()
-    .where(`${sqlIn("chunk_id", rows.map((row) => sqlString(row.chunk_id)))} AND ${where}`)
-    .select(["chunk_id"])
-    .limit(rows.length);
-  const passing = (await budget.run((options) => lookup.toArray(options))) as { chunk_id: string }[];
-  return new Set(passing.map((row) => row.chunk_id));
 }
 
 /** Candidates a phrase query ranks per chunk of its page (see topByPhraseCandidates). */
@@ -211,11 +185,10 @@ async function topByPhraseCandidates(
   where: string | null,
   limit: number,
   budget: QueryBudget,
-  narrowing: Narrowing,
 ): Promise<ChunkMatch[] | null> {
   if (query.phraseCandidates === null || query.main === query.exact) return null;
   const widened = limit * PHRASE_WIDENING;
-  const candidates = await runChunkQuery(generation, query.phraseCandidates.query, where, widened, budget, narrowing, CANDIDATE_COLUMNS);
+  const candidates = await runChunkQuery(generation, query.phraseCandidates.query, where, widened, budget, CANDIDATE_COLUMNS);
   const normalize = memoNormalize(generation.language.stem);
   const kept: ChunkMatch[] = [];
   for (const row of candidates) {
@@ -252,11 +225,10 @@ async function topChunks(
   where: string | null,
   limit: number,
   budget: QueryBudget,
-  narrowing: Narrowing = "prefilter",
 ): Promise<{ rows: ChunkMatch[]; exhausted: boolean }> {
   let rows =
-    (await topByPhraseCandidates(generation, query, where, limit, budget, narrowing)) ??
-    (await runChunkQuery(generation, query.main, where, limit, budget, narrowing));
+    (await topByPhraseCandidates(generation, query, where, limit, budget)) ??
+    (await runChunkQuery(generation, query.main, where, limit, budget));
   const stem = generation.language.stem;
   const doubtful = rows.some((row) => {
     const held = highlightTerms([row.text], stem);
@@ -273,7 +245,7 @@ async function topChunks(
     if (matching.length < rows.length) {
       query.main = query.exact;
       query.everyWord = null;
-      rows = await runChunkQuery(generation, query.main, where, limit, budget, narrowing);
+      rows = await runChunkQuery(generation, query.main, where, limit, budget);
     }
   }
   // Ties in score are ordered by document and chunk, so a page is the same from one call to the next.
@@ -331,8 +303,8 @@ function groupByDocument(rows: ChunkMatch[]): Map<string, ChunkMatch[]> {
 /**
  * Exact BM25 top-k over a generation's chunks, as documents: `query` in the websearch syntax (all
  * words must match, `"phrases"`, `-exclusions`), the access rule and filters as a where-clause the
- * index applies exactly (it post-filters the ranking first and prefilters when that falls short, so a
- * restricted caller's page is as full as the visible matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
+ * index applies before the top-k cut (so a restricted caller's page is as full as the visible
+ * matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
  * chunks. The top chunks are fetched in widening rounds until `limit` documents are among them (or
  * no more chunks match): the first `limit` distinct documents of the chunk ranking are exactly the
  * top `limit` documents. Documents whose other chunks were cut off get them in one second query.
@@ -381,11 +353,11 @@ export async function searchDocuments({
   };
 
   let fetch = limit * CHUNKS_PER_DOCUMENT;
-  let top = await topChunks(generation, chunkQuery, where, fetch, budget, "postfilter-first");
+  let top = await topChunks(generation, chunkQuery, where, fetch, budget);
   let found = await admitted(top.rows);
   while (!top.exhausted && found.size < limit) {
     fetch *= 4;
-    top = await topChunks(generation, chunkQuery, where, fetch, budget, "postfilter-first");
+    top = await topChunks(generation, chunkQuery, where, fetch, budget);
     found = await admitted(top.rows);
   }
   const complete = top.exhausted;
