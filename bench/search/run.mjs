@@ -8,9 +8,14 @@
 // Options: --chunks N (100,000), --runs R timed queries per class and caller (100), --seed S (19),
 // --dir D (a fresh temporary directory, removed at the end unless --keep), --reuse (query the index
 // already in --dir, built by an earlier --keep run with the same --chunks and --seed: no load, so the
-// RSS printed is the searching process's own).
+// RSS printed is the searching process's own), --optimize (with --reuse: run optimizeGenerationTable
+// first, which also builds the indexes a newer package has and the table lacks; its time is printed),
+// --pg-topk (also time issue 11's hand-tuned PostgreSQL top-k on the same chunks, COPYed into the
+// database svc_bench_pg_topk on DATABASE_URL's server, dropped at the end unless --keep; with --reuse
+// the kept one is used), --pg-seconds S (a PostgreSQL class stops after S seconds once it has 5
+// queries: 30), --no-index (time only PostgreSQL). Every caller and PostgreSQL get the same queries.
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -22,10 +27,14 @@ import {
   replaceDocuments,
   searchDocuments,
 } from "@svc/search-index";
-import { percentile } from "../lib/harness.mjs";
+import { describeMachine, percentile } from "../lib/harness.mjs";
 import { chunkText, createRandom, createVocabulary } from "./corpus.mjs";
+import { dropPostgresTopK, postgresTopK, preparePostgresTopK } from "./postgres-topk.mjs";
 
 const { values: options } = parseArgs({
+  // `pnpm run x -- --flag` hands the `--` on; without this, every flag after it would be a positional.
+  args: process.argv.slice(2).filter((arg, index) => !(index === 0 && arg === "--")),
+  allowNegative: true,
   options: {
     chunks: { type: "string", default: "100000" },
     runs: { type: "string", default: "100" },
@@ -33,6 +42,10 @@ const { values: options } = parseArgs({
     dir: { type: "string" },
     keep: { type: "boolean", default: false },
     reuse: { type: "boolean", default: false },
+    optimize: { type: "boolean", default: false },
+    "pg-topk": { type: "boolean", default: false },
+    "pg-seconds": { type: "string", default: "30" },
+    index: { type: "boolean", default: true },
   },
 });
 const CHUNKS = Number(options.chunks);
@@ -43,9 +56,12 @@ const PAIRS = 20;
 const SOURCES = ["web", "file", "confluence", "slack"];
 
 const vocabulary = createVocabulary(SEED);
-const random = createRandom(SEED + 1);
-const pick = (list) => list[Math.floor(random() * list.length)];
-const between = (low, high) => low + Math.floor(random() * (high - low + 1));
+// The corpus and the queries draw from their own generators, so the queries are the same whether the
+// corpus was written in this run or regenerated for --reuse or for PostgreSQL.
+let random = createRandom(SEED + 1);
+const queryRandom = createRandom(SEED + 2);
+const pick = (list, from = random) => list[Math.floor(from() * list.length)];
+const between = (low, high, from = random) => low + Math.floor(from() * (high - low + 1));
 
 /** Phrases that occur in the corpus: two neighbouring words of every 500th chunk. */
 const phrases = [];
@@ -74,12 +90,28 @@ function makeDocument(number) {
   });
 }
 
+/** The corpus's documents from the start, as `load` writes them, with a generator of their own. */
+function* corpusDocuments(chunkTarget) {
+  const saved = random;
+  random = createRandom(SEED + 1);
+  try {
+    let chunks = 0;
+    for (let number = 0; chunks < chunkTarget; number += 1) {
+      const document = makeDocument(number);
+      chunks += document.length;
+      yield document;
+    }
+  } finally {
+    random = saved;
+  }
+}
+
 /** The corpus's documents and phrases as `load` would make them, without writing anything. */
 function corpusCounts(chunkTarget) {
   let documents = 0;
   let chunks = 0;
-  while (chunks < chunkTarget) {
-    for (const chunk of makeDocument(documents)) {
+  for (const document of corpusDocuments(chunkTarget)) {
+    for (const chunk of document) {
       if (chunks % 500 === 0) {
         const words = chunk.text.split(" ");
         phrases.push(`"${words[10]} ${words[11]}"`);
@@ -117,7 +149,7 @@ async function load(generation, fromDocument, chunkTarget) {
   return { documents, chunks };
 }
 
-const rankWord = (low, high) => vocabulary.words[between(low, high)];
+const rankWord = (low, high) => vocabulary.words[between(low, high, queryRandom)];
 function distinctWords(count, low, high) {
   const words = new Set();
   while (words.size < count) words.add(rankWord(low, high));
@@ -131,26 +163,37 @@ const CLASSES = {
   "two common (AND)": () => distinctWords(2, 0, 19),
   "five common (AND)": () => distinctWords(5, 0, 19),
   "twenty common (AND)": () => distinctWords(20, 0, 49),
-  "quoted phrase": () => pick(phrases),
+  "quoted phrase": () => pick(phrases, queryRandom),
 };
 
 const ADMIN = { all: true };
 const RESTRICTED = { publicPairIds: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], visiblePairIds: [15], email: "user3@example.com", groups: ["group7"] };
 
-async function timeClass(generation, makeQuery, access, runs) {
-  for (let i = 0; i < 5; i += 1) await searchDocuments({ generation, query: makeQuery(), limit: 10, access });
+const WARM_UP = 5;
+
+/** Each class's queries, drawn once: warm-up first, then `runs` timed ones. */
+function drawQueries(runs) {
+  return Object.fromEntries(Object.entries(CLASSES).map(([name, make]) => [name, Array.from({ length: WARM_UP + runs }, make)]));
+}
+
+/** Times `search` (resolving with its result count) over `queries`; stops after `seconds` once 5 ran. */
+async function timeQueries(search, queries, seconds = Infinity) {
+  for (const query of queries.slice(0, WARM_UP)) await search(query);
   const times = [];
   let results = 0;
-  for (let i = 0; i < runs; i += 1) {
-    const query = makeQuery();
+  const stopAt = performance.now() + seconds * 1000;
+  for (const query of queries.slice(WARM_UP)) {
     const start = performance.now();
-    const hits = await searchDocuments({ generation, query, limit: 10, access });
+    results += await search(query);
     times.push(performance.now() - start);
-    results += hits.length;
+    if (times.length >= 5 && performance.now() > stopAt) break;
   }
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p95: percentile(times, 95), results: results / runs };
+  return { p50: percentile(times, 50), p95: percentile(times, 95), results: results / times.length, n: times.length };
 }
+
+const indexSearch = (generation, access) => async (query) =>
+  (await searchDocuments({ generation, query, limit: 10, access })).length;
 
 const ms = (value) => value.toFixed(1);
 const seconds = (start) => ((performance.now() - start) / 1000).toFixed(1);
@@ -158,8 +201,10 @@ const mib = () => Math.round(process.memoryUsage().rss / 1_048_576);
 
 const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), "svc-bench-search-")));
 const index = await openSearchIndex({ uri: dir });
+let postgres = null;
 try {
   console.log(`bench/search: ${CHUNKS} chunks, seed ${SEED}, ${RUNS} runs a class, LANCE_CPU_THREADS=${process.env.LANCE_CPU_THREADS}, index in ${dir}`);
+  console.log(`machine: ${describeMachine()}; load average ${os.loadavg().map((load) => load.toFixed(2)).join(" ")}`);
   let generation;
   let loaded = { documents: 0, chunks: 0 };
   if (options.reuse) {
@@ -168,6 +213,11 @@ try {
     // The phrases and documents of the corpus, regenerated from the seed without writing them.
     loaded = corpusCounts(CHUNKS);
     console.log(`reused: ${loaded.chunks} chunks; RSS ${mib()} MiB`);
+    if (options.optimize) {
+      const start = performance.now();
+      await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+      console.log(`optimize (builds the indexes the table lacks): ${seconds(start)} s; RSS ${mib()} MiB`);
+    }
   } else {
     generation = await createGenerationTable({ index, generationId: 1, textSearchConfig: "english" });
     let start = performance.now();
@@ -175,32 +225,58 @@ try {
     console.log(`load: ${loaded.chunks} chunks of ${loaded.documents} documents in batches of ~${BATCH_CHUNKS} chunks: ${seconds(start)} s`);
     start = performance.now();
     await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
-    console.log(`optimize (FTS and B-tree merge, compaction, prune): ${seconds(start)} s; RSS ${mib()} MiB`);
+    console.log(`optimize (FTS and scalar index merge, compaction, prune): ${seconds(start)} s; RSS ${mib()} MiB`);
+  }
+  if (options["pg-topk"]) {
+    postgres = await preparePostgresTopK({ documents: corpusDocuments(CHUNKS), reuse: options.reuse, log: console.log });
   }
 
-  const report = async (label, runs) => {
+  const indexReport = async (label, queries) => {
+    const figures = {};
     console.log(`\n${label}\n| class | all: p50 ms | all: p95 ms | all: results | access rule: p50 ms | access rule: p95 ms | access rule: results |`);
     console.log("|---|---|---|---|---|---|---|");
-    for (const [name, makeQuery] of Object.entries(CLASSES)) {
-      const all = await timeClass(generation, makeQuery, ADMIN, runs);
-      const restricted = await timeClass(generation, makeQuery, RESTRICTED, runs);
+    for (const [name, list] of Object.entries(queries)) {
+      const all = await timeQueries(indexSearch(generation, ADMIN), list);
+      const restricted = await timeQueries(indexSearch(generation, RESTRICTED), list);
+      figures[name] = { all, restricted };
       console.log(`| ${name} | ${ms(all.p50)} | ${ms(all.p95)} | ${all.results.toFixed(1)} | ${ms(restricted.p50)} | ${ms(restricted.p95)} | ${restricted.results.toFixed(1)} |`);
     }
+    return figures;
   };
-  await report(`merged index (${RUNS} runs a class)`, RUNS);
-  console.log(`\nRSS after the queries: ${mib()} MiB (peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB)`);
-  if (!options.reuse) {
+  const queries = drawQueries(RUNS);
+  const indexFigures = options.index ? await indexReport(`merged index (${RUNS} runs a class)`, queries) : null;
+  if (options.index) console.log(`\nRSS after the queries: ${mib()} MiB (peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB)`);
+
+  if (postgres !== null) {
+    const limit = Number(options["pg-seconds"]);
+    const ratio = (index, topK) => (index === undefined ? "" : `${(index.p95 / topK.p95).toFixed(2)}`);
+    console.log(`\nPostgreSQL top-k (ts_rank_cd over GIN matches, LIMIT 10 chunks; a class stops after ${limit} s once 5 ran)`);
+    console.log("| class | all: p50 ms | all: p95 ms | all: n | access rule: p50 ms | access rule: p95 ms | access rule: n | p95 index / top-k: all | p95 index / top-k: access rule |");
+    console.log("|---|---|---|---|---|---|---|---|---|");
+    for (const [name, list] of Object.entries(queries)) {
+      const all = await timeQueries((query) => postgresTopK(postgres, query, ADMIN), list, limit);
+      const restricted = await timeQueries((query) => postgresTopK(postgres, query, RESTRICTED), list, limit);
+      const mine = indexFigures?.[name];
+      console.log(`| ${name} | ${ms(all.p50)} | ${ms(all.p95)} | ${all.n} | ${ms(restricted.p50)} | ${ms(restricted.p95)} | ${restricted.n} | ${ratio(mine?.all, all)} | ${ratio(mine?.restricted, restricted)} |`);
+    }
+  }
+
+  if (!options.reuse && options.index) {
     let start = performance.now();
     const fresh = await load(generation, loaded.documents, 1_000);
     console.log(`\nappend: ${fresh.chunks} more chunks, not merged: ${seconds(start)} s`);
     // Fewer runs: queries over unmerged rows are slow (README of @svc/search-index).
     const unmergedRuns = Math.min(RUNS, 30);
-    await report(`with the appended chunks not yet merged (${unmergedRuns} runs a class)`, unmergedRuns);
+    await indexReport(`with the appended chunks not yet merged (${unmergedRuns} runs a class)`, drawQueries(unmergedRuns));
     start = performance.now();
     await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
     console.log(`\noptimize after the append: ${seconds(start)} s; RSS ${mib()} MiB`);
   }
 } finally {
   closeSearchIndex(index);
+  if (postgres !== null) {
+    await postgres.end();
+    if (!options.keep) await dropPostgresTopK();
+  }
   if (!options.keep && options.dir === undefined) await rm(dir, { recursive: true, force: true });
 }

@@ -17,9 +17,15 @@ describe("buildSearchFilter", () => {
     expect(where).toContain("source IN ('we''b')");
   });
 
-  it("refuses a pair id that is not an integer", () => {
-    expect(() => buildSearchFilter({ publicPairIds: [1.5], visiblePairIds: [], email: null, groups: [] }, null)).toThrow(
-      SearchIndexError,
+  it("refuses a pair id that is not a 32-bit integer", () => {
+    for (const id of [1.5, 2 ** 31, -(2 ** 31) - 1]) {
+      expect(() => buildSearchFilter({ publicPairIds: [id], visiblePairIds: [], email: null, groups: [] }, null)).toThrow(SearchIndexError);
+    }
+  });
+
+  it("writes pair ids as Int32 literals, the type of cc_pair_ids (an Int64 would keep LanceDB off its index)", () => {
+    expect(buildSearchFilter({ all: true }, { ccPairIds: [7, -(2 ** 31)] })).toBe(
+      `array_has_any(cc_pair_ids, [arrow_cast(7, 'Int32'), arrow_cast(${-(2 ** 31)}, 'Int32')])`,
     );
   });
 

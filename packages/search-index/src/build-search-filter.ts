@@ -1,5 +1,5 @@
 import { encodeTag, type ChunkTag } from "./chunk-row";
-import { sqlIn, sqlInteger, sqlListHasAny, sqlString, sqlTimestamp } from "./sql-literal";
+import { sqlIn, sqlInt32, sqlListHasAny, sqlString, sqlTimestamp } from "./sql-literal";
 
 /**
  * Who is searching, as plain data the caller resolves (from PostgreSQL, at query time, so a pair's
@@ -39,7 +39,7 @@ export interface SearchFilter {
 export function buildAccessFilter(access: SearchAccess): string | null {
   if (access.all === true) return null;
   const conditions = [
-    `(is_public IS NULL AND ${sqlListHasAny("cc_pair_ids", access.publicPairIds.map(sqlInteger))})`,
+    `(is_public IS NULL AND ${sqlListHasAny("cc_pair_ids", access.publicPairIds.map(sqlInt32))})`,
     "is_public = 1",
   ];
   if (access.email !== null) conditions.push(`array_has(external_user_emails, ${sqlString(access.email)})`);
@@ -47,7 +47,7 @@ export function buildAccessFilter(access: SearchAccess): string | null {
     conditions.push(sqlListHasAny("external_user_group_ids", access.groups.map(sqlString)));
   }
   if (access.visiblePairIds.length > 0) {
-    conditions.push(sqlListHasAny("cc_pair_ids", access.visiblePairIds.map(sqlInteger)));
+    conditions.push(sqlListHasAny("cc_pair_ids", access.visiblePairIds.map(sqlInt32)));
   }
   return `(${conditions.join(" OR ")})`;
 }
@@ -57,7 +57,7 @@ export function buildFilterConditions(filter: SearchFilter | null): string[] {
   if (filter === null) return [];
   const conditions: string[] = [];
   if (filter.sources != null) conditions.push(sqlIn("source", filter.sources.map(sqlString)));
-  if (filter.ccPairIds != null) conditions.push(sqlListHasAny("cc_pair_ids", filter.ccPairIds.map(sqlInteger)));
+  if (filter.ccPairIds != null) conditions.push(sqlListHasAny("cc_pair_ids", filter.ccPairIds.map(sqlInt32)));
   if (filter.tags != null) conditions.push(sqlListHasAny("tags", filter.tags.map((tag) => sqlString(encodeTag(tag)))));
   if (filter.docUpdatedAfter != null) conditions.push(`doc_updated_at >= ${sqlTimestamp(filter.docUpdatedAfter)}`);
   if (filter.docUpdatedBefore != null) conditions.push(`doc_updated_at <= ${sqlTimestamp(filter.docUpdatedBefore)}`);

@@ -1,3 +1,4 @@
+import { addMissingScalarIndexes } from "./create-generation-table";
 import type { GenerationTable } from "./generation-table";
 import { retryCommitConflict } from "./retry-commit-conflict";
 
@@ -6,7 +7,8 @@ import { retryCommitConflict } from "./retry-commit-conflict";
  * FTS and B-tree indexes (until then queries scan them, which is correct but slower), compacts small
  * fragments left by many batch commits, and prunes table versions older than `pruneOlderThan` (the
  * current version is always kept). Files of writes still in flight are protected by LanceDB's own
- * 7-day rule for unverified files, so this is safe while other workers write.
+ * 7-day rule for unverified files, so this is safe while other workers write. A table created before
+ * a scalar index was added to the package gets it here first.
  */
 export async function optimizeGenerationTable({
   generation,
@@ -15,6 +17,7 @@ export async function optimizeGenerationTable({
   generation: GenerationTable;
   pruneOlderThan: Date;
 }): Promise<{ fragmentsRemoved: number; versionsRemoved: number }> {
+  await retryCommitConflict(() => addMissingScalarIndexes(generation.table));
   const stats = await retryCommitConflict(() =>
     generation.table.optimize({ cleanupOlderThan: pruneOlderThan, deleteUnverified: false }),
   );

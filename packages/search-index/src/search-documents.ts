@@ -1,6 +1,7 @@
 import { BooleanQuery, MatchQuery, Occur, Operator, PhraseQuery, type FullTextQuery } from "@lancedb/lancedb";
 import { buildSearchFilter, type SearchAccess, type SearchFilter } from "./build-search-filter";
 import type { GenerationTable } from "./generation-table";
+import { findPhrases, memoNormalize, phraseWords } from "./find-phrase";
 import { highlightSnippet, highlightTerms } from "./highlight-snippet";
 import { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";
 import { SearchIndexError } from "./search-index-error";
@@ -71,14 +72,31 @@ interface ChunkQuery {
   exact: FullTextQuery;
   /** The positive words as highlighting normalizes them (see topChunks). */
   words: ReadonlySet<string>;
+  /** For a query with phrases, the phrase-free query whose ranking a candidate pass reads (see topByPhraseCandidates). */
+  phraseCandidates: PhraseCandidates | null;
 }
+
+/**
+ * A query of phrases only (no bare word, no word twice) as a candidate pass reads it (see
+ * topByPhraseCandidates): `query` is `main` without its phrase clauses, and `phrases` are the phrases'
+ * words as findPhrases compares them. LanceDB 0.39 sums the scores of a BooleanQuery's Must clauses
+ * and scores a PhraseQuery as the BM25 sum of its words, so `main` scores a row holding the phrases
+ * SCORE_SCALE times what `query` does: both rank those rows the same (pinned by "ranks a phrase query
+ * exactly" in the tests, which compares the two paths' scores).
+ */
+interface PhraseCandidates {
+  query: FullTextQuery;
+  phrases: string[][];
+}
+const SCORE_SCALE = 2;
 
 /**
  * The parsed query as LanceDB full-text queries, or null when it has nothing to match.
  * Three facts of LanceDB 0.31 shaped it (seen in this package's tests; 0.39 was seen to fix the simple cases, the guards stay):
  *  - a BooleanQuery scores with its first clause only, so the first clause is one MatchQuery of every
  *    positive word (phrase words included) with AND: its BM25 sum is the score; phrases and
- *    exclusions follow as clauses;
+ *    exclusions follow as clauses (0.39 adds the scores of all Must clauses, so there a phrase's words
+ *    count twice in the score);
  *  - that AND is not exact: rows not yet merged into the FTS index are searched by a scan that
  *    ignores it, and on merged rows a word the part of the index holding the row has no posting for
  *    is dropped from the query instead of failing it (each merge adds a part for the rows it merges,
@@ -93,10 +111,13 @@ function toChunkQuery(parsed: ParsedSearchQuery, stem: (word: string) => string)
   const positive = [...parsed.words, ...phraseWords];
   if (positive.length === 0) return null;
   const scored = new MatchQuery(positive.join(" "), "text", { operator: Operator.And });
-  const clauses: [Occur, FullTextQuery][] = [
-    ...parsed.phrases.map((phrase): [Occur, FullTextQuery] => [Occur.Must, new PhraseQuery(phrase, "text")]),
+  const exclusions: [Occur, FullTextQuery][] = [
     ...parsed.excludedWords.map((word): [Occur, FullTextQuery] => [Occur.MustNot, new MatchQuery(word, "text")]),
     ...parsed.excludedPhrases.map((phrase): [Occur, FullTextQuery] => [Occur.MustNot, new PhraseQuery(phrase, "text")]),
+  ];
+  const clauses: [Occur, FullTextQuery][] = [
+    ...parsed.phrases.map((phrase): [Occur, FullTextQuery] => [Occur.Must, new PhraseQuery(phrase, "text")]),
+    ...exclusions,
   ];
   const eachWord = positive.map((word): [Occur, FullTextQuery] => [Occur.Must, new MatchQuery(word, "text", { operator: Operator.And })]);
   return {
@@ -104,52 +125,91 @@ function toChunkQuery(parsed: ParsedSearchQuery, stem: (word: string) => string)
     everyWord: positive.length > 1 ? new BooleanQuery(eachWord) : null,
     exact: new BooleanQuery([[Occur.Must, scored], ...eachWord, ...clauses]),
     words: highlightTerms(positive, stem),
+    phraseCandidates: phraseCandidatesOf(parsed, scored, exclusions, stem),
   };
 }
 
-/**
- * How a where-clause narrows a chunk query: `prefilter` evaluates it on every row before the top-k
- * cut; `postfilter-first` first ranks without it and keeps the rows of the top `limit ×
- * POSTFILTER_WIDENING` that pass it (asked of the index by their chunk ids, so the clause has one
- * form), and prefilters only when fewer than `limit` passed. Both are exact: the rows of a ranking
- * that pass a filter, in order, are the filtered ranking. Post-filtering pays when the caller sees a
- * good share of the matches (a prefilter reads the clause's columns of the whole table: +100 ms at a
- * million chunks, bench/RESULTS.md), and costs one unfiltered top-k more when the caller sees few.
- */
-type Narrowing = "prefilter" | "postfilter-first";
-const POSTFILTER_WIDENING = 4;
+/** The candidate pass of a query with phrases, or null when it has none (see PhraseCandidates). */
+function phraseCandidatesOf(
+  parsed: ParsedSearchQuery,
+  scored: FullTextQuery,
+  exclusions: [Occur, FullTextQuery][],
+  stem: (word: string) => string,
+): PhraseCandidates | null {
+  if (parsed.phrases.length === 0 || parsed.words.length > 0) return null;
+  const phrases = phraseWords(parsed.phrases, stem);
+  const words = phrases?.flat() ?? [];
+  if (phrases === null || new Set(words).size !== words.length) return null;
+  return { query: exclusions.length === 0 ? scored : new BooleanQuery([[Occur.Must, scored], ...exclusions]), phrases };
+}
 
+/**
+ * The where-clause (access rule and filters) is a prefilter: LanceDB answers it from the table's scalar
+ * indexes (a bitmap per value, combined) before the top-k cut, which at a million chunks costs a few
+ * milliseconds over no filter (bench/RESULTS.md). Without those indexes it read the clause's columns
+ * of every row (+100–300 ms), which is why an earlier version post-filtered the unfiltered ranking
+ * first; a table made then gets the indexes at its next optimize.
+ */
 async function runChunkQuery(
   generation: GenerationTable,
   query: FullTextQuery,
   where: string | null,
   limit: number,
   budget: QueryBudget,
-  narrowing: Narrowing = "prefilter",
+  columns: readonly string[] = COLUMNS,
 ): Promise<ChunkMatch[]> {
-  if (where !== null && narrowing === "postfilter-first") {
-    const widened = limit * POSTFILTER_WIDENING;
-    const ranked = await runChunkQuery(generation, query, null, widened, budget);
-    const passing = await chunksPassing(generation, ranked, where, budget);
-    const kept = ranked.filter((row) => passing.has(row.chunk_id));
-    // Enough passed, or the unfiltered ranking was all there is: the filtered ranking is known.
-    if (kept.length >= limit || ranked.length < widened) return kept.slice(0, limit);
-  }
-  let builder = generation.table.query().fullTextSearch(query).select(COLUMNS).limit(limit);
+  let builder = generation.table.query().fullTextSearch(query).select([...columns]).limit(limit);
   if (where !== null) builder = builder.where(where);
   return (await budget.run((options) => builder.toArray(options))) as ChunkMatch[];
 }
 
-/** The chunk ids among `rows` that pass `where`. */
-async function chunksPassing(generation: GenerationTable, rows: ChunkMatch[], where: string, budget: QueryBudget): Promise<Set<string>> {
-  if (rows.length === 0) return new Set();
+/** Candidates a phrase query ranks per chunk of its page (see topByPhraseCandidates). */
+const PHRASE_WIDENING = 16;
+/** What the candidate pass reads of each candidate; the kept ones' other columns are read after. */
+const CANDIDATE_COLUMNS = ["chunk_id", "text", "_score"];
+
+/**
+ * The best `limit` chunks of a query of phrases, from a bounded candidate pass: the top `limit ×
+ * PHRASE_WIDENING` of its phrase-free form (one AND of the words: no positions read), kept when their
+ * own text holds the phrases (findPhrases), then the kept rows' other columns by chunk id. The kept
+ * rows, in order, are the exact ranking when at least `limit` were kept or the candidates were all
+ * there is: every row holding the phrases matches the phrase-free form, ranked the same
+ * (PhraseCandidates). Null when that does not settle it (too few kept, or a candidate findPhrases
+ * cannot decide): the caller runs `main`. Why: LanceDB evaluates a phrase on every row holding its
+ * words, also under a where-clause on chunk ids, so a phrase of two common words costs positions on
+ * a few hundred thousand rows in `main` (bench/RESULTS.md).
+ */
+async function topByPhraseCandidates(
+  generation: GenerationTable,
+  query: ChunkQuery,
+  where: string | null,
+  limit: number,
+  budget: QueryBudget,
+): Promise<ChunkMatch[] | null> {
+  if (query.phraseCandidates === null || query.main === query.exact) return null;
+  const widened = limit * PHRASE_WIDENING;
+  const candidates = await runChunkQuery(generation, query.phraseCandidates.query, where, widened, budget, CANDIDATE_COLUMNS);
+  const normalize = memoNormalize(generation.language.stem);
+  const kept: ChunkMatch[] = [];
+  for (const row of candidates) {
+    const holds = findPhrases(row.text, query.phraseCandidates.phrases, normalize);
+    if (holds === null) return null;
+    if (holds) kept.push(row);
+    if (kept.length === limit) break;
+  }
+  if (kept.length < limit && candidates.length === widened) return null;
+  if (kept.length === 0) return [];
   const lookup = generation.table
     .query()
-    .where(`${sqlIn("chunk_id", rows.map((row) => sqlString(row.chunk_id)))} AND ${where}`)
-    .select(["chunk_id"])
-    .limit(rows.length);
-  const passing = (await budget.run((options) => lookup.toArray(options))) as { chunk_id: string }[];
-  return new Set(passing.map((row) => row.chunk_id));
+    .where(sqlIn("chunk_id", kept.map((row) => sqlString(row.chunk_id))))
+    .select(COLUMNS.filter((column) => column !== "_score"))
+    .limit(kept.length);
+  const rows = new Map(((await budget.run((options) => lookup.toArray(options))) as ChunkMatch[]).map((row) => [row.chunk_id, row]));
+  // A row deleted between the two reads is left out, as a search a moment later would leave it out.
+  return kept.flatMap((row) => {
+    const full = rows.get(row.chunk_id);
+    return full === undefined ? [] : [{ ...full, _score: row._score * SCORE_SCALE }];
+  });
 }
 
 /**
@@ -165,9 +225,10 @@ async function topChunks(
   where: string | null,
   limit: number,
   budget: QueryBudget,
-  narrowing: Narrowing = "prefilter",
 ): Promise<{ rows: ChunkMatch[]; exhausted: boolean }> {
-  let rows = await runChunkQuery(generation, query.main, where, limit, budget, narrowing);
+  let rows =
+    (await topByPhraseCandidates(generation, query, where, limit, budget)) ??
+    (await runChunkQuery(generation, query.main, where, limit, budget));
   const stem = generation.language.stem;
   const doubtful = rows.some((row) => {
     const held = highlightTerms([row.text], stem);
@@ -184,7 +245,7 @@ async function topChunks(
     if (matching.length < rows.length) {
       query.main = query.exact;
       query.everyWord = null;
-      rows = await runChunkQuery(generation, query.main, where, limit, budget, narrowing);
+      rows = await runChunkQuery(generation, query.main, where, limit, budget);
     }
   }
   // Ties in score are ordered by document and chunk, so a page is the same from one call to the next.
@@ -242,8 +303,8 @@ function groupByDocument(rows: ChunkMatch[]): Map<string, ChunkMatch[]> {
 /**
  * Exact BM25 top-k over a generation's chunks, as documents: `query` in the websearch syntax (all
  * words must match, `"phrases"`, `-exclusions`), the access rule and filters as a where-clause the
- * index applies exactly (it post-filters the ranking first and prefilters when that falls short, so a
- * restricted caller's page is as full as the visible matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
+ * index applies before the top-k cut (so a restricted caller's page is as full as the visible
+ * matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
  * chunks. The top chunks are fetched in widening rounds until `limit` documents are among them (or
  * no more chunks match): the first `limit` distinct documents of the chunk ranking are exactly the
  * top `limit` documents. Documents whose other chunks were cut off get them in one second query.
@@ -292,11 +353,11 @@ export async function searchDocuments({
   };
 
   let fetch = limit * CHUNKS_PER_DOCUMENT;
-  let top = await topChunks(generation, chunkQuery, where, fetch, budget, "postfilter-first");
+  let top = await topChunks(generation, chunkQuery, where, fetch, budget);
   let found = await admitted(top.rows);
   while (!top.exhausted && found.size < limit) {
     fetch *= 4;
-    top = await topChunks(generation, chunkQuery, where, fetch, budget, "postfilter-first");
+    top = await topChunks(generation, chunkQuery, where, fetch, budget);
     found = await admitted(top.rows);
   }
   const complete = top.exhausted;

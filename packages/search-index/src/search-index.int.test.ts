@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SearchAccess } from "./build-search-filter";
+import { buildSearchFilter, type SearchAccess } from "./build-search-filter";
 import type { ChunkRow } from "./chunk-row";
 import { createGenerationTable } from "./create-generation-table";
 import { deleteDocuments } from "./delete-documents";
@@ -98,6 +98,35 @@ describe("ranking and query syntax", () => {
     expect(await ids(generation, "-quick")).toEqual([]);
   });
 
+  it("ranks a phrase query exactly, whether its candidate pass fills the page or the exact query runs", async () => {
+    // phrase-i holds "alpha beta" once and "alpha" i more times in 59 words: the higher i, the better.
+    // The 40 decoys hold both words more often, never in that order, and outrank every phrase-i; they
+    // also hold "gamma", so "gamma" plus the phrase is the bare-word-and-phrase form. The 120 weak rows
+    // hold each word once, apart, in 80 words: below every phrase-i.
+    const generation = await generationWith([
+      ...Array.from({ length: 12 }, (_, i) => chunkRow(`phrase-${i}`, `alpha beta gamma ${"alpha ".repeat(i)}${filler(56 - i, "p")}`)),
+      ...Array.from({ length: 50 }, (_, i) => chunkRow(`decoy-${i}`, `${"beta alpha gamma ".repeat(8)}${filler(36, "d")}`)),
+      ...Array.from({ length: 120 }, (_, i) => chunkRow(`weak-${i}`, `beta ${filler(40, "w")} alpha ${filler(38, "v")}`)),
+    ]);
+    const best = (count: number) => Array.from({ length: count }, (_, i) => `phrase-${11 - i}`);
+    // The candidate pass ranks 16 candidates per chunk of the page (3 per document): limit 1 gets 48,
+    // all decoys, so the exact query runs; limit 3 gets 144 of the 182 rows, which hold every
+    // phrase-i; limit 10 gets them all.
+    for (const limit of [1, 3, 10]) {
+      expect(await ids(generation, '"alpha beta"', ALL, limit)).toEqual(best(limit));
+      expect(await ids(generation, 'gamma "alpha beta"', ALL, limit)).toEqual(best(limit));
+      // p50 is in the filler of phrase-0 to phrase-5 only.
+      expect(await ids(generation, '"alpha beta" -p50', ALL, limit)).toEqual(best(Math.min(limit, 6)));
+    }
+    const page = await searchDocuments({ generation, query: '"alpha beta"', limit: 10, access: ALL });
+    const scores = page.map((hit) => hit.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    // The exact query (limit 1) and the candidate pass score the same row the same.
+    const [exact] = await searchDocuments({ generation, query: '"alpha beta"', limit: 1, access: ALL });
+    expect(exact?.score).toBeCloseTo(page[0]?.score ?? 0, 5);
+    expect(page[0]?.chunks[0]?.snippet).toContain("<mark>alpha</mark> <mark>beta</mark>");
+  });
+
   it("groups chunks per document: best chunk's score, best three chunks first, snippets escaped and marked", async () => {
     const chunks = [
       chunkRow("many", "gamma <b>gamma</b> gamma & gamma", { chunkIndex: 0, title: "Many" }),
@@ -176,6 +205,30 @@ describe("access filter", () => {
     // A pair that turns public shows at once: the public pairs are an input of the query, not of the rows.
     expect(await seen({ ...nobody, publicPairIds: [10, 11] })).toEqual(["a-private-pair", "a-public-pair", "b-public"]);
     expect(await seen(ALL)).toHaveLength(7);
+  });
+
+  it("answers the access rule from the scalar indexes, and filters rows written since the last merge the same", async () => {
+    const generation = await generationWith([
+      chunkRow("merged-visible", "sigma", { isPublic: null, ccPairIds: [10] }),
+      chunkRow("merged-hidden", "sigma", { isPublic: null, ccPairIds: [11] }),
+    ]);
+    const indexed = (await generation.table.listIndices()).flatMap((config) => config.columns);
+    expect(indexed).toEqual(expect.arrayContaining(["is_public", "cc_pair_ids", "external_user_emails", "external_user_group_ids"]));
+    await replaceDocuments({
+      generation,
+      documentIds: ["fresh-visible", "fresh-hidden", "fresh-group"],
+      chunks: [
+        chunkRow("fresh-visible", "sigma", { isPublic: null, ccPairIds: [10] }),
+        chunkRow("fresh-hidden", "sigma", { isPublic: null, ccPairIds: [11] }),
+        chunkRow("fresh-group", "sigma", { isPublic: false, ccPairIds: [11], externalUserGroupIds: ["ops"] }),
+      ],
+    });
+    const access: SearchAccess = { publicPairIds: [10], visiblePairIds: [], email: null, groups: ["ops"] };
+    const plan = await generation.table.query().where(buildSearchFilter(access, { ccPairIds: [10, 11] }) ?? "").explainPlan();
+    expect(plan).toContain("ScalarIndexQuery");
+    expect((await ids(generation, "sigma", access)).sort()).toEqual(["fresh-group", "fresh-visible", "merged-visible"]);
+    await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
+    expect((await ids(generation, "sigma", access)).sort()).toEqual(["fresh-group", "fresh-visible", "merged-visible"]);
   });
 
   it("takes hostile strings in ids, emails, groups and tags literally", async () => {

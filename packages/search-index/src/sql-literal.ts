@@ -3,17 +3,22 @@ import { SearchIndexError } from "./search-index-error";
 /**
  * Literals for LanceDB where-clauses (DataFusion SQL). Every value that reaches a predicate goes
  * through these: a string is quoted with its single quotes doubled (backslashes are plain characters
- * in SQL strings, so they need nothing), an integer is checked to be one.
+ * in SQL strings, so they need nothing), an integer is checked to be a 32-bit one.
  */
 export function sqlString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-export function sqlInteger(value: number): string {
-  if (!Number.isSafeInteger(value)) {
-    throw new SearchIndexError("INVALID_ARGUMENT", `Expected an integer, got ${String(value)}.`);
+/**
+ * An Int32 literal, for comparing with the table's Int32 columns (`cc_pair_ids`): a bare integer is an
+ * Int64 in DataFusion, and the cast of the column it forces keeps LanceDB from using the column's
+ * scalar index (the where-clause is then evaluated on every row).
+ */
+export function sqlInt32(value: number): string {
+  if (!Number.isSafeInteger(value) || value < -(2 ** 31) || value >= 2 ** 31) {
+    throw new SearchIndexError("INVALID_ARGUMENT", `Expected a 32-bit integer, got ${String(value)}.`);
   }
-  return String(value);
+  return `arrow_cast(${value}, 'Int32')`;
 }
 
 export function sqlTimestamp(value: Date): string {
