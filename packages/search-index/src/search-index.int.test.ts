@@ -59,7 +59,8 @@ describe("ranking and query syntax", () => {
     for (let i = 0; i < 30; i += 1) await add(`part-${i}`, `${filler(60, "f")} plinthos ${filler(60, "g")} corvane`);
     await add("dominated", "plinthos corvane plinthos corvane plinthos");
     for (let run = 0; run < 20; run += 1) expect((await ids(generation, "plinthos corvane"))[0]).toBe("dominated");
-  });
+    // 71 merges, each rebuilding the table's indexes: ~5 s alone, several times that beside a loaded CI run.
+  }, 180_000);
 
   it("finds rows written after the index was built before any merge (words, AND, exclusions), phrases once merged", async () => {
     const generation = await generationWith([chunkRow("old", "nothing to see")]);
