@@ -2,7 +2,7 @@
 // outside the workspace, imported by a plain Node script (no TypeScript loader) that calls a live
 // production server, and type-checked by tsc (a misspelt field must not compile).
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,20 +21,43 @@ let database: TestDatabase;
 let server: ProductionServer;
 let adminKey = "";
 
+/**
+ * The installed copies of a package's dependencies, transitively, by name: in pnpm's layout a package
+ * at `…/node_modules/NAME` finds its dependencies beside it, a workspace package in its own node_modules.
+ */
+async function dependencyDirs(packageDir: string, found = new Map<string, string>()): Promise<Map<string, string>> {
+  const manifest = JSON.parse(await readFile(path.join(packageDir, "package.json"), "utf8")) as { name: string; dependencies?: Record<string, string> };
+  const suffix = `${path.sep}node_modules${path.sep}${manifest.name}`;
+  const container = packageDir.endsWith(suffix) ? packageDir.slice(0, -manifest.name.length - 1) : path.join(packageDir, "node_modules");
+  for (const name of Object.keys(manifest.dependencies ?? {})) {
+    if (found.has(name)) continue;
+    const dir = await realpath(path.join(container, name));
+    found.set(name, dir);
+    await dependencyDirs(dir, found);
+  }
+  return found;
+}
+
 beforeAll(async () => {
   project = await mkdtemp(path.join(os.tmpdir(), "svc-client-"));
   const tarballs = path.join(project, "tarballs");
-  for (const name of ["schema", "client"]) {
-    await run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: path.join(repoRoot, "packages", name) });
+  const packages = ["schema", "client"].map((name) => path.join(repoRoot, "packages", name));
+  for (const dir of packages) await run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: dir });
+  // Their dependencies (zod, openapi-fetch, …) packed from the workspace's installed copies, so the
+  // install below needs no registry: a stalled registry once took this hook past its deadline.
+  const dependencies = new Map<string, string>();
+  for (const dir of packages) await dependencyDirs(dir, dependencies);
+  for (const [name, dir] of dependencies) {
+    // An installed package already holds its published files; npm's tarballs keep them under package/.
+    // pnpm links identical files to one store file: tar must write each as itself, not as a hard link.
+    const tarball = path.join(tarballs, `${name.replace("/", "-")}.tgz`);
+    await run("tar", ["-czf", tarball, "--hard-dereference", "--transform", "s,^\\.,package,", "-C", dir, "."]);
   }
   const packed = (await readdir(tarballs)).map((file) => path.join(tarballs, file));
-  expect(packed).toHaveLength(2);
+  expect(packed).toHaveLength(2 + dependencies.size);
   await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "svc-client-user", private: true, type: "module" }));
-  // Outside the workspace: npm, with the registry for the tarballs' own dependencies (zod, openapi-fetch),
-  // taken from npm's cache when it has them. A registry request that stalls is given up after 30 s
-  // and tried again (npm's own default waits 5 minutes, past this hook's deadline: CI saw it once).
-  const install = ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefer-offline", "--fetch-timeout=30000", "--fetch-retries=4"];
-  await run("npm", [...install, ...packed], { cwd: project, timeout: 240_000 });
+  // Outside the workspace, with npm, as a user installs them.
+  await run("npm", ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", ...packed], { cwd: project, timeout: 120_000 });
 
   database = await createTestDatabase();
   adminKey = (await createApiKey({ db: database.db, name: "client admin", role: "admin" })).key;
