@@ -80,6 +80,7 @@ try {
   // The machine may be shared: its load before and after says how much of it svc had.
   const loadBefore = os.loadavg();
   const webRssIdle = processMemory(webPid).rss;
+  const webHeapIdle = await readHeapMetrics(base, key);
   process.stderr.write(`offering ${rate}/s for ${seconds} s…\n`);
   const total = rate * seconds;
   const memoryTimer = setInterval(() => {
@@ -90,6 +91,7 @@ try {
   await waitUntil("every request to be answered", async () => outstanding === 0, REQUEST_TIMEOUT_MS + 5_000);
   clearInterval(memoryTimer);
   const webMemory = processMemory(webPid);
+  const webHeap = await readHeapMetrics(base, key);
   const workerMemory = processMemory(workerPid);
 
   // Nothing accepted is lost: every id answered 200 is a document row.
@@ -114,6 +116,8 @@ try {
   const drainSeconds = (performance.now() - drainStarted) / 1000;
   const { rows: indexed } = await client.query("SELECT count(*)::int AS n FROM document WHERE indexing_status = 'indexed'");
   const readyAfter = (await fetch(`${base}/api/ready`)).status;
+  const webHeapDrained = await readHeapMetrics(base, key);
+  const webRssDrained = processMemory(webPid).rss;
 
   const byStatus = {};
   for (const result of results) byStatus[result.status] = (byStatus[result.status] ?? 0) + 1;
@@ -136,6 +140,7 @@ try {
   const lags = sendLags.sort((a, b) => a - b);
   console.log(`client send lag (due → sent): p50 ${ms(percentile(lags, 50))}, p99 ${ms(percentile(lags, 99))}, max ${ms(lags.at(-1))}`);
   console.log(`web RSS: ${mb(webRssIdle)} idle before the load, peak ${mb(Math.max(webMemory.peak, webRssMax))} (VmHWM), ${mb(webMemory.rss)} after; worker RSS peak ${mb(workerMemory.peak)}`);
+  console.log(`web heap (its /api/metrics): idle ${webHeapIdle}; after the load ${webHeap}; drained ${webHeapDrained}, RSS ${mb(webRssDrained)}`);
   console.log(`lost: ${accepted.length - found} of ${accepted.length} accepted ids missing from the database`);
   agent.destroy();
   console.log(`drained in ${drainSeconds.toFixed(1)} s after the last answer; ${indexed[0].n} documents indexed; /api/ready ${readyAfter}`);
@@ -143,4 +148,22 @@ try {
   await client?.end().catch(() => undefined);
   await processes.stopAllAndWait();
   await dropDatabase(dbName).catch(() => undefined);
+}
+
+/** Where the web process's memory is after the load, from the V8 figures its GET /api/metrics serves. */
+async function readHeapMetrics(base, key) {
+  const response = await fetch(`${base}/api/metrics`, { headers: { authorization: `Bearer ${key}` } });
+  // Series of the web process only (the workers' own are labelled component="worker").
+  const lines = (await response.text()).split("\n").filter((line) => line.includes('component="web"'));
+  const value = (name) => Number(lines.find((line) => line.startsWith(`${name}{`))?.split(" ").at(-1));
+  const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+  const spaces = lines
+    .filter((line) => line.startsWith("nodejs_heap_space_size_total_bytes{"))
+    .map((line) => ({ space: line.match(/space="(\w+)"/)?.[1], bytes: Number(line.split(" ").at(-1)) }))
+    .filter(({ bytes }) => bytes > 2 ** 20)
+    .map(({ space, bytes }) => `${space} ${mb(bytes)}`);
+  return (
+    `heap ${mb(value("nodejs_heap_size_used_bytes"))} used of ${mb(value("nodejs_heap_size_total_bytes"))} (${spaces.join(", ")}), ` +
+    `external ${mb(value("nodejs_external_memory_bytes"))}`
+  );
 }
