@@ -5,6 +5,7 @@
 // the database, and the indexing queue must drain.
 //   pnpm build && node bench/overload/run.mjs     (env: DATABASE_URL, BENCH_RATE, BENCH_SECONDS, SVC_MAX_IN_FLIGHT,
 //   SVC_MAX_EVENT_LOOP_DELAY_MS, SVC_MAX_CONNECTIONS, …)
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import pg from "pg";
@@ -30,6 +31,8 @@ import os from "node:os";
 const rate = Number(process.env.BENCH_RATE ?? 800);
 const seconds = Number(process.env.BENCH_SECONDS ?? 60);
 const drainDeadlineSeconds = Number(process.env.BENCH_DRAIN_SECONDS ?? 900);
+// The worker's memory is sampled this often from the start of the load to the drain (issue 17 §2's soak).
+const sampleSeconds = Number(process.env.BENCH_SAMPLE_SECONDS ?? 10);
 const REQUEST_TIMEOUT_MS = 30_000;
 
 const processes = new ProcessGroup();
@@ -86,6 +89,11 @@ try {
   const memoryTimer = setInterval(() => {
     webRssMax = Math.max(webRssMax, processMemory(webPid).rss);
   }, 250);
+  const workerSamples = [];
+  const loadStarted = performance.now();
+  const sampleWorker = async () => workerSamples.push({ at: (performance.now() - loadStarted) / 1000, ...workerMemoryParts(workerPid), heap: await readHeapMetrics(base, key, "worker") });
+  await sampleWorker();
+  const workerTimer = setInterval(() => void sampleWorker(), sampleSeconds * 1000);
   const startedAt = await offerOpenLoop(rate, total, send);
   const offeredSeconds = (performance.now() - startedAt) / 1000;
   await waitUntil("every request to be answered", async () => outstanding === 0, REQUEST_TIMEOUT_MS + 5_000);
@@ -114,6 +122,8 @@ try {
     drainDeadlineSeconds * 1000,
   );
   const drainSeconds = (performance.now() - drainStarted) / 1000;
+  clearInterval(workerTimer);
+  await sampleWorker();
   const { rows: indexed } = await client.query("SELECT count(*)::int AS n FROM document WHERE indexing_status = 'indexed'");
   const readyAfter = (await fetch(`${base}/api/ready`)).status;
   const webHeapDrained = await readHeapMetrics(base, key);
@@ -141,6 +151,10 @@ try {
   console.log(`client send lag (due → sent): p50 ${ms(percentile(lags, 50))}, p99 ${ms(percentile(lags, 99))}, max ${ms(lags.at(-1))}`);
   console.log(`web RSS: ${mb(webRssIdle)} idle before the load, peak ${mb(Math.max(webMemory.peak, webRssMax))} (VmHWM), ${mb(webMemory.rss)} after; worker RSS peak ${mb(workerMemory.peak)}`);
   console.log(`web heap (its /api/metrics): idle ${webHeapIdle}; after the load ${webHeap}; drained ${webHeapDrained}, RSS ${mb(webRssDrained)}`);
+  console.log(`worker memory every ${sampleSeconds} s (RSS = anonymous + file-backed; heap as of its last heartbeat):`);
+  for (const sample of workerSamples) {
+    console.log(`  t=${sample.at.toFixed(0).padStart(4)} s  RSS ${mb(sample.rss)} (anon ${mb(sample.anon)}, file ${mb(sample.file)}), ${sample.heap}`);
+  }
   console.log(`lost: ${accepted.length - found} of ${accepted.length} accepted ids missing from the database`);
   agent.destroy();
   console.log(`drained in ${drainSeconds.toFixed(1)} s after the last answer; ${indexed[0].n} documents indexed; /api/ready ${readyAfter}`);
@@ -150,11 +164,17 @@ try {
   await dropDatabase(dbName).catch(() => undefined);
 }
 
-/** Where the web process's memory is after the load, from the V8 figures its GET /api/metrics serves. */
-async function readHeapMetrics(base, key) {
+/** A process's resident memory split into anonymous (heaps, V8 and native) and file-backed (code, mapped files). */
+function workerMemoryParts(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kib("VmRSS"), anon: kib("RssAnon"), file: kib("RssFile") };
+}
+
+/** Where a process's memory is, from the V8 figures GET /api/metrics serves (the web's own, or the workers' heartbeats). */
+async function readHeapMetrics(base, key, component = "web") {
   const response = await fetch(`${base}/api/metrics`, { headers: { authorization: `Bearer ${key}` } });
-  // Series of the web process only (the workers' own are labelled component="worker").
-  const lines = (await response.text()).split("\n").filter((line) => line.includes('component="web"'));
+  const lines = (await response.text()).split("\n").filter((line) => line.includes(`component="${component}"`));
   const value = (name) => Number(lines.find((line) => line.startsWith(`${name}{`))?.split(" ").at(-1));
   const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
   const spaces = lines
