@@ -184,6 +184,7 @@ async function readHeapMetrics(base, key, component = "web") {
     .map(({ space, bytes }) => `${space} ${mb(bytes)}`);
   return (
     `heap ${mb(value("nodejs_heap_size_used_bytes"))} used of ${mb(value("nodejs_heap_size_total_bytes"))} (${spaces.join(", ")}), ` +
-    `external ${mb(value("nodejs_external_memory_bytes"))}`
+    `external ${mb(value("nodejs_external_memory_bytes"))}` +
+    (component === "worker" ? `, LanceDB caches ${mb(value("svc_search_index_cache_bytes"))}` : "")
   );
 }

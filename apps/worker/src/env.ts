@@ -1,4 +1,5 @@
 import { LOG_LEVELS } from "@svc/schema";
+import type { SearchIndexCacheBytes } from "@svc/search-index";
 import { z } from "zod";
 
 const WorkerEnvSchema = z.object({
@@ -19,10 +20,22 @@ const WorkerEnvSchema = z.object({
   // pruning of old table versions runs every SVC_INDEX_COMPACT_SECONDS.
   SVC_INDEX_OPTIMIZE_SECONDS: z.coerce.number().positive().default(2),
   SVC_INDEX_COMPACT_SECONDS: z.coerce.number().positive().default(600),
+  // Bounds of LanceDB's caches in the worker (native memory, outside V8's heap): index pages and
+  // table metadata (manifests, file footers). LanceDB's own (6 GiB and 1 GiB) let a writer's RSS grow
+  // by what each commit and merge caches, for as long as it runs (bench/RESULTS.md, issue 17 §2).
+  SVC_WORKER_INDEX_CACHE_MB: z.coerce.number().int().positive().default(64),
+  SVC_WORKER_METADATA_CACHE_MB: z.coerce.number().int().positive().default(64),
 });
 
 export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;
 
 export function workerEnv(): WorkerEnv {
   return WorkerEnvSchema.parse(process.env);
+}
+
+const MIB = 1024 * 1024;
+
+/** The worker's bounds for LanceDB's caches. */
+export function indexCacheBytes(env: WorkerEnv): SearchIndexCacheBytes {
+  return { index: env.SVC_WORKER_INDEX_CACHE_MB * MIB, metadata: env.SVC_WORKER_METADATA_CACHE_MB * MIB };
 }

@@ -30,7 +30,7 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { createDb, isDatabaseUnavailable, type Db } from "@svc/db";
 import { WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "@svc/schema";
-import { workerEnv } from "./env";
+import { indexCacheBytes, workerEnv } from "./env";
 import { createWorkerMetrics, type WorkerMetrics } from "./worker-metrics";
 
 /**
@@ -46,7 +46,8 @@ async function main(): Promise<void> {
     process.on(signal, () => (onStopSignal ? onStopSignal(signal) : (earlySignal ??= signal)));
   }
   const logger = createLogger({ name: "worker", level: env.LOG_LEVEL });
-  const metrics = createWorkerMetrics(logger);
+  const index = searchIndexAt(env.SVC_INDEX_DIR, { cacheBytes: indexCacheBytes(env) });
+  const metrics = createWorkerMetrics(logger, { readIndexCacheBytes: () => index.cachedBytes() });
   const attemptWindow: AttemptWindow = { quietSeconds: env.SVC_ATTEMPT_QUIET_SECONDS };
   // A connection for each indexing batch in flight, plus one each for a pair deletion, an index rebuild
   // and a generation purge, plus one spare.
@@ -54,7 +55,6 @@ async function main(): Promise<void> {
   // Idempotent: a worker started on its own (another machine, a new release) brings its queues.
   await installJobQueues(env.DATABASE_URL);
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "worker" });
-  const index = searchIndexAt(env.SVC_INDEX_DIR);
   // Before any job writes to it: an index that is lost, damaged, another database's or older than
   // this one is emptied and refilled from PostgreSQL by a rebuild (shown by `svc index status`).
   const ensured = await ensureSearchIndex({ db, boss, index });

@@ -1,5 +1,5 @@
 import type { Logger, ReceivedJob } from "@svc/core";
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 // The worker's own metrics. It serves no HTTP: it publishes this registry (prom-client's JSON form)
 // into its heartbeat row, and GET /api/metrics on the web serves it labelled by worker beside the
@@ -19,9 +19,17 @@ export interface WorkerMetrics {
   observeIndexingLag(seconds: number): void;
 }
 
-export function createWorkerMetrics(logger: Logger): WorkerMetrics {
+export function createWorkerMetrics(logger: Logger, { readIndexCacheBytes }: { readIndexCacheBytes: () => Promise<number> }): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: "svc_search_index_cache_bytes",
+    help: "Bytes held by the search index's caches (LanceDB's index and metadata caches: native memory, outside the V8 heap)",
+    registers: [registry],
+    async collect() {
+      this.set(await readIndexCacheBytes());
+    },
+  });
   const jobs = new Counter({
     name: "svc_jobs_total",
     help: "Jobs this worker handled, by queue and outcome (an indexing job: indexed, skipped as superseded or done, failed)",

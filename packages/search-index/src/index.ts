@@ -8,7 +8,7 @@ export { deleteDocuments } from "./delete-documents";
 export { dropGenerationTable } from "./drop-generation-table";
 export { type GenerationTable, generationTableName } from "./generation-table";
 export { clearSearchIndex, readIndexMarker, writeIndexMarker } from "./index-marker";
-export { closeSearchIndex, openSearchIndex, type SearchIndex } from "./open-search-index";
+export { closeSearchIndex, openSearchIndex, type SearchIndex, type SearchIndexCacheBytes } from "./open-search-index";
 export { openGenerationTable } from "./open-generation-table";
 export { optimizeGenerationTable } from "./optimize-generation-table";
 export { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";

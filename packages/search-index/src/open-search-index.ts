@@ -1,8 +1,20 @@
-import { connect, type Connection } from "@lancedb/lancedb";
+import { connect, Session, type Connection } from "@lancedb/lancedb";
 
 /** An opened search index: one LanceDB database holding one table per index generation. */
 export interface SearchIndex {
   connection: Connection;
+  /** The connection's caches (index pages, table metadata): their size is the native memory they hold. */
+  session: Session;
+}
+
+/**
+ * Upper bounds of LanceDB's in-memory caches, in bytes. Its defaults (6 GiB of index data, 1 GiB of
+ * table metadata) suit a search server; a writer caches what each commit and each index merge produced,
+ * entries it never reads again, so its caches fill towards those bounds.
+ */
+export interface SearchIndexCacheBytes {
+  index: number;
+  metadata: number;
 }
 
 /**
@@ -15,6 +27,7 @@ export async function openSearchIndex({
   uri,
   storageOptions,
   readConsistencySeconds = 0,
+  cacheBytes,
 }: {
   uri: string;
   storageOptions?: Record<string, string>;
@@ -24,12 +37,17 @@ export async function openSearchIndex({
    * is found by the web process's next search (a document is searchable once its job commits).
    */
   readConsistencySeconds?: number;
+  /** LanceDB's own cache sizes when absent. */
+  cacheBytes?: SearchIndexCacheBytes;
 }): Promise<SearchIndex> {
+  const session = cacheBytes === undefined ? Session.default() : new Session(BigInt(cacheBytes.index), BigInt(cacheBytes.metadata));
+  // In the options: connect's third argument, also a session, goes unused by a local database (0.39).
   const connection = await connect(uri, {
     readConsistencyInterval: readConsistencySeconds,
+    session,
     ...(storageOptions === undefined ? {} : { storageOptions }),
   });
-  return { connection };
+  return { connection, session };
 }
 
 /** Closes the index's connection; its tables must not be used afterwards. */

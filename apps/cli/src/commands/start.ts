@@ -21,6 +21,16 @@ const DATABASE_RESTART_ATTEMPTS = 3;
  * --max-old-space-size would do it too, but a few 32 MiB bodies at once could then crash the server.
  */
 const WEB_NODE_FLAGS = ["--optimize-for-size"];
+/**
+ * The worker's young generation grows to 128 MB under a stream of batches, nearly all garbage a
+ * scavenge would free; 16 MB semi-spaces keep it to 48 MB (bench/RESULTS.md, issue 17 §2).
+ */
+const WORKER_NODE_FLAGS = ["--max-semi-space-size=16"];
+/**
+ * glibc gives each thread that allocates its own arena (up to 8 per core), and LanceDB's native
+ * threads each keep freed pages in theirs; two arenas bound that growth. An operator's value is kept.
+ */
+const WORKER_MALLOC_ARENA_MAX = "2";
 
 export type Part = "all" | "web" | "worker";
 
@@ -73,7 +83,8 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
     log.info({ url: `http://localhost:${env.PORT}` }, `svc is starting on http://localhost:${env.PORT} (API under /api; Ctrl+C stops it)`);
   }
   if (part !== "web") {
-    const worker = superviseChild({ name: "worker", args: [path.join(REPO_ROOT, "apps/worker/dist/main.js")], cwd: REPO_ROOT, env: childEnv, log });
+    const workerEnv = { MALLOC_ARENA_MAX: WORKER_MALLOC_ARENA_MAX, ...childEnv };
+    const worker = superviseChild({ name: "worker", args: [...WORKER_NODE_FLAGS, path.join(REPO_ROOT, "apps/worker/dist/main.js")], cwd: REPO_ROOT, env: workerEnv, log });
     children.push({ name: "worker", child: worker, graceMs: WORKER_GRACE_MS });
   }
   watchEmbeddedDatabase(database, env, log, {

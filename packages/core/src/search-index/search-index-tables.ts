@@ -6,7 +6,14 @@ import {
   openSearchIndex,
   type GenerationTable,
   type SearchIndex,
+  type SearchIndexCacheBytes,
 } from "@svc/search-index";
+
+/** How a process opens the index: an object store's settings, and bounds for LanceDB's caches. */
+export interface SearchIndexOptions {
+  storageOptions?: Record<string, string>;
+  cacheBytes?: SearchIndexCacheBytes;
+}
 
 /**
  * A process's handle on the search index (SVC_INDEX_DIR): the LanceDB connection, opened on first
@@ -21,12 +28,12 @@ export class SearchIndexTables {
 
   constructor(
     readonly uri: string,
-    private readonly storageOptions?: Record<string, string>,
+    private readonly options: SearchIndexOptions = {},
   ) {}
 
   /** The index's connection, opened on first use (again after a failed open). */
   async index(): Promise<SearchIndex> {
-    this.connection ??= openSearchIndex({ uri: this.uri, ...(this.storageOptions ? { storageOptions: this.storageOptions } : {}) }).catch(
+    this.connection ??= openSearchIndex({ uri: this.uri, ...this.options }).catch(
       (error: unknown) => {
         this.connection = undefined;
         throw error;
@@ -80,6 +87,12 @@ export class SearchIndexTables {
     await dropGenerationTable({ index: await this.index(), generationId });
   }
 
+  /** The bytes LanceDB's caches hold now (0 before the connection opens): native memory, outside V8's heap. */
+  async cachedBytes(): Promise<number> {
+    const connection = this.connection;
+    return connection ? connection.then(({ session }) => Number(session.sizeBytes()), () => 0) : 0;
+  }
+
   /** Closes the connection; the next use opens it again. */
   async close(): Promise<void> {
     const connection = this.connection;
@@ -94,14 +107,14 @@ const holder = globalThis as typeof globalThis & { svcSearchIndexes?: Map<string
 
 /**
  * The process's handle on the index at `uri` (a directory, or an object-store URI whose settings
- * come in `storageOptions`): the web's REST handlers, its tRPC procedures and a worker in the same
+ * come in `options.storageOptions`), opened with the options of the first call: the web's REST handlers, its tRPC procedures and a worker in the same
  * process all get the same one.
  */
-export function searchIndexAt(uri: string, storageOptions?: Record<string, string>): SearchIndexTables {
+export function searchIndexAt(uri: string, options?: SearchIndexOptions): SearchIndexTables {
   holder.svcSearchIndexes ??= new Map();
   let tables = holder.svcSearchIndexes.get(uri);
   if (tables === undefined) {
-    tables = new SearchIndexTables(uri, storageOptions);
+    tables = new SearchIndexTables(uri, options);
     holder.svcSearchIndexes.set(uri, tables);
   }
   return tables;
