@@ -23,8 +23,8 @@ const WorkerEnvSchema = z.object({
   // Bounds of LanceDB's caches in the worker (native memory, outside V8's heap): index pages and
   // table metadata (manifests, file footers). LanceDB's own (6 GiB and 1 GiB) let a writer's RSS grow
   // by what each commit and merge caches, for as long as it runs (bench/RESULTS.md, issue 17 §2).
-  SVC_WORKER_INDEX_CACHE_MB: z.coerce.number().int().positive().default(64),
-  SVC_WORKER_METADATA_CACHE_MB: z.coerce.number().int().positive().default(64),
+  SVC_WORKER_INDEX_CACHE_MB: z.coerce.number().int().positive().default(32),
+  SVC_WORKER_METADATA_CACHE_MB: z.coerce.number().int().positive().default(32),
 });
 
 export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;

@@ -6,7 +6,7 @@ import { deleteDocuments } from "./delete-documents";
 import { dropGenerationTable } from "./drop-generation-table";
 import type { GenerationTable } from "./generation-table";
 import { openGenerationTable } from "./open-generation-table";
-import { closeSearchIndex, openSearchIndex } from "./open-search-index";
+import { closeSearchIndex, openSearchIndex, type SearchIndex } from "./open-search-index";
 import { optimizeGenerationTable } from "./optimize-generation-table";
 import { replaceDocuments } from "./replace-documents";
 import { searchDocuments } from "./search-documents";
@@ -405,5 +405,33 @@ describe("generations, language and maintenance", () => {
     expect(stats.versionsRemoved).toBeGreaterThan(0);
     expect((await generation.table.listVersions()).length).toBeLessThan(versionsBefore);
     expect(await ids(generation, "mu")).toHaveLength(6);
+  });
+});
+
+describe("memory", () => {
+  /** Commits like a worker's: batches of documents replaced, the table optimized after every few. */
+  async function writeBatches(index: SearchIndex, generationId: number): Promise<void> {
+    const generation = await createGenerationTable({ index, generationId, textSearchConfig: "english" });
+    for (let batch = 0; batch < 24; batch += 1) {
+      const documentIds = Array.from({ length: 10 }, (_, i) => `cache-${batch}-${i}`);
+      await replaceDocuments({ generation, documentIds, chunks: documentIds.map((id) => chunkRow(id, `${filler(80, "w")} ${id}`)) });
+      if (batch % 6 === 5) await optimizeGenerationTable({ generation, pruneOlderThan: new Date(0) });
+    }
+  }
+
+  it("keeps a writer's caches within the bounds it was opened with, which LanceDB's own let grow", async () => {
+    const bound = 64 * 1024;
+    const bounded = await openSearchIndex({ uri: temp.dir, cacheBytes: { index: bound, metadata: bound } });
+    const unbounded = await openSearchIndex({ uri: temp.dir });
+    try {
+      await writeBatches(bounded, 900);
+      await writeBatches(unbounded, 901);
+      // Two caches (index, metadata), each within its bound.
+      expect(Number(bounded.session.sizeBytes())).toBeLessThanOrEqual(2 * bound);
+      expect(Number(unbounded.session.sizeBytes())).toBeGreaterThan(2 * bound);
+    } finally {
+      closeSearchIndex(bounded);
+      closeSearchIndex(unbounded);
+    }
   });
 });
