@@ -27,10 +27,13 @@ const WEB_NODE_FLAGS = ["--optimize-for-size"];
  */
 const WORKER_NODE_FLAGS = ["--max-semi-space-size=16"];
 /**
- * glibc gives each thread that allocates its own arena (up to 8 per core), and LanceDB's native
- * threads each keep freed pages in theirs; two arenas bound that growth. An operator's value is kept.
+ * glibc's allocator in the worker, where LanceDB allocates its Arrow buffers (an operator's values are
+ * kept). Two arenas rather than up to 8 per core, one per allocating thread, each keeping freed pages.
+ * And a fixed mmap threshold at glibc's initial 128 KiB: by default glibc raises it (up to 32 MiB) each
+ * time a large block is freed, after which large buffers come from the heap and stay resident once
+ * freed; the worker's RSS then crept up ~170 MB in 10 min at 100 docs/s (bench/RESULTS.md, issue 17 §2).
  */
-const WORKER_MALLOC_ARENA_MAX = "2";
+const WORKER_MALLOC_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" };
 
 export type Part = "all" | "web" | "worker";
 
@@ -83,7 +86,7 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
     log.info({ url: `http://localhost:${env.PORT}` }, `svc is starting on http://localhost:${env.PORT} (API under /api; Ctrl+C stops it)`);
   }
   if (part !== "web") {
-    const workerEnv = { MALLOC_ARENA_MAX: WORKER_MALLOC_ARENA_MAX, ...childEnv };
+    const workerEnv = { ...WORKER_MALLOC_ENV, ...childEnv };
     const worker = superviseChild({ name: "worker", args: [...WORKER_NODE_FLAGS, path.join(REPO_ROOT, "apps/worker/dist/main.js")], cwd: REPO_ROOT, env: workerEnv, log });
     children.push({ name: "worker", child: worker, graceMs: WORKER_GRACE_MS });
   }
