@@ -101,7 +101,7 @@ async function startWithEmbeddedDatabase(dataDir: string) {
       })
     ).status;
   await waitFor("the web server", async () => ((await ingest("first")) === 200 ? true : undefined), { ...SLOW, describe: svc.output });
-  return { svc, root: svc.child.pid ?? 0, pgPort, ingest };
+  return { svc, root: svc.child.pid ?? 0, env, pgPort, ingest };
 }
 
 describe("svc start as a supervisor", () => {
@@ -186,6 +186,33 @@ describe("svc start as a supervisor", () => {
       }
     }, 180_000);
   }
+
+  it("stops its embedded PostgreSQL when the supervisor's whole process group is killed with -9, and starts again on the same data", async () => {
+    const dataDir = await makeDataDir();
+    try {
+      const first = await startWithEmbeddedDatabase(dataDir);
+      const supervisor = await waitFor("the supervisor", () => processRunning(first.root, "--as-supervisor"), SLOW);
+      const postgres = await waitFor("the embedded PostgreSQL", () => processRunning(first.root, `-p ${first.pgPort}`), SLOW);
+      const processes = (await descendants(first.root)).map((process) => process.pid);
+
+      // Nothing of the supervisor's runs after this: no 'exit' handler, no shutdown order.
+      process.kill(-supervisor, "SIGKILL");
+      await first.svc.exited;
+      await waitFor("the embedded PostgreSQL to stop", () => (!isAlive(postgres) ? true : undefined), { timeoutMs: 30_000 });
+      await waitFor("every process of svc to be gone", () => (processes.every((pid) => !isAlive(pid)) ? true : undefined), { timeoutMs: 30_000 });
+
+      // Its own server (not one left over from the first run), on data that was shut down cleanly.
+      const second = run(process.execPath, [svcEntry, "start"], first.env);
+      await waitFor("the embedded PostgreSQL and the worker", () => (supervisorLine(second.output(), { msg: "embedded PostgreSQL running" }) >= 0 && second.output().includes('"msg":"consuming jobs"') ? true : undefined), {
+        ...SLOW,
+        describe: second.output,
+      });
+      second.child.kill("SIGTERM");
+      expect(await second.exited).toBe(0);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
 
   it("runs web and two workers apart on one database, and each exits 0 on SIGINT/SIGTERM (one under setsid) without a stack trace", async () => {
     const database = await createTestDatabase();
