@@ -55,12 +55,13 @@ export async function startEmbeddedPostgres(options: StartEmbeddedPostgresOption
   const failure = (reason: string, cause?: unknown) =>
     new Error(`Embedded PostgreSQL (data in ${options.dataDir}, port ${port}) did not start: ${reason}\n${recentLog.join("\n")}`, { cause });
 
+  let owner: PostgresUser;
   try {
     if (!isInitialised(dataDir)) await initialiseCluster({ dataDir, user, password, log });
+    owner = await postgresUser();
   } catch (error) {
     throw failure(error instanceof Error ? error.message : String(error), error);
   }
-  const owner = await postgresUser();
   const server = spawn(
     (await binaries()).postgres,
     ["-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "lc_messages=C", ...postgresFlags],
@@ -86,14 +87,15 @@ export async function startEmbeddedPostgres(options: StartEmbeddedPostgresOption
     await exited;
   };
 
+  // From the start: an owner that dies while the server starts up must not leave it behind either.
+  stopServerAtExit(server);
+  stopServerWhenOwnerDies(server, owner);
   try {
     await untilReady(server, exited, log);
   } catch (error) {
     await stop();
     throw failure(error instanceof Error ? error.message : String(error), error);
   }
-  stopServerAtExit(server);
-  stopServerWhenOwnerDies(server, owner);
 
   const credentials = `${encodeURIComponent(user)}:${encodeURIComponent(password)}`;
   return {
@@ -151,6 +153,7 @@ function stopServerAtExit(child: ChildProcess): void {
  * signals a process id the system has since given to another process.
  */
 function stopServerWhenOwnerDies(server: ChildProcess, owner: PostgresUser): void {
+  if (server.pid === undefined) return;
   const watcher = spawn("sh", ["-c", 'read -r _; kill -INT "$0"', String(server.pid)], {
     ...owner,
     detached: true,
