@@ -1,8 +1,12 @@
-import type { ApiKeyRole, Db, Tx } from "@svc/db";
+import { Prisma, executeSql, type ApiKeyRole, type Db, type Tx } from "@svc/db";
 import { CC_PAIR_NOT_FOUND, MAX_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
+import { endApiKeySessions } from "./admin-session-rows";
 import { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./api-key-cache";
 import { generateApiKeySecret } from "./api-key-secret";
+
+// The one writer of `api_key` and `api_key_scope`: keys are created with their scopes, revoked,
+// stamped when used (for record-api-key-use.ts), and lose the scope of a purged pair.
 
 export const apiKeyInfoSelect = {
   id: true,
@@ -95,7 +99,7 @@ export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<
     ApiKeyCache.evictEverywhere(existing.hashedKey);
     const revokedAt = existing.revokedAt ?? new Date();
     // Its console sessions end with it (authenticateAdminSession also checks the key itself).
-    await tx.adminSession.updateMany({ where: { apiKeyId: id, revokedAt: null }, data: { revokedAt } });
+    await endApiKeySessions(tx, id, revokedAt);
     return tx.apiKey.update({ where: { id }, data: { revokedAt }, select: apiKeyInfoSelect });
   });
   return toApiKeyInfo(row);
@@ -117,4 +121,18 @@ export async function removePairFromKeyScopes(tx: Tx, ccPairId: number): Promise
     SELECT pg_notify(${API_KEY_CHANGES_CHANNEL}, k.hashed_key)
     FROM api_key k JOIN api_key_scope s ON s.api_key_id = k.id WHERE s.cc_pair_id = ${ccPairId}`;
   await tx.$executeRaw`DELETE FROM api_key_scope WHERE cc_pair_id = ${ccPairId}`;
+}
+
+/**
+ * Stamps `last_used_at` of the keys, skipping those stamped within `intervalMs` (another process may
+ * have): record-api-key-use.ts calls it in the background.
+ */
+export async function stampApiKeysUsed(db: Db, apiKeyIds: number[], intervalMs: number): Promise<void> {
+  await executeSql(
+    db,
+    Prisma.sql`
+      UPDATE api_key SET last_used_at = now()
+      WHERE id = ANY(${apiKeyIds}::int[])
+        AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${intervalMs / 1000}))`,
+  );
 }
