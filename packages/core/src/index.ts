@@ -14,7 +14,7 @@ export { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./auth/api-key-cache";
 export { hashApiKey } from "./auth/api-key-secret";
 export { authenticateApiKey } from "./auth/authenticate-api-key";
 export { ApiKeyUseRecorder } from "./auth/record-api-key-use";
-export { countActiveApiKeys, createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from "./auth/manage-api-keys";
+export { countActiveApiKeys, createApiKey, listApiKeys, revokeApiKey } from "./auth/manage-api-keys";
 export { hashAdminSessionToken } from "./auth/admin-session-token";
 export { createAdminSession } from "./auth/create-admin-session";
 export { authenticateAdminSession } from "./auth/authenticate-admin-session";

@@ -1,4 +1,5 @@
 import { Prisma, executeSql, type ApiKeyRole, type Db, type Tx } from "@svc/db";
+import type { ApiKeySummary } from "@svc/schema";
 import { CC_PAIR_NOT_FOUND, MAX_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
 import { endApiKeySessions } from "./admin-session-rows";
@@ -19,18 +20,7 @@ export const apiKeyInfoSelect = {
   scopes: { select: { ccPairId: true }, orderBy: { ccPairId: "asc" } },
 } as const;
 
-export interface ApiKeyInfo {
-  id: number;
-  name: string;
-  role: ApiKeyRole;
-  displayPrefix: string;
-  ccPairIds: number[];
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
-
-function toApiKeyInfo(row: {
+function toApiKeySummary(row: {
   id: number;
   name: string;
   role: ApiKeyRole;
@@ -39,9 +29,9 @@ function toApiKeyInfo(row: {
   lastUsedAt: Date | null;
   revokedAt: Date | null;
   scopes: { ccPairId: number }[];
-}): ApiKeyInfo {
+}): ApiKeySummary {
   const { scopes, ...rest } = row;
-  return { ...rest, ccPairIds: scopes.map((scope) => scope.ccPairId) };
+  return { ...rest, scopeCcPairIds: scopes.map((scope) => scope.ccPairId) };
 }
 
 /** Creates a key and returns it in plain text: the only time it is ever visible. */
@@ -55,7 +45,7 @@ export async function createApiKey({
   name: string;
   role: ApiKeyRole;
   ccPairIds?: number[];
-}): Promise<{ key: string; apiKey: ApiKeyInfo }> {
+}): Promise<{ key: string; apiKey: ApiKeySummary }> {
   const uniquePairIds = [...new Set(ccPairIds)];
   if (uniquePairIds.length > 0) {
     const found = uniquePairIds.every((id) => id <= MAX_PAIR_ID)
@@ -74,12 +64,12 @@ export async function createApiKey({
     },
     select: apiKeyInfoSelect,
   });
-  return { key: secret.key, apiKey: toApiKeyInfo(row) };
+  return { key: secret.key, apiKey: toApiKeySummary(row) };
 }
 
-export async function listApiKeys({ db }: { db: Db }): Promise<ApiKeyInfo[]> {
+export async function listApiKeys({ db }: { db: Db }): Promise<ApiKeySummary[]> {
   const rows = await db.apiKey.findMany({ select: apiKeyInfoSelect, orderBy: { id: "asc" } });
-  return rows.map(toApiKeyInfo);
+  return rows.map(toApiKeySummary);
 }
 
 export async function countActiveApiKeys({ db }: { db: Db }): Promise<number> {
@@ -91,7 +81,7 @@ export async function countActiveApiKeys({ db }: { db: Db }): Promise<number> {
  * others (see ApiKeyCache), so the next request with it gets 401 everywhere; the console sessions
  * opened with it end in the same transaction.
  */
-export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<ApiKeyInfo> {
+export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<ApiKeySummary> {
   const row = await db.$transaction(async (tx) => {
     const existing = await tx.apiKey.findUnique({ where: { id }, select: { revokedAt: true, hashedKey: true } });
     if (!existing) throw new AppError("NOT_FOUND", `API key ${id} does not exist.`);
@@ -102,7 +92,7 @@ export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<
     await endApiKeySessions(tx, id, revokedAt);
     return tx.apiKey.update({ where: { id }, data: { revokedAt }, select: apiKeyInfoSelect });
   });
-  return toApiKeyInfo(row);
+  return toApiKeySummary(row);
 }
 
 /**
