@@ -7,7 +7,7 @@ import {
   OkSchema,
 } from "@svc/schema";
 import { z } from "zod";
-import { router, unscopedAdminProcedure } from "../init";
+import { acknowledge, router, unscopedAdminProcedure } from "../init";
 
 // Keys are managed by unscoped admins only (the command line's `svc keys …` is the operator's).
 export const keysRouter = router({
@@ -25,8 +25,5 @@ export const keysRouter = router({
   revoke: unscopedAdminProcedure
     .input(ApiKeyIdInputSchema)
     .output(OkSchema)
-    .mutation(async ({ ctx, input }) => {
-      await revokeApiKey({ db: ctx.db, id: input.id });
-      return { ok: true as const };
-    }),
+    .mutation(({ ctx, input }) => acknowledge(revokeApiKey({ db: ctx.db, id: input.id }))),
 });
