@@ -20,7 +20,7 @@ import {
   median,
   percentile,
   postgresCpuSeconds,
-  postIngestion,
+  postJson,
   processCpuSeconds,
   processMemory,
   ProcessGroup,
@@ -73,7 +73,7 @@ function buildDocuments(seed, prefix, count) {
 
 /** One ingestion; anything but a 200 fails the run. */
 async function post(agent, key, body) {
-  const { status, text } = await postIngestion(agent, PORT, key, body);
+  const { status, text } = await postJson({ agent, port: PORT, key, body });
   if (status !== 200) throw new Error(`ingestion answered ${status}: ${text.slice(0, 300)}`);
 }
 

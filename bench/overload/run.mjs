@@ -74,7 +74,7 @@ try {
       results.push({ status, latency });
       if (status === 200) accepted.push(id);
     };
-    postJson({ agent, port: PORT, path: "/api/svc-api/ingestion", headers: { authorization: `Bearer ${key}` }, body, timeoutMs: REQUEST_TIMEOUT_MS }, finish);
+    void postJson({ agent, port: PORT, key, body, timeoutMs: REQUEST_TIMEOUT_MS }).then(({ status }) => finish(status));
   }
 
   // The machine may be shared: its load before and after says how much of it svc had.
