@@ -5,6 +5,7 @@
 // the database, and the indexing queue must drain.
 //   pnpm build && node bench/overload/run.mjs     (env: DATABASE_URL, BENCH_RATE, BENCH_SECONDS, SVC_MAX_IN_FLIGHT,
 //   SVC_MAX_EVENT_LOOP_DELAY_MS, SVC_MAX_CONNECTIONS, …)
+import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import pg from "pg";
@@ -36,6 +37,8 @@ const processes = new ProcessGroup();
 // One database per run, dropped at the end: engineers sharing the machine may run this at once.
 const dbName = `svc_bench_overload_${process.pid}`;
 const PORT = await findFreePort();
+// Its own search index too: the checkout's default one belongs to the database `pnpm start` uses.
+const indexDir = mkdtempSync(path.join(os.tmpdir(), "svc-bench-overload-index-"));
 let client;
 try {
   await recreateDatabase(dbName);
@@ -43,7 +46,7 @@ try {
   const key = createAdminKey(url);
   const svc = processes.start("svc start", [path.join(root, "apps/cli/dist/svc.js"), "start"], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: url, PORT: String(PORT), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...process.env, DATABASE_URL: url, PORT: String(PORT), HOSTNAME: "127.0.0.1", SVC_INDEX_DIR: indexDir, NEXT_TELEMETRY_DISABLED: "1" },
   });
   const base = `http://127.0.0.1:${PORT}`;
   await waitUntil("svc to be ready (web, database, a worker heartbeat)", async () => (await fetch(`${base}/api/ready`)).ok, 120_000);
@@ -148,6 +151,7 @@ try {
   await client?.end().catch(() => undefined);
   await processes.stopAllAndWait();
   await dropDatabase(dbName).catch(() => undefined);
+  rmSync(indexDir, { recursive: true, force: true });
 }
 
 /** Where the web process's memory is after the load, from the V8 figures its GET /api/metrics serves. */
