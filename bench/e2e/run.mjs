@@ -120,7 +120,7 @@ async function measure(name, rate, run) {
         timing.accepted = performance.now();
         waiting.add(id);
       };
-      postJson({ agent, port: target.port, path: "/api/svc-api/ingestion", headers: target.headers, body, timeoutMs: REQUEST_TIMEOUT_MS }, finish);
+      void postJson({ agent, port: target.port, headers: target.headers, body, timeoutMs: REQUEST_TIMEOUT_MS }).then(({ status }) => finish(status));
     }
 
     // The poller: one query after another (a slow database slows the polls, not the load), in slices.

@@ -20,7 +20,7 @@ import {
   median,
   percentile,
   postgresCpuSeconds,
-  postIngestion,
+  postJson,
   processCpuSeconds,
   processMemory,
   ProcessGroup,
@@ -79,7 +79,7 @@ function buildDocuments(seed, prefix, count) {
  */
 async function post(agent, key, body) {
   for (let busy = 0; ; busy++) {
-    const { status, text } = await postIngestion(agent, PORT, key, body);
+    const { status, text } = await postJson({ agent, port: PORT, key, body });
     if (status === 200) return;
     if (status !== 429 || busy === MAX_BUSY_ANSWERS) throw new Error(`ingestion answered ${status}: ${text.slice(0, 300)}`);
     await new Promise((resolve) => setTimeout(resolve, BUSY_PAUSE_MS));

@@ -203,34 +203,6 @@ export function postgresCpuSeconds() {
 // ~2 KB documents, as the ingestion benchmarks send them.
 const PLANNING_NOTES = "Quarterly planning notes: the platform team ships the ingestion queue, the search team tunes ranking, and support documents the new workflow. ".repeat(13);
 
-/**
- * POSTs an ingestion body to the server on `port` over the keep-alive `agent` (node:http: a load
- * generator's own cost stays small next to fetch's), to the single call unless `requestPath` names
- * another; resolves with the status and the answer's text.
- */
-export function postIngestion(agent, port, key, body, requestPath = "/api/svc-api/ingestion") {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        agent,
-        host: "127.0.0.1",
-        port,
-        path: requestPath,
-        method: "POST",
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` },
-      },
-      (response) => {
-        const parts = [];
-        response.on("data", (part) => parts.push(part));
-        response.on("end", () => resolve({ status: response.statusCode, text: Buffer.concat(parts).toString() }));
-        response.on("error", reject);
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
-  });
-}
-
 /** The JSON body of one ingestion of a ~2 KB document with the given id. */
 export function planningNotesBody(id, sequence) {
   return JSON.stringify({
@@ -319,27 +291,39 @@ export function offerOpenLoop(rate, total, send) {
 }
 
 /**
- * POSTs a JSON body on a keep-alive agent; `finish` gets the status code once the answer has been read,
- * "timeout", or "error CODE" (ECONNRESET: a connection past SVC_MAX_CONNECTIONS, EADDRNOTAVAIL: no port left…).
+ * POSTs a JSON body to the server on `port` over the keep-alive `agent` (node:http: a load generator's
+ * own cost stays small next to fetch's), to the single ingestion call unless `path` names another, with
+ * `key` as the bearer key. Never rejects: resolves with the answer's status and text once it has been
+ * read, or with `status` "timeout" (after `timeoutMs`) or "error CODE" (ECONNRESET: a connection past
+ * SVC_MAX_CONNECTIONS, EADDRNOTAVAIL: no port left…) and an empty text.
  */
-export function postJson({ agent, port, path: requestPath, headers = {}, body, timeoutMs }, finish) {
-  const request = http.request(
-    {
-      agent,
-      host: "127.0.0.1",
-      port,
-      path: requestPath,
-      method: "POST",
-      timeout: timeoutMs,
-      headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-    },
-    (response) => {
-      response.resume();
-      response.on("end", () => finish(response.statusCode));
-      response.on("error", () => finish("error"));
-    },
-  );
-  request.on("timeout", () => request.destroy(new Error("timeout")));
-  request.on("error", (error) => finish(error.message === "timeout" ? "timeout" : `error ${error.code ?? error.message}`));
-  request.end(body);
+export function postJson({ agent, port, path: requestPath = "/api/svc-api/ingestion", key, headers = {}, body, timeoutMs }) {
+  return new Promise((resolve) => {
+    const failed = (status) => resolve({ status, text: "" });
+    const request = http.request(
+      {
+        agent,
+        host: "127.0.0.1",
+        port,
+        path: requestPath,
+        method: "POST",
+        timeout: timeoutMs,
+        headers: {
+          ...headers,
+          ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        },
+      },
+      (response) => {
+        const parts = [];
+        response.on("data", (part) => parts.push(part));
+        response.on("end", () => resolve({ status: response.statusCode, text: Buffer.concat(parts).toString() }));
+        response.on("error", () => failed("error"));
+      },
+    );
+    request.on("timeout", () => request.destroy(new Error("timeout")));
+    request.on("error", (error) => failed(error.message === "timeout" ? "timeout" : `error ${error.code ?? error.message}`));
+    request.end(body);
+  });
 }

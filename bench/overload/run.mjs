@@ -5,7 +5,7 @@
 // the database, and the indexing queue must drain.
 //   pnpm build && node bench/overload/run.mjs     (env: DATABASE_URL, BENCH_RATE, BENCH_SECONDS, SVC_MAX_IN_FLIGHT,
 //   SVC_MAX_EVENT_LOOP_DELAY_MS, SVC_MAX_CONNECTIONS, …)
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import pg from "pg";
@@ -39,6 +39,8 @@ const processes = new ProcessGroup();
 // One database per run, dropped at the end: engineers sharing the machine may run this at once.
 const dbName = `svc_bench_overload_${process.pid}`;
 const PORT = await findFreePort();
+// Its own search index too: the checkout's default one belongs to the database `pnpm start` uses.
+const indexDir = mkdtempSync(path.join(os.tmpdir(), "svc-bench-overload-index-"));
 let client;
 try {
   await recreateDatabase(dbName);
@@ -46,7 +48,7 @@ try {
   const key = createAdminKey(url);
   const svc = processes.start("svc start", [path.join(root, "apps/cli/dist/svc.js"), "start"], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: url, PORT: String(PORT), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...process.env, DATABASE_URL: url, PORT: String(PORT), HOSTNAME: "127.0.0.1", SVC_INDEX_DIR: indexDir, NEXT_TELEMETRY_DISABLED: "1" },
   });
   const base = `http://127.0.0.1:${PORT}`;
   await waitUntil("svc to be ready (web, database, a worker heartbeat)", async () => (await fetch(`${base}/api/ready`)).ok, 120_000);
@@ -77,7 +79,7 @@ try {
       results.push({ status, latency });
       if (status === 200) accepted.push(id);
     };
-    postJson({ agent, port: PORT, path: "/api/svc-api/ingestion", headers: { authorization: `Bearer ${key}` }, body, timeoutMs: REQUEST_TIMEOUT_MS }, finish);
+    void postJson({ agent, port: PORT, key, body, timeoutMs: REQUEST_TIMEOUT_MS }).then(({ status }) => finish(status));
   }
 
   // The machine may be shared: its load before and after says how much of it svc had.
@@ -162,6 +164,7 @@ try {
   await client?.end().catch(() => undefined);
   await processes.stopAllAndWait();
   await dropDatabase(dbName).catch(() => undefined);
+  rmSync(indexDir, { recursive: true, force: true });
 }
 
 /** A process's resident memory split into anonymous (heaps, V8 and native) and file-backed (code, mapped files). */

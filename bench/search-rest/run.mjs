@@ -31,7 +31,7 @@ import {
   describeMachine,
   median,
   percentile,
-  postIngestion,
+  postJson,
   processMemory,
   ProcessGroup,
   recreateDatabase,
@@ -151,7 +151,7 @@ async function ingestRange(port, key, random, first, count, pairIds) {
       while (next < end) {
         const { path: requestPath, body } = claim();
         for (;;) {
-          const { status, text } = await postIngestion(agent, port, key, body, requestPath);
+          const { status, text } = await postJson({ agent, port, path: requestPath, key, body });
           if (status === 429) {
             refused += 1;
             await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -429,7 +429,10 @@ async function measureSize(target) {
       log(`  built: ${JSON.stringify(build)}`);
       // Ingested last: they must still rank first.
       const agent = new http.Agent({ keepAlive: true });
-      for (const dominant of DOMINANT) await postIngestion(agent, port, adminKey, dominantBody(dominant, pairIds[0]));
+      for (const dominant of DOMINANT) {
+        const { status, text } = await postJson({ agent, port, key: adminKey, body: dominantBody(dominant, pairIds[0]) });
+        if (status !== 200) throw new Error(`ingestion answered ${status}: ${text.slice(0, 300)}`);
+      }
       agent.destroy();
       await waitForIndexed(targetDb);
       await waitForMerged(targetDb, indexDir);

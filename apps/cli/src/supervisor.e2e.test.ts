@@ -78,27 +78,37 @@ async function processRunning(root: number, commandPart: string): Promise<number
   return (await descendants(root)).find((process) => process.commandLine.includes(commandPart))?.pid;
 }
 
+/** A PostgreSQL data directory the embedded server's `postgres` user (when running as root) can reach. */
+async function makeDataDir(): Promise<string> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-supervise-"));
+  await chmod(dataDir, 0o755);
+  return dataDir;
+}
+
+/** `svc start` with its embedded PostgreSQL in `dataDir`, once it has printed the first admin key. */
+async function startWithEmbeddedDatabase(dataDir: string) {
+  const [port, pgPort] = [await findFreePort(), await findFreePort()];
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_EMBEDDED_PG_PORT: String(pgPort) };
+  delete env.DATABASE_URL;
+  const svc = run(process.execPath, [svcEntry, "start"], env);
+  const key = await waitFor("the first admin key", () => /^\s+(svc_\S+)$/m.exec(svc.output())?.[1], { ...SLOW, describe: svc.output });
+  const ingest = async (id: string) =>
+    (
+      await fetch(`http://127.0.0.1:${port}/api/svc-api/ingestion`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ document: { id, semantic_identifier: id, sections: [{ text: id }], metadata: {} } }),
+      })
+    ).status;
+  await waitFor("the web server", async () => ((await ingest("first")) === 200 ? true : undefined), { ...SLOW, describe: svc.output });
+  return { svc, root: svc.child.pid ?? 0, env, pgPort, ingest };
+}
+
 describe("svc start as a supervisor", () => {
   it("restarts a killed worker and a killed embedded PostgreSQL, and stops in order on SIGTERM with exit 0", async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-supervise-"));
-    // As root, the embedded server runs as the `postgres` user, which must be able to reach it.
-    await chmod(dataDir, 0o755);
+    const dataDir = await makeDataDir();
     try {
-      const [port, pgPort] = [await findFreePort(), await findFreePort()];
-      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_EMBEDDED_PG_PORT: String(pgPort) };
-      delete env.DATABASE_URL;
-      const svc = run(process.execPath, [svcEntry, "start"], env);
-      const root = svc.child.pid ?? 0;
-      const key = await waitFor("the first admin key", () => /^\s+(svc_\S+)$/m.exec(svc.output())?.[1], { ...SLOW, describe: svc.output });
-      const ingest = async (id: string) =>
-        (
-          await fetch(`http://127.0.0.1:${port}/api/svc-api/ingestion`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-            body: JSON.stringify({ document: { id, semantic_identifier: id, sections: [{ text: id }], metadata: {} } }),
-          })
-        ).status;
-      await waitFor("the web server", async () => ((await ingest("first")) === 200 ? true : undefined), { ...SLOW, describe: svc.output });
+      const { svc, root, pgPort, ingest } = await startWithEmbeddedDatabase(dataDir);
 
       const worker = await waitFor("the worker process", () => processRunning(root, "apps/worker/dist/main.js"), SLOW);
       process.kill(worker, "SIGKILL");
@@ -139,6 +149,66 @@ describe("svc start as a supervisor", () => {
       expect(order.every((index) => index >= 0)).toBe(true);
       expect([...order].sort((a, b) => a - b)).toEqual(order);
       await waitFor("every process of svc to be gone", () => (processes.every((pid) => !isAlive(pid)) ? true : undefined));
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    it(`stops web, worker, then the embedded PostgreSQL, and exits 0, when ${signal} reaches the supervisor's whole process group`, async () => {
+      const dataDir = await makeDataDir();
+      try {
+        const { svc, root, pgPort } = await startWithEmbeddedDatabase(dataDir);
+        await waitFor("the worker", () => (svc.output().includes('"msg":"consuming jobs"') ? true : undefined), { ...SLOW, describe: svc.output });
+        const supervisor = await waitFor("the supervisor", () => processRunning(root, "--as-supervisor"), SLOW);
+        const postgres = await waitFor("the embedded PostgreSQL", () => processRunning(root, `-p ${pgPort}`), SLOW);
+        const processes = (await descendants(root)).map((process) => process.pid);
+
+        // As `kill -- -PGID`, systemd's KillMode=control-group or a container runtime would: every
+        // process of the group at once, not only the supervisor.
+        process.kill(-supervisor, signal);
+        expect(await svc.exited).toBe(0);
+        const output = svc.output();
+        expect(output).not.toMatch(STACK_TRACE);
+        // Nobody saw the database go away under them (Prisma's "database system is shut down").
+        expect(logLines(output).filter((line) => Number(line.level) >= 50)).toEqual([]);
+        const order = [
+          { part: "web", msg: "web stopped" },
+          { part: "worker", msg: "worker stopped" },
+          { part: "postgres", msg: "PostgreSQL stopped" },
+        ].map((fields) => supervisorLine(output, fields));
+        expect(order.every((index) => index >= 0), output).toBe(true);
+        expect([...order].sort((a, b) => a - b)).toEqual(order);
+        await waitFor("every process of svc to be gone", () => (processes.every((pid) => !isAlive(pid)) ? true : undefined));
+        expect(processes).toContain(postgres);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    }, 180_000);
+  }
+
+  it("stops its embedded PostgreSQL when the supervisor's whole process group is killed with -9, and starts again on the same data", async () => {
+    const dataDir = await makeDataDir();
+    try {
+      const first = await startWithEmbeddedDatabase(dataDir);
+      const supervisor = await waitFor("the supervisor", () => processRunning(first.root, "--as-supervisor"), SLOW);
+      const postgres = await waitFor("the embedded PostgreSQL", () => processRunning(first.root, `-p ${first.pgPort}`), SLOW);
+      const processes = (await descendants(first.root)).map((process) => process.pid);
+
+      // Nothing of the supervisor's runs after this: no 'exit' handler, no shutdown order.
+      process.kill(-supervisor, "SIGKILL");
+      await first.svc.exited;
+      await waitFor("the embedded PostgreSQL to stop", () => (!isAlive(postgres) ? true : undefined), { timeoutMs: 30_000 });
+      await waitFor("every process of svc to be gone", () => (processes.every((pid) => !isAlive(pid)) ? true : undefined), { timeoutMs: 30_000 });
+
+      // Its own server (not one left over from the first run), on data that was shut down cleanly.
+      const second = run(process.execPath, [svcEntry, "start"], first.env);
+      await waitFor("the embedded PostgreSQL and the worker", () => (supervisorLine(second.output(), { msg: "embedded PostgreSQL running" }) >= 0 && second.output().includes('"msg":"consuming jobs"') ? true : undefined), {
+        ...SLOW,
+        describe: second.output,
+      });
+      second.child.kill("SIGTERM");
+      expect(await second.exited).toBe(0);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

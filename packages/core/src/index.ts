@@ -14,7 +14,7 @@ export { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./auth/api-key-cache";
 export { hashApiKey } from "./auth/api-key-secret";
 export { authenticateApiKey } from "./auth/authenticate-api-key";
 export { ApiKeyUseRecorder } from "./auth/record-api-key-use";
-export { countActiveApiKeys, createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from "./auth/manage-api-keys";
+export { countActiveApiKeys, createApiKey, listApiKeys, revokeApiKey } from "./auth/manage-api-keys";
 export { hashAdminSessionToken } from "./auth/admin-session-token";
 export { createAdminSession } from "./auth/create-admin-session";
 export { authenticateAdminSession } from "./auth/authenticate-admin-session";
@@ -22,14 +22,14 @@ export { endAdminSession } from "./auth/end-admin-session";
 
 // Connector-credential pairs.
 export { DEFAULT_CC_PAIR_ID } from "./model/default-pair";
-export { createCcPair, type NewCcPairIds } from "./connectors/create-cc-pair";
+export { createCcPair } from "./connectors/create-cc-pair";
+export type { NewCcPairIds } from "./indexing/cc-pair-rows";
 export { getCcPair } from "./connectors/get-cc-pair";
 export { getPairIndexingSummary } from "./documents/get-pair-indexing-summary";
 export { updateCcPair } from "./connectors/update-cc-pair";
 export { deleteCcPair } from "./connectors/delete-cc-pair";
 export { purgeCcPair } from "./connectors/purge-cc-pair";
-export { createFederatedConnector } from "./connectors/create-federated-connector";
-export { deleteFederatedConnector } from "./connectors/delete-federated-connector";
+export { createFederatedConnector, deleteFederatedConnector } from "./connectors/manage-federated-connectors";
 export { listIndexingStatus } from "./connectors/list-indexing-status";
 export { listIndexAttempts } from "./connectors/list-index-attempts";
 
@@ -67,7 +67,7 @@ export { getIndexRebuildStatus } from "./search-index/get-index-rebuild-status";
 export { cancelIndexRebuild } from "./indexing/cancel-index-rebuild";
 export { runIndexRebuild } from "./indexing/run-index-rebuild";
 export { summarizeIndexRebuild } from "./indexing/summarize-index-rebuild";
-export { purgeIndexGeneration } from "./search-index/purge-index-generation";
+export { purgeIndexGeneration } from "./indexing/purge-index-generation";
 export { closeSearchIndexAt, searchIndexAt, type SearchIndexOptions, type SearchIndexTables } from "./search-index/search-index-tables";
 export { ensureSearchIndex } from "./indexing/ensure-search-index";
 export { optimizeSearchIndex } from "./search-index/optimize-search-index";

@@ -15,9 +15,8 @@
  *    interactive transaction costs ~1 ms of client work per call there, several times the SQL
  *    (bench/RESULTS.md), and a named statement is planned once per connection.
  *
- * A table's writes belong in the core module that already writes those columns (ARCHITECTURE.md,
- * "The SQL layer", says which tables have one writer so far): add a write next to its siblings rather
- * than inline in a caller.
+ * Each table has one core module that writes it (ARCHITECTURE.md, "The SQL layer", names them): add
+ * a write next to its siblings there rather than inline in a caller.
  */
 import { Prisma } from "./generated/prisma/client";
 import { querySql, type Db, type DbOrTx, type SqlClient } from "./client";

@@ -1,7 +1,9 @@
 /**
- * Inputs and outputs of the admin console's tRPC procedures (apps/web/server/trpc). Where a REST
- * schema exists the procedures reuse it, snake_case wire shape and all; the console-only shapes here
- * are camelCase, and their dates travel as `Date` (the tRPC transformer is superjson).
+ * Inputs and outputs of the admin console's tRPC procedures (apps/web/server/trpc), and the shapes
+ * core returns for them. The rule (ARCHITECTURE.md, "Names on the wire and in the code"): a procedure
+ * that does what a REST endpoint does reuses that endpoint's schemas, snake_case wire shape and all;
+ * every shape here is console-only and camelCase, and its dates travel as `Date` (the tRPC
+ * transformer is superjson). A procedure passes core's result through, it never renames fields.
  */
 import { z } from "zod";
 import { ApiKeyRoleSchema } from "./api-key";
@@ -115,7 +117,8 @@ export type PairDocumentStatus = z.infer<typeof PairDocumentStatusSchema>;
 
 export const PairDocumentStatusPageSchema = z.object({
   documents: z.array(PairDocumentStatusSchema),
-  next_cursor: z.string().nullable(),
+  /** The cursor of the next page (the same encoding as the REST listing's `next_cursor`); null on the last page. */
+  nextCursor: z.string().nullable(),
 });
 export type PairDocumentStatusPage = z.infer<typeof PairDocumentStatusPageSchema>;
 
@@ -261,7 +264,8 @@ export type StartRebuildInput = z.infer<typeof StartRebuildInputSchema>;
 
 // ---- keys ----
 
-export const ConsoleApiKeySchema = z.object({
+/** A key as core lists it (the console and `svc keys list`): never the key itself, only its first characters. */
+export const ApiKeySummarySchema = z.object({
   id: z.int(),
   name: z.string(),
   role: ApiKeyRoleSchema,
@@ -271,7 +275,7 @@ export const ConsoleApiKeySchema = z.object({
   lastUsedAt: z.date().nullable(),
   revokedAt: z.date().nullable(),
 });
-export type ConsoleApiKey = z.infer<typeof ConsoleApiKeySchema>;
+export type ApiKeySummary = z.infer<typeof ApiKeySummarySchema>;
 
 export const CreateConsoleApiKeyInputSchema = z.object({
   name: z.string().trim().min(1),

@@ -32,10 +32,15 @@ export interface SearchHit {
   chunks: SearchHitChunk[];
 }
 
-interface ChunkMatch {
+/** What ranking reads of a chunk: enough to rank and group (see readShownChunks). */
+interface RankedChunk {
   chunk_id: string;
   document_id: string;
   chunk_index: number;
+  _score: number;
+}
+
+interface ChunkMatch extends RankedChunk {
   text: string;
   semantic_identifier: string;
   title: string | null;
@@ -44,13 +49,12 @@ interface ChunkMatch {
   link: string | null;
   image_file_id: string | null;
   doc_updated_at: Date | number;
-  _score: number;
 }
 
-const COLUMNS = [
+const RANK_COLUMNS = ["chunk_id", "document_id", "chunk_index", "_score"];
+/** What a shown chunk reads besides its rank. */
+const SHOWN_COLUMNS = [
   "chunk_id",
-  "document_id",
-  "chunk_index",
   "text",
   "semantic_identifier",
   "title",
@@ -59,7 +63,6 @@ const COLUMNS = [
   "link",
   "image_file_id",
   "doc_updated_at",
-  "_score",
 ];
 
 /**
@@ -150,74 +153,73 @@ function phraseCandidatesOf(
  * of every row (+100–300 ms), which is why an earlier version post-filtered the unfiltered ranking
  * first; a table made then gets the indexes at its next optimize.
  */
-async function runChunkQuery(
+async function runChunkQuery<Row extends RankedChunk = RankedChunk>(
   generation: GenerationTable,
   query: FullTextQuery,
   where: string | null,
   limit: number,
   budget: QueryBudget,
-  columns: readonly string[] = COLUMNS,
-): Promise<ChunkMatch[]> {
+  columns: readonly string[] = RANK_COLUMNS,
+): Promise<Row[]> {
   let builder = generation.table.query().fullTextSearch(query).select([...columns]).limit(limit);
   if (where !== null) builder = builder.where(where);
-  return (await budget.run((options) => builder.toArray(options))) as ChunkMatch[];
+  return (await budget.run((options) => builder.toArray(options))) as Row[];
 }
 
 /** Candidates a phrase query ranks per chunk of its page (see topByPhraseCandidates). */
 const PHRASE_WIDENING = 16;
-/** What the candidate pass reads of each candidate; the kept ones' other columns are read after. */
-const CANDIDATE_COLUMNS = ["chunk_id", "text", "_score"];
+/** How much deeper than the page's chunk window the search for a page document's further chunks looks. */
+const FURTHER_CHUNKS_WIDENING = 4;
+/** What the candidate pass reads of each candidate. */
+const CANDIDATE_COLUMNS = [...RANK_COLUMNS, "text"];
 
 /**
- * The best `limit` chunks of a query of phrases, from a bounded candidate pass: the top `limit ×
- * PHRASE_WIDENING` of its phrase-free form (one AND of the words: no positions read), kept when their
- * own text holds the phrases (findPhrases), then the kept rows' other columns by chunk id. The kept
- * rows, in order, are the exact ranking when at least `limit` were kept or the candidates were all
- * there is: every row holding the phrases matches the phrase-free form, ranked the same
- * (PhraseCandidates). Null when that does not settle it (too few kept, or a candidate findPhrases
- * cannot decide): the caller runs `main`. Why: LanceDB evaluates a phrase on every row holding its
- * words, also under a where-clause on chunk ids, so a phrase of two common words costs positions on
- * a few hundred thousand rows in `main` (bench/RESULTS.md).
+ * The best chunks of a query of phrases, from a bounded candidate pass: the top `limit × widening` of
+ * its phrase-free form (one AND of the words: no positions read), kept (at most `limit`) when their
+ * own text holds the phrases (findPhrases). The kept rows, in order, are the top of the exact ranking:
+ * every row holding the phrases matches the phrase-free form, ranked the same (PhraseCandidates). They
+ * are all of its top `limit` (`settled`) when `limit` were kept or the candidates were all there is.
+ * Null when a candidate findPhrases cannot decide: the caller runs `main`. Why: LanceDB evaluates a
+ * phrase on every row holding its words, also under a where-clause on chunk ids, so a phrase of two
+ * common words costs positions on a few hundred thousand rows in `main` (bench/RESULTS.md).
  */
 async function topByPhraseCandidates(
   generation: GenerationTable,
   query: ChunkQuery,
   where: string | null,
   limit: number,
+  widening: number,
   budget: QueryBudget,
-): Promise<ChunkMatch[] | null> {
+): Promise<{ rows: RankedChunk[]; settled: boolean } | null> {
   if (query.phraseCandidates === null || query.main === query.exact) return null;
-  const widened = limit * PHRASE_WIDENING;
-  const candidates = await runChunkQuery(generation, query.phraseCandidates.query, where, widened, budget, CANDIDATE_COLUMNS);
+  const widened = limit * widening;
+  const candidates = await runChunkQuery<RankedChunk & { text: string }>(
+    generation,
+    query.phraseCandidates.query,
+    where,
+    widened,
+    budget,
+    CANDIDATE_COLUMNS,
+  );
   const normalize = memoNormalize(generation.language.stem);
-  const kept: ChunkMatch[] = [];
+  const kept: RankedChunk[] = [];
   for (const row of candidates) {
     const holds = findPhrases(row.text, query.phraseCandidates.phrases, normalize);
     if (holds === null) return null;
-    if (holds) kept.push(row);
+    if (holds) kept.push({ chunk_id: row.chunk_id, document_id: row.document_id, chunk_index: row.chunk_index, _score: row._score * SCORE_SCALE });
     if (kept.length === limit) break;
   }
-  if (kept.length < limit && candidates.length === widened) return null;
-  if (kept.length === 0) return [];
-  const lookup = generation.table
-    .query()
-    .where(sqlIn("chunk_id", kept.map((row) => sqlString(row.chunk_id))))
-    .select(COLUMNS.filter((column) => column !== "_score"))
-    .limit(kept.length);
-  const rows = new Map(((await budget.run((options) => lookup.toArray(options))) as ChunkMatch[]).map((row) => [row.chunk_id, row]));
-  // A row deleted between the two reads is left out, as a search a moment later would leave it out.
-  return kept.flatMap((row) => {
-    const full = rows.get(row.chunk_id);
-    return full === undefined ? [] : [{ ...full, _score: row._score * SCORE_SCALE }];
-  });
+  return { rows: kept, settled: kept.length === limit || candidates.length < widened };
+}
+
+/** Ties in score are ordered by document and chunk, so a page is the same from one call to the next. */
+function byRank(a: RankedChunk, b: RankedChunk): number {
+  return b._score - a._score || a.document_id.localeCompare(b.document_id) || a.chunk_index - b.chunk_index;
 }
 
 /**
- * The best `limit` chunks passing `where`, best first, and whether fewer than `limit` matched (no
- * more to fetch). When a candidate of the fast query lacks a word, `query` switches to its exact form
- * for this and every later call (see toChunkQuery): one check per call, bounded by `limit`. The
- * candidates' own text is read first: when each holds every word as highlighting sees them (the
- * usual case), the check is skipped; only a doubt asks the index, whose tokenizer decides.
+ * The best `limit` chunks passing `where`, best first (ranked only: see readShownChunks), and whether
+ * fewer than `limit` matched (no more to fetch).
  */
 async function topChunks(
   generation: GenerationTable,
@@ -225,32 +227,104 @@ async function topChunks(
   where: string | null,
   limit: number,
   budget: QueryBudget,
-): Promise<{ rows: ChunkMatch[]; exhausted: boolean }> {
-  let rows =
-    (await topByPhraseCandidates(generation, query, where, limit, budget)) ??
-    (await runChunkQuery(generation, query.main, where, limit, budget));
+): Promise<{ rows: RankedChunk[]; exhausted: boolean }> {
+  const candidates = await topByPhraseCandidates(generation, query, where, limit, PHRASE_WIDENING, budget);
+  const rows = candidates?.settled === true ? candidates.rows : await runChunkQuery(generation, query.main, where, limit, budget);
+  rows.sort(byRank);
+  return { rows, exhausted: rows.length < limit };
+}
+
+/**
+ * The top of the ranking `limit` chunks deep, or less deep for a query of phrases: there the
+ * candidate pass's kept rows (the exact top, however many), with the candidates of one ranking round,
+ * so that a page's further chunks never run the phrase query itself.
+ */
+async function topChunksUpTo(
+  generation: GenerationTable,
+  query: ChunkQuery,
+  where: string | null,
+  limit: number,
+  budget: QueryBudget,
+): Promise<RankedChunk[]> {
+  const candidates = await topByPhraseCandidates(generation, query, where, limit, PHRASE_WIDENING / FURTHER_CHUNKS_WIDENING, budget);
+  return candidates !== null ? candidates.rows.sort(byRank) : (await topChunks(generation, query, where, limit, budget)).rows;
+}
+
+/** Most chunks of the page's documents read by mayHaveFurtherChunks; a longer read says yes. */
+const FURTHER_CHUNKS_READ = 256;
+
+/**
+ * Whether a chunk of `documents` outside their ranked `window` may match the query, read from the
+ * chunks' own text (every word, or every phrase, as findPhrases compares them; undecidable text says
+ * yes). When none may, the further-chunks query (a second ranking, the costliest step of a query of
+ * several common words) would find nothing and is skipped. Reads ids and text by document id (B-tree).
+ */
+async function mayHaveFurtherChunks(
+  generation: GenerationTable,
+  query: ChunkQuery,
+  documents: string[],
+  window: RankedChunk[],
+  budget: QueryBudget,
+): Promise<boolean> {
+  const lookup = generation.table
+    .query()
+    .where(sqlIn("document_id", documents.map(sqlString)))
+    .select(["chunk_id", "text"])
+    .limit(FURTHER_CHUNKS_READ);
+  const chunks = (await budget.run((options) => lookup.toArray(options))) as { chunk_id: string; text: string }[];
+  if (chunks.length === FURTHER_CHUNKS_READ) return true;
+  const ranked = new Set(window.map((row) => row.chunk_id));
+  const needed = query.phraseCandidates?.phrases ?? [...query.words].map((word) => [word]);
+  const normalize = memoNormalize(generation.language.stem);
+  return chunks.some((chunk) => !ranked.has(chunk.chunk_id) && findPhrases(chunk.text, needed, normalize) !== false);
+}
+
+/**
+ * The shown chunks' other columns (text, titles, links), read by chunk id once the page is known:
+ * ranking reads only what it ranks and groups by, so a search reads text for the few chunks it shows
+ * instead of every chunk it ranks. A row deleted between the two reads is left out, as a search a
+ * moment later would leave it out.
+ */
+async function readShownChunks(generation: GenerationTable, ranked: RankedChunk[], budget: QueryBudget): Promise<Map<string, ChunkMatch>> {
+  if (ranked.length === 0) return new Map();
+  const lookup = generation.table
+    .query()
+    .where(sqlIn("chunk_id", ranked.map((row) => sqlString(row.chunk_id))))
+    .select(SHOWN_COLUMNS)
+    .limit(ranked.length);
+  const rows = (await budget.run((options) => lookup.toArray(options))) as Omit<ChunkMatch, "document_id" | "chunk_index" | "_score">[];
+  const byId = new Map(rows.map((row) => [row.chunk_id, row]));
+  return new Map(
+    ranked.flatMap((row) => {
+      const shown = byId.get(row.chunk_id);
+      return shown === undefined ? [] : [[row.chunk_id, { ...shown, ...row }]];
+    }),
+  );
+}
+
+/**
+ * Whether a shown chunk lacks a query word, so that the fast query's AND was not exact (see
+ * toChunkQuery) and the search must run `exact`. The chunks' own text is read first: when each holds
+ * every word as highlighting sees them (the usual case), nothing is asked; only a doubt asks the
+ * index, whose tokenizer decides. Only the shown chunks matter: a document is on the page through
+ * its best chunk, which is shown, and a wrong row below the page moves nothing on it.
+ */
+async function lacksQueryWord(generation: GenerationTable, query: ChunkQuery, shown: ChunkMatch[], budget: QueryBudget): Promise<boolean> {
+  if (query.everyWord === null) return false;
   const stem = generation.language.stem;
-  const doubtful = rows.some((row) => {
+  const doubtful = shown.some((row) => {
     const held = highlightTerms([row.text], stem);
     return [...query.words].some((word) => !held.has(word));
   });
-  if (query.everyWord !== null && doubtful) {
-    const check = generation.table
-      .query()
-      .fullTextSearch(query.everyWord)
-      .where(sqlIn("chunk_id", rows.map((row) => sqlString(row.chunk_id))))
-      .select(["chunk_id", "_score"])
-      .limit(rows.length);
-    const matching = (await budget.run((options) => check.toArray(options))) as { chunk_id: string }[];
-    if (matching.length < rows.length) {
-      query.main = query.exact;
-      query.everyWord = null;
-      rows = await runChunkQuery(generation, query.main, where, limit, budget);
-    }
-  }
-  // Ties in score are ordered by document and chunk, so a page is the same from one call to the next.
-  rows.sort((a, b) => b._score - a._score || a.document_id.localeCompare(b.document_id) || a.chunk_index - b.chunk_index);
-  return { rows, exhausted: rows.length < limit };
+  if (!doubtful) return false;
+  const check = generation.table
+    .query()
+    .fullTextSearch(query.everyWord)
+    .where(sqlIn("chunk_id", shown.map((row) => sqlString(row.chunk_id))))
+    .select(["chunk_id", "_score"])
+    .limit(shown.length);
+  const matching = (await budget.run((options) => check.toArray(options))) as unknown[];
+  return matching.length < shown.length;
 }
 
 /**
@@ -290,8 +364,8 @@ class QueryBudget {
   }
 }
 
-function groupByDocument(rows: ChunkMatch[]): Map<string, ChunkMatch[]> {
-  const documents = new Map<string, ChunkMatch[]>();
+function groupByDocument(rows: RankedChunk[]): Map<string, RankedChunk[]> {
+  const documents = new Map<string, RankedChunk[]>();
   for (const row of rows) {
     const chunks = documents.get(row.document_id);
     if (chunks === undefined) documents.set(row.document_id, [row]);
@@ -307,7 +381,12 @@ function groupByDocument(rows: ChunkMatch[]): Map<string, ChunkMatch[]> {
  * matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
  * chunks. The top chunks are fetched in widening rounds until `limit` documents are among them (or
  * no more chunks match): the first `limit` distinct documents of the chunk ranking are exactly the
- * top `limit` documents. Documents whose other chunks were cut off get them in one second query.
+ * top `limit` documents. A document with fewer chunks in that window gets the further ones the same
+ * ranking holds within FURTHER_CHUNKS_WIDENING times the window, in one more query (skipped when no
+ * other chunk of theirs holds the query's words: mayHaveFurtherChunks): a query over the
+ * page's documents alone would be exact but costs every posting of the query's words (LanceDB walks
+ * them all under a narrow where-clause: ~150 ms for a common word at 1 M chunks, bench/RESULTS.md).
+ * Rounds read only ranks and ids; the shown chunks' text and fields are read once, at the end.
  *
  * `admit`, when given, is asked once about each candidate document and drops those it does not
  * return (the caller's system of record may know of a deletion the index has not applied yet);
@@ -340,7 +419,7 @@ export async function searchDocuments({
   const where = buildSearchFilter(access, filter);
 
   const verdicts = new Map<string, boolean>();
-  const admitted = async (rows: ChunkMatch[]): Promise<Map<string, ChunkMatch[]>> => {
+  const admitted = async (rows: RankedChunk[]): Promise<Map<string, RankedChunk[]>> => {
     const documents = groupByDocument(rows);
     const unknown = [...documents.keys()].filter((id) => !verdicts.has(id));
     if (admit !== undefined && unknown.length > 0) {
@@ -352,51 +431,59 @@ export async function searchDocuments({
     return documents;
   };
 
-  let fetch = limit * CHUNKS_PER_DOCUMENT;
-  let top = await topChunks(generation, chunkQuery, where, fetch, budget);
-  let found = await admitted(top.rows);
-  while (!top.exhausted && found.size < limit) {
-    fetch *= 4;
-    top = await topChunks(generation, chunkQuery, where, fetch, budget);
-    found = await admitted(top.rows);
-  }
-  const complete = top.exhausted;
-  const documents = [...found].slice(0, limit);
-
-  const short = complete ? [] : documents.filter(([, chunks]) => chunks.length < CHUNKS_PER_DOCUMENT).map(([id]) => id);
-  if (short.length > 0) {
-    // The chunks already ranked keep their place and score; one query over these documents alone only
-    // adds the ones below the cut. Access and filters are document-level (every chunk of a document
-    // carries the same values), so these documents passed them already and the query needs neither.
-    // Its limit bounds the work: a document with more matching chunks than that may show fewer than three.
-    const own = groupByDocument(
-      (await topChunks(generation, chunkQuery, sqlIn("document_id", short.map(sqlString)), short.length * CHUNKS_PER_DOCUMENT * 4, budget)).rows,
-    );
-    for (const entry of documents) {
-      const known = new Set(entry[1].map((chunk) => chunk.chunk_index));
-      entry[1] = [...entry[1], ...(own.get(entry[0]) ?? []).filter((chunk) => !known.has(chunk.chunk_index))];
+  const rankPage = async (): Promise<[string, RankedChunk[]][]> => {
+    let fetch = limit * CHUNKS_PER_DOCUMENT;
+    let top = await topChunks(generation, chunkQuery, where, fetch, budget);
+    let found = await admitted(top.rows);
+    while (!top.exhausted && found.size < limit) {
+      fetch *= 4;
+      top = await topChunks(generation, chunkQuery, where, fetch, budget);
+      found = await admitted(top.rows);
     }
+    const documents = [...found].slice(0, limit);
+    const short = documents.filter(([, chunks]) => chunks.length < CHUNKS_PER_DOCUMENT).map(([id]) => id);
+    if (!top.exhausted && short.length > 0 && (await mayHaveFurtherChunks(generation, chunkQuery, short, top.rows, budget))) {
+      const wider = groupByDocument(await topChunksUpTo(generation, chunkQuery, where, fetch * FURTHER_CHUNKS_WIDENING, budget));
+      // Both are the top of one ranking, so the longer list of a document holds the shorter one.
+      for (const entry of documents) {
+        const more = wider.get(entry[0]);
+        if (more !== undefined && more.length > entry[1].length) entry[1] = more;
+      }
+    }
+    return documents.map(([id, chunks]) => [id, chunks.slice(0, CHUNKS_PER_DOCUMENT)]);
+  };
+
+  let page = await rankPage();
+  let shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget);
+  if (await lacksQueryWord(generation, chunkQuery, [...shown.values()], budget)) {
+    chunkQuery.main = chunkQuery.exact;
+    chunkQuery.everyWord = null;
+    page = await rankPage();
+    shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget);
   }
 
   const terms = highlightTerms([...parsed.words, ...parsed.phrases], generation.language.stem);
-  return documents.map(([documentId, chunks]) => {
-    const best = chunks.slice(0, CHUNKS_PER_DOCUMENT);
-    const first = best[0] as ChunkMatch;
-    return {
-      documentId,
-      semanticIdentifier: first.semantic_identifier,
-      title: first.title,
-      source: first.source,
-      link: first.document_link,
-      score: first._score,
-      docUpdatedAt: new Date(first.doc_updated_at),
-      chunks: best.map((chunk) => ({
-        chunkIndex: chunk.chunk_index,
-        snippet: highlightSnippet(chunk.text, terms, generation.language.stem),
-        link: chunk.link,
-        imageFileId: chunk.image_file_id,
-        score: chunk._score,
-      })),
-    };
+  return page.flatMap(([documentId, ranked]) => {
+    const best = ranked.flatMap((row) => shown.get(row.chunk_id) ?? []);
+    const first = best[0];
+    if (first === undefined) return [];
+    return [
+      {
+        documentId,
+        semanticIdentifier: first.semantic_identifier,
+        title: first.title,
+        source: first.source,
+        link: first.document_link,
+        score: first._score,
+        docUpdatedAt: new Date(first.doc_updated_at),
+        chunks: best.map((chunk) => ({
+          chunkIndex: chunk.chunk_index,
+          snippet: highlightSnippet(chunk.text, terms, generation.language.stem),
+          link: chunk.link,
+          imageFileId: chunk.image_file_id,
+          score: chunk._score,
+        })),
+      },
+    ];
   });
 }

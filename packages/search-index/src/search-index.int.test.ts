@@ -158,6 +158,24 @@ describe("ranking and query syntax", () => {
       ["weak", 2],
     ]);
   });
+
+  it("fills the page with distinct documents, in score order, when one document holds all the top chunks", async () => {
+    // "big" has 40 chunks that each outrank every other document's; doc-i holds "omega" once in 10 + 10i words.
+    const generation = await generationWith([
+      ...Array.from({ length: 40 }, (_, i) => chunkRow("big", `omega omega omega ${i}`, { chunkIndex: i })),
+      ...Array.from({ length: 4 }, (_, i) => chunkRow(`doc-${i}`, `omega ${filler(10 + 10 * i, "w")}`)),
+    ]);
+    const hits = await searchDocuments({ generation, query: "omega", limit: 4, access: ALL });
+    expect(hits.map((h) => [h.documentId, h.chunks.length])).toEqual([
+      ["big", 3],
+      ["doc-0", 1],
+      ["doc-1", 1],
+      ["doc-2", 1],
+    ]);
+    const scores = hits.map((h) => h.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(hits[0]?.chunks[0]?.snippet).toContain("<mark>omega</mark>");
+  });
 });
 
 describe("access filter", () => {

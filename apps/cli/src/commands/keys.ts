@@ -6,7 +6,7 @@ import { printJson, printTable } from "../output/print-table";
 /** `svc keys create`: the new key is printed alone on the last line of stdout, for scripts. */
 export async function createKey(db: Db, options: { name: string; role: ApiKeyRole; scope?: number[] }): Promise<void> {
   const { key, apiKey } = await createApiKey({ db, name: options.name, role: options.role, ccPairIds: options.scope ?? [] });
-  const scope = apiKey.ccPairIds.length > 0 ? `, scoped to pairs ${apiKey.ccPairIds.join(",")}` : "";
+  const scope = apiKey.scopeCcPairIds.length > 0 ? `, scoped to pairs ${apiKey.scopeCcPairIds.join(",")}` : "";
   console.error(`Created API key ${apiKey.id} "${apiKey.name}" (${apiKey.role}${scope}). It is shown only once:`);
   console.log(key);
 }
@@ -21,7 +21,7 @@ export async function listKeys(db: Db, options: { json?: boolean }): Promise<voi
         name: key.name,
         role: key.role,
         prefix: key.displayPrefix,
-        cc_pair_ids: key.ccPairIds,
+        cc_pair_ids: key.scopeCcPairIds,
         created_at: key.createdAt.toISOString(),
         last_used_at: key.lastUsedAt?.toISOString() ?? null,
         revoked_at: key.revokedAt?.toISOString() ?? null,
@@ -37,7 +37,7 @@ export async function listKeys(db: Db, options: { json?: boolean }): Promise<voi
       `${key.displayPrefix}…`,
       key.role,
       key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : "active",
-      key.ccPairIds.length > 0 ? key.ccPairIds.join(",") : "all",
+      key.scopeCcPairIds.length > 0 ? key.scopeCcPairIds.join(",") : "all",
       key.lastUsedAt?.toISOString() ?? null,
       key.name,
     ]),

@@ -63,9 +63,15 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
     for (const { name, child, graceMs } of children) {
       log.info({ part: name }, `stopping ${name}`);
       await child.stop(graceMs);
+      log.info({ part: name }, `${name} stopped`);
     }
-    if (database?.embedded) log.info({ part: "postgres" }, "stopping PostgreSQL");
-    await database?.stop().catch((error: unknown) => log.error({ part: "postgres", err: messageOf(error) }, "PostgreSQL did not stop cleanly"));
+    if (database?.embedded) {
+      log.info({ part: "postgres" }, "stopping PostgreSQL");
+      await database.stop().then(
+        () => log.info({ part: "postgres" }, "PostgreSQL stopped"),
+        (error: unknown) => log.error({ part: "postgres", err: messageOf(error) }, "PostgreSQL did not stop cleanly"),
+      );
+    }
     process.exit(exitCode);
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));

@@ -12,7 +12,7 @@ import {
   type SearchIndexTables,
 } from "@svc/core";
 import type { Db } from "@svc/db";
-import { findJsonString, isUnstorableText } from "@svc/schema";
+import { findJsonString, isUnstorableText, type Ok } from "@svc/schema";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import superjson from "superjson";
@@ -110,6 +110,12 @@ const t = initTRPC.context<TrpcContext>().create({
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
+
+/** The answer of a mutation whose result the console does not read: `{ ok: true }` once it is done. */
+export async function acknowledge(work: Promise<unknown>): Promise<Ok> {
+  await work;
+  return { ok: true };
+}
 
 /**
  * Core functions throw AppError, and an unreachable database counts as one (toAppError); its tRPC

@@ -267,6 +267,9 @@ describe("the console's tables", () => {
     // The navigation opens and fits too.
     await page.getByRole("button", { name: "Toggle navigation" }).click();
     await page.getByRole("link", { name: /Connectors/ }).waitFor();
+    // The navbar slides in from the left: measured mid-slide (a loaded machine), it reads as cut.
+    const navbar = page.locator(".mantine-AppShell-navbar");
+    await waitFor("the navigation to finish sliding in", async () => (((await navbar.boundingBox())?.x ?? -1) >= 0 ? true : undefined));
     expect(await overflowing()).toEqual([]);
     expect(world.browser.pageErrors.map((error) => error.message)).toEqual([]);
   });

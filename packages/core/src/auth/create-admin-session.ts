@@ -1,4 +1,5 @@
 import type { Db } from "@svc/db";
+import { insertAdminSession } from "./admin-session-rows";
 import { generateAdminSessionToken } from "./admin-session-token";
 import type { ApiKeyCache } from "./api-key-cache";
 import { authenticateApiKeySecret } from "./authenticate-api-key";
@@ -32,6 +33,6 @@ export async function createAdminSession({
   requireRole(principal, CONNECTOR_ROLES);
   const { token, hashedToken } = generateAdminSessionToken();
   const expiresAt = new Date(now.getTime() + lifetimeMs);
-  await db.adminSession.create({ data: { hashedToken, apiKeyId: principal.apiKeyId, createdAt: now, expiresAt } });
+  await insertAdminSession(db, { hashedToken, apiKeyId: principal.apiKeyId, createdAt: now, expiresAt });
   return { token, expiresAt, lifetimeSeconds: Math.floor(lifetimeMs / 1000), principal };
 }

@@ -1,8 +1,13 @@
-import type { ApiKeyRole, Db, Tx } from "@svc/db";
+import { Prisma, executeSql, type ApiKeyRole, type Db, type Tx } from "@svc/db";
+import type { ApiKeySummary } from "@svc/schema";
 import { CC_PAIR_NOT_FOUND, MAX_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
+import { endApiKeySessions } from "./admin-session-rows";
 import { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./api-key-cache";
 import { generateApiKeySecret } from "./api-key-secret";
+
+// The one writer of `api_key` and `api_key_scope`: keys are created with their scopes, revoked,
+// stamped when used (for record-api-key-use.ts), and lose the scope of a purged pair.
 
 export const apiKeyInfoSelect = {
   id: true,
@@ -15,18 +20,7 @@ export const apiKeyInfoSelect = {
   scopes: { select: { ccPairId: true }, orderBy: { ccPairId: "asc" } },
 } as const;
 
-export interface ApiKeyInfo {
-  id: number;
-  name: string;
-  role: ApiKeyRole;
-  displayPrefix: string;
-  ccPairIds: number[];
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
-
-function toApiKeyInfo(row: {
+function toApiKeySummary(row: {
   id: number;
   name: string;
   role: ApiKeyRole;
@@ -35,9 +29,9 @@ function toApiKeyInfo(row: {
   lastUsedAt: Date | null;
   revokedAt: Date | null;
   scopes: { ccPairId: number }[];
-}): ApiKeyInfo {
+}): ApiKeySummary {
   const { scopes, ...rest } = row;
-  return { ...rest, ccPairIds: scopes.map((scope) => scope.ccPairId) };
+  return { ...rest, scopeCcPairIds: scopes.map((scope) => scope.ccPairId) };
 }
 
 /** Creates a key and returns it in plain text: the only time it is ever visible. */
@@ -51,7 +45,7 @@ export async function createApiKey({
   name: string;
   role: ApiKeyRole;
   ccPairIds?: number[];
-}): Promise<{ key: string; apiKey: ApiKeyInfo }> {
+}): Promise<{ key: string; apiKey: ApiKeySummary }> {
   const uniquePairIds = [...new Set(ccPairIds)];
   if (uniquePairIds.length > 0) {
     const found = uniquePairIds.every((id) => id <= MAX_PAIR_ID)
@@ -70,12 +64,12 @@ export async function createApiKey({
     },
     select: apiKeyInfoSelect,
   });
-  return { key: secret.key, apiKey: toApiKeyInfo(row) };
+  return { key: secret.key, apiKey: toApiKeySummary(row) };
 }
 
-export async function listApiKeys({ db }: { db: Db }): Promise<ApiKeyInfo[]> {
+export async function listApiKeys({ db }: { db: Db }): Promise<ApiKeySummary[]> {
   const rows = await db.apiKey.findMany({ select: apiKeyInfoSelect, orderBy: { id: "asc" } });
-  return rows.map(toApiKeyInfo);
+  return rows.map(toApiKeySummary);
 }
 
 export async function countActiveApiKeys({ db }: { db: Db }): Promise<number> {
@@ -87,7 +81,7 @@ export async function countActiveApiKeys({ db }: { db: Db }): Promise<number> {
  * others (see ApiKeyCache), so the next request with it gets 401 everywhere; the console sessions
  * opened with it end in the same transaction.
  */
-export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<ApiKeyInfo> {
+export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<ApiKeySummary> {
   const row = await db.$transaction(async (tx) => {
     const existing = await tx.apiKey.findUnique({ where: { id }, select: { revokedAt: true, hashedKey: true } });
     if (!existing) throw new AppError("NOT_FOUND", `API key ${id} does not exist.`);
@@ -95,10 +89,10 @@ export async function revokeApiKey({ db, id }: { db: Db; id: number }): Promise<
     ApiKeyCache.evictEverywhere(existing.hashedKey);
     const revokedAt = existing.revokedAt ?? new Date();
     // Its console sessions end with it (authenticateAdminSession also checks the key itself).
-    await tx.adminSession.updateMany({ where: { apiKeyId: id, revokedAt: null }, data: { revokedAt } });
+    await endApiKeySessions(tx, id, revokedAt);
     return tx.apiKey.update({ where: { id }, data: { revokedAt }, select: apiKeyInfoSelect });
   });
-  return toApiKeyInfo(row);
+  return toApiKeySummary(row);
 }
 
 /**
@@ -117,4 +111,18 @@ export async function removePairFromKeyScopes(tx: Tx, ccPairId: number): Promise
     SELECT pg_notify(${API_KEY_CHANGES_CHANNEL}, k.hashed_key)
     FROM api_key k JOIN api_key_scope s ON s.api_key_id = k.id WHERE s.cc_pair_id = ${ccPairId}`;
   await tx.$executeRaw`DELETE FROM api_key_scope WHERE cc_pair_id = ${ccPairId}`;
+}
+
+/**
+ * Stamps `last_used_at` of the keys, skipping those stamped within `intervalMs` (another process may
+ * have): record-api-key-use.ts calls it in the background.
+ */
+export async function stampApiKeysUsed(db: Db, apiKeyIds: number[], intervalMs: number): Promise<void> {
+  await executeSql(
+    db,
+    Prisma.sql`
+      UPDATE api_key SET last_used_at = now()
+      WHERE id = ANY(${apiKeyIds}::int[])
+        AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${intervalMs / 1000}))`,
+  );
 }

@@ -1,4 +1,5 @@
-import { Prisma, executeSql, type Db } from "@svc/db";
+import type { Db } from "@svc/db";
+import { stampApiKeysUsed } from "./manage-api-keys";
 
 /** A key's "last used" moves at most this often: the console shows it to the minute. */
 export const API_KEY_USE_INTERVAL_MS = 60_000;
@@ -10,8 +11,6 @@ export const API_KEY_USE_INTERVAL_MS = 60_000;
  * write, and a failed write (the database down) is dropped: the next use a minute later tries again.
  * The statement also skips keys another process stamped within the minute, so several web
  * processes write a busy key about once a minute between them.
- *
- * This module writes `last_used_at` of `api_key` (auth/manage-api-keys.ts writes the rest).
  */
 export class ApiKeyUseRecorder {
   private readonly recordedAt = new Map<number, number>();
@@ -57,13 +56,7 @@ export class ApiKeyUseRecorder {
     const ids = [...this.pending];
     this.pending.clear();
     try {
-      await executeSql(
-        this.db,
-        Prisma.sql`
-          UPDATE api_key SET last_used_at = now()
-          WHERE id = ANY(${ids}::int[])
-            AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${this.interval / 1000}))`,
-      );
+      await stampApiKeysUsed(this.db, ids, this.interval);
     } catch (error) {
       for (const id of ids) this.recordedAt.delete(id);
       this.options.onError?.(error);

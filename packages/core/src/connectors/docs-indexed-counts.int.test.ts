@@ -16,7 +16,7 @@ import { deleteCcPair } from "./delete-cc-pair";
 import { purgeCcPair } from "./purge-cc-pair";
 import { cancelIndexRebuild } from "../indexing/cancel-index-rebuild";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
-import { purgeIndexGeneration } from "../search-index/purge-index-generation";
+import { purgeIndexGeneration } from "../indexing/purge-index-generation";
 import { runIndexRebuild } from "../indexing/run-index-rebuild";
 import { startIndexRebuild } from "../search-index/start-index-rebuild";
 

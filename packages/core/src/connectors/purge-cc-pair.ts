@@ -1,7 +1,7 @@
 import type { Tx } from "@svc/db";
 import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { removePairFromKeyScopes } from "../auth/manage-api-keys";
-import { deleteCcPairRow, subtractDocsIndexed } from "../indexing/cc-pair-rows";
+import { deleteCcPairRows, unlinkPairDocuments } from "../indexing/cc-pair-rows";
 import { deleteUnlinkedDocuments } from "../indexing/document-rows";
 import { deletePairAttempts } from "../indexing/index-attempts";
 import { PURGE_BATCH_SIZE, type BatchedJobInput, type PurgeResult } from "../model/batched-job";
@@ -50,23 +50,16 @@ async function removeLinkBatch(tx: Tx, index: SearchIndexTables, ccPairId: numbe
   const ids = locked.map((row) => row.id);
   if (ids.length === 0) return { documentIds: 0, linksRemoved: 0, documentsDeleted: 0 };
 
-  const removed = await tx.$queryRaw<{ has_been_indexed: boolean }[]>`
-    DELETE FROM document_by_cc_pair WHERE cc_pair_id = ${ccPairId} AND document_id = ANY(${ids}::text[])
-    RETURNING has_been_indexed`;
-  const indexedRemoved = removed.filter((link) => link.has_been_indexed).length;
-  if (indexedRemoved > 0) {
-    await subtractDocsIndexed(tx, ccPairId, indexedRemoved);
-  }
+  const linksRemoved = await unlinkPairDocuments(tx, ccPairId, ids);
   // A new statement, so it sees every link committed before the locks above were granted.
   const deleted = await deleteUnlinkedDocuments(tx, ids);
   await removeIndexRows(tx, index, deleted);
-  return { documentIds: ids.length, linksRemoved: removed.length, documentsDeleted: deleted.length };
+  return { documentIds: ids.length, linksRemoved, documentsDeleted: deleted.length };
 }
 
 /** The last step, once no link is left: everything else of the pair, then the pair. */
 async function deletePairIfUnlinked(tx: Tx, ccPairId: number): Promise<boolean> {
-  const [pair] = await tx.$queryRaw<{ connector_id: number; credential_id: number }[]>`
-    SELECT connector_id, credential_id FROM connector_credential_pair WHERE id = ${ccPairId} FOR UPDATE`;
+  const [pair] = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM connector_credential_pair WHERE id = ${ccPairId} FOR UPDATE`;
   if (!pair) return true;
   const [linked] = await tx.$queryRaw<{ found: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM document_by_cc_pair WHERE cc_pair_id = ${ccPairId}) AS found`;
@@ -74,12 +67,6 @@ async function deletePairIfUnlinked(tx: Tx, ccPairId: number): Promise<boolean> 
 
   await removePairFromKeyScopes(tx, ccPairId);
   await deletePairAttempts(tx, ccPairId);
-  await deleteCcPairRow(tx, ccPairId);
-  await tx.$executeRaw`
-    DELETE FROM connector c WHERE c.id = ${pair.connector_id} AND c.id <> ${DEFAULT_CC_PAIR_ID}
-      AND NOT EXISTS (SELECT 1 FROM connector_credential_pair p WHERE p.connector_id = c.id)`;
-  await tx.$executeRaw`
-    DELETE FROM credential c WHERE c.id = ${pair.credential_id} AND c.id <> ${DEFAULT_CC_PAIR_ID}
-      AND NOT EXISTS (SELECT 1 FROM connector_credential_pair p WHERE p.credential_id = c.id)`;
+  await deleteCcPairRows(tx, ccPairId);
   return true;
 }

@@ -77,9 +77,9 @@ describe("failed documents", () => {
       ["bad-1", "failed", "chunk rejected"],
       ["bad-2", "failed", "chunk rejected"],
     ]);
-    expect(first.next_cursor).not.toBeNull();
+    expect(first.nextCursor).not.toBeNull();
     const second = await listPairDocumentStatuses({ db, principal: OPERATOR_PRINCIPAL, ccPairId: pair, status: "failed", limit: 2, afterId: "bad-2" });
-    expect(second).toMatchObject({ documents: [{ documentId: "bad-3" }], next_cursor: null });
+    expect(second).toMatchObject({ documents: [{ documentId: "bad-3" }], nextCursor: null });
     const queued = await listPairDocumentStatuses({ db, principal: OPERATOR_PRINCIPAL, ccPairId: pair, status: "queued", limit: 10, afterId: null });
     expect(queued.documents.map((document) => document.documentId)).toEqual(["waiting"]);
     const indexed = await listPairDocumentStatuses({ db, principal: OPERATOR_PRINCIPAL, ccPairId: pair, status: "indexed", limit: 10, afterId: null });

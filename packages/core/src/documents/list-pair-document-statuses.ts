@@ -45,5 +45,5 @@ export async function listPairDocumentStatuses({
     LIMIT ${limit + 1}`;
   const documents = rows.slice(0, limit);
   const last = documents.at(-1);
-  return { documents, next_cursor: rows.length > limit && last ? encodeDocumentCursor(last.documentId) : null };
+  return { documents, nextCursor: rows.length > limit && last ? encodeDocumentCursor(last.documentId) : null };
 }

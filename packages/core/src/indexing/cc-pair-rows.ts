@@ -1,23 +1,47 @@
-import { Prisma, executeSql, type AccessType, type AnyTx, type ConnectorCredentialPairStatus, type DbOrTx, type SqlClient, type Tx } from "@svc/db";
+import {
+  Prisma,
+  executeSql,
+  type AccessType,
+  type AnyTx,
+  type ConnectorCredentialPairStatus,
+  type DbOrTx,
+  type DocumentSource,
+  type SqlClient,
+  type Tx,
+} from "@svc/db";
+import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { servingAttemptSql } from "../search-index/index-generations";
 
 /**
- * The one writer of `connector_credential_pair`: its creation, name and deletion, its status through
- * named transitions (each a no-op from any other status, so calling one twice is safe), and its
- * `docs_indexed` count, kept exact by the transactions that change which links are indexed. Callers
- * hold the locks their transaction needs (the pair row: lockEditableCcPair, lockDocumentPairs), and
+ * The one writer of `connector_credential_pair` and of the `connector` and `credential` it joins
+ * (created with it, deleted with it), and of the links' indexed state (`document_by_cc_pair`: every
+ * write but ingestion's insert of a new link, which document-rows.ts makes in its upsert). The pair:
+ * its creation, name and deletion, its status through named transitions (each a no-op from any other
+ * status, so calling one twice is safe), and its `docs_indexed` count, kept exact by the statements
+ * that change which links are indexed. Callers hold the locks their transaction needs (the pair row:
+ * lockEditableCcPair, lockDocumentPairs; the documents of the links they remove), and
  * `last_attempt_status` is a copy of the pair's latest attempt (index-attempts.ts) taken after it changes.
  */
 
-/** A new pair of a connector and a credential; it starts as SCHEDULED. */
+/** The ids of a new pair and its connector and credential (the transports map them to the wire's CreatedCcPair). */
+export interface NewCcPairIds {
+  ccPairId: number;
+  connectorId: number;
+  credentialId: number;
+}
+
+/** A new connector, credential and the pair joining them; the pair starts as SCHEDULED. */
 export async function insertCcPair(
   tx: Tx,
-  { name, connectorId, credentialId, accessType }: { name: string; connectorId: number; credentialId: number; accessType: AccessType },
-): Promise<{ id: number }> {
-  return tx.connectorCredentialPair.create({
-    data: { name, connectorId, credentialId, accessType, status: "SCHEDULED" },
+  { name, source, accessType }: { name: string; source: DocumentSource; accessType: AccessType },
+): Promise<NewCcPairIds> {
+  const connector = await tx.connector.create({ data: { name, source }, select: { id: true } });
+  const credential = await tx.credential.create({ data: { name, source }, select: { id: true } });
+  const pair = await tx.connectorCredentialPair.create({
+    data: { name, connectorId: connector.id, credentialId: credential.id, accessType, status: "SCHEDULED" },
     select: { id: true },
   });
+  return { ccPairId: pair.id, connectorId: connector.id, credentialId: credential.id };
 }
 
 export async function renameCcPair(tx: Tx, ccPairId: number, name: string): Promise<void> {
@@ -123,13 +147,34 @@ export async function unlinkDocumentFromPairs(tx: Tx, documentId: string): Promi
       FROM removed r WHERE p.id = r.cc_pair_id AND r.has_been_indexed`;
 }
 
-/** The pair counts `indexedRemoved` documents less: a purge removed that many of its indexed links. */
-export async function subtractDocsIndexed(tx: Tx, ccPairId: number, indexedRemoved: number): Promise<void> {
-  await tx.$executeRaw`
+/**
+ * A purge's batch: removes the pair's links to the locked documents, and the pair counts the indexed
+ * ones less. Returns how many links went.
+ */
+export async function unlinkPairDocuments(tx: Tx, ccPairId: number, documentIds: string[]): Promise<number> {
+  const removed = await tx.$queryRaw<{ has_been_indexed: boolean }[]>`
+    DELETE FROM document_by_cc_pair WHERE cc_pair_id = ${ccPairId} AND document_id = ANY(${documentIds}::text[])
+    RETURNING has_been_indexed`;
+  const indexedRemoved = removed.filter((link) => link.has_been_indexed).length;
+  if (indexedRemoved > 0) {
+    await tx.$executeRaw`
       UPDATE connector_credential_pair SET docs_indexed = docs_indexed - ${indexedRemoved} WHERE id = ${ccPairId}`;
+  }
+  return removed.length;
 }
 
-/** The purge's last step: the pair row itself (its links, attempts and key scopes are gone by then). */
-export async function deleteCcPairRow(tx: Tx, ccPairId: number): Promise<void> {
-  await tx.$executeRaw`DELETE FROM connector_credential_pair WHERE id = ${ccPairId}`;
+/**
+ * The purge's last step: the pair row (its links, attempts and key scopes are gone by then), then its
+ * connector and credential unless another pair uses them (or they are the default pair's).
+ */
+export async function deleteCcPairRows(tx: Tx, ccPairId: number): Promise<void> {
+  const [pair] = await tx.$queryRaw<{ connector_id: number; credential_id: number }[]>`
+    DELETE FROM connector_credential_pair WHERE id = ${ccPairId} RETURNING connector_id, credential_id`;
+  if (!pair) return;
+  await tx.$executeRaw`
+    DELETE FROM connector c WHERE c.id = ${pair.connector_id} AND c.id <> ${DEFAULT_CC_PAIR_ID}
+      AND NOT EXISTS (SELECT 1 FROM connector_credential_pair p WHERE p.connector_id = c.id)`;
+  await tx.$executeRaw`
+    DELETE FROM credential c WHERE c.id = ${pair.credential_id} AND c.id <> ${DEFAULT_CC_PAIR_ID}
+      AND NOT EXISTS (SELECT 1 FROM connector_credential_pair p WHERE p.credential_id = c.id)`;
 }

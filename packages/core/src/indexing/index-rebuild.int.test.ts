@@ -11,7 +11,7 @@ import { testSearchIndex } from "../testing/test-search-index";
 import { createTestPair, ingestAndIndexTestDocuments } from "../testing/factories";
 import { cancelIndexRebuild } from "./cancel-index-rebuild";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
-import { purgeIndexGeneration } from "../search-index/purge-index-generation";
+import { purgeIndexGeneration } from "./purge-index-generation";
 import { runIndexRebuild } from "./run-index-rebuild";
 import { installPoisonTrigger, POISON, removePoisonTrigger } from "../testing/poison-chunks";
 import { startIndexRebuild } from "../search-index/start-index-rebuild";

@@ -1,6 +1,9 @@
-import { Prisma, executeSql, type AnyTx } from "@svc/db";
+import { Prisma, executeSql, selectSql, type AnyTx } from "@svc/db";
 import { buildChunks, type Chunk, type IndexableDocument } from "./build-chunks";
 import type { ChunkGeneration } from "../search-index/index-generations";
+
+// The one writer of `document_chunk`: indexing and a rebuild replace documents' chunks in the
+// generations they write; purge-index-generation.ts empties a retired or canceled generation.
 
 export interface DocumentChunks {
   documentId: string;
@@ -90,4 +93,33 @@ export function buildGenerationChunks(
     }
     return { generation, chunks };
   });
+}
+
+/**
+ * Deletes the chunks of the next `batchSize` documents (in id order, after `afterDocumentId`) of a
+ * generation nothing writes any more; `lastDocumentId` is null once none is left.
+ */
+export async function deleteGenerationChunkBatch(
+  tx: AnyTx,
+  generationId: number,
+  afterDocumentId: string,
+  batchSize: number,
+): Promise<{ deleted: number; lastDocumentId: string | null }> {
+  const [batch] = await selectSql<{ deleted: number; last_document_id: string | null }>(
+    tx,
+    Prisma.sql`
+      WITH documents AS (
+        SELECT DISTINCT document_id FROM (
+          SELECT c.document_id FROM document_chunk c
+          WHERE c.document_id > ${afterDocumentId} AND c.generation_id = ${generationId}
+          ORDER BY c.document_id LIMIT ${batchSize}
+        ) first_chunks
+      ), deleted AS (
+        DELETE FROM document_chunk c
+        WHERE c.document_id = ANY (ARRAY(SELECT document_id FROM documents)) AND c.generation_id = ${generationId}
+        RETURNING c.document_id
+      )
+      SELECT count(*)::int AS deleted, max(document_id) AS last_document_id FROM deleted`,
+  );
+  return { deleted: batch?.deleted ?? 0, lastDocumentId: batch?.last_document_id ?? null };
 }

@@ -39,7 +39,7 @@ import {
 } from "@svc/schema";
 import { z } from "zod";
 import { toCreatedCcPair } from "../../created-cc-pair";
-import { adminProcedure, router, sessionProcedure } from "../init";
+import { acknowledge, adminProcedure, router, sessionProcedure } from "../init";
 
 // Reads are open to every console user within the key's scope (core applies it); creating and
 // deleting pairs and federated connectors is for admins, as over REST; changing a pair needs a key
@@ -132,10 +132,7 @@ export const connectorsRouter = router({
   delete: adminProcedure
     .input(CcPairIdInputSchema)
     .output(OkSchema)
-    .mutation(async ({ ctx, input }) => {
-      await deleteCcPair({ db: ctx.db, boss: ctx.boss, principal: ctx.principal, ccPairId: input.ccPairId });
-      return { ok: true as const };
-    }),
+    .mutation(({ ctx, input }) => acknowledge(deleteCcPair({ db: ctx.db, boss: ctx.boss, principal: ctx.principal, ccPairId: input.ccPairId }))),
 
   createFederated: adminProcedure
     .input(CreateFederatedConnectorRequestSchema)

@@ -1,6 +1,6 @@
 import { deleteDocument, getDocumentWithChunks, retryDocumentIndexing, searchDocuments } from "@svc/core";
 import { DocumentIdInputSchema, DocumentWithChunksSchema, OkSchema, SearchRequestSchema, SearchResponseSchema } from "@svc/schema";
-import { router, sessionProcedure } from "../init";
+import { acknowledge, router, sessionProcedure } from "../init";
 
 // Same rules as the REST document endpoints, applied in core: a scoped key sees the documents of the
 // pairs it sees, and changes only documents all of whose pairs are its own.
@@ -20,16 +20,10 @@ export const documentsRouter = router({
   delete: sessionProcedure
     .input(DocumentIdInputSchema)
     .output(OkSchema)
-    .mutation(async ({ ctx, input }) => {
-      await deleteDocument({ db: ctx.db, index: ctx.index, principal: ctx.principal, documentId: input.documentId });
-      return { ok: true as const };
-    }),
+    .mutation(({ ctx, input }) => acknowledge(deleteDocument({ db: ctx.db, index: ctx.index, principal: ctx.principal, documentId: input.documentId }))),
 
   retry: sessionProcedure
     .input(DocumentIdInputSchema)
     .output(OkSchema)
-    .mutation(async ({ ctx, input }) => {
-      await retryDocumentIndexing({ db: ctx.db, boss: ctx.boss, principal: ctx.principal, documentId: input.documentId });
-      return { ok: true as const };
-    }),
+    .mutation(({ ctx, input }) => acknowledge(retryDocumentIndexing({ db: ctx.db, boss: ctx.boss, principal: ctx.principal, documentId: input.documentId }))),
 });

@@ -1,22 +1,17 @@
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from "@svc/core";
+import { createApiKey, listApiKeys, revokeApiKey } from "@svc/core";
 import {
   ApiKeyIdInputSchema,
-  ConsoleApiKeySchema,
+  ApiKeySummarySchema,
   CreateConsoleApiKeyInputSchema,
   CreatedConsoleApiKeySchema,
   OkSchema,
-  type ConsoleApiKey,
 } from "@svc/schema";
 import { z } from "zod";
-import { router, unscopedAdminProcedure } from "../init";
-
-function toConsoleApiKey({ ccPairIds, ...key }: ApiKeyInfo): ConsoleApiKey {
-  return { ...key, scopeCcPairIds: ccPairIds };
-}
+import { acknowledge, router, unscopedAdminProcedure } from "../init";
 
 // Keys are managed by unscoped admins only (the command line's `svc keys …` is the operator's).
 export const keysRouter = router({
-  list: unscopedAdminProcedure.output(z.array(ConsoleApiKeySchema)).query(async ({ ctx }) => (await listApiKeys({ db: ctx.db })).map(toConsoleApiKey)),
+  list: unscopedAdminProcedure.output(z.array(ApiKeySummarySchema)).query(({ ctx }) => listApiKeys({ db: ctx.db })),
 
   create: unscopedAdminProcedure
     .input(CreateConsoleApiKeyInputSchema)
@@ -30,8 +25,5 @@ export const keysRouter = router({
   revoke: unscopedAdminProcedure
     .input(ApiKeyIdInputSchema)
     .output(OkSchema)
-    .mutation(async ({ ctx, input }) => {
-      await revokeApiKey({ db: ctx.db, id: input.id });
-      return { ok: true as const };
-    }),
+    .mutation(({ ctx, input }) => acknowledge(revokeApiKey({ db: ctx.db, id: input.id }))),
 });

@@ -462,9 +462,9 @@ function Documents({ ccPairId, summary }: { ccPairId: number; summary: PairIndex
             <Button
               variant="default"
               size="xs"
-              disabled={!page.data.next_cursor}
+              disabled={!page.data.nextCursor}
               onClick={() => {
-                const next = page.data?.next_cursor;
+                const next = page.data?.nextCursor;
                 if (next) setCursors((list) => [...list, next]);
               }}
             >

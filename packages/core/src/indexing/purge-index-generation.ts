@@ -1,5 +1,6 @@
 import { PURGE_BATCH_SIZE, type BatchedJobInput, type PurgeResult } from "../model/batched-job";
-import type { SearchIndexTables } from "./search-index-tables";
+import type { SearchIndexTables } from "../search-index/search-index-tables";
+import { deleteGenerationChunkBatch } from "./write-generation-chunks";
 
 /** `purged` is false when the generation is not retired or canceled (or does not exist). */
 export type PurgeIndexGenerationResult = PurgeResult<"chunksDeleted">;
@@ -20,25 +21,13 @@ export async function purgeIndexGeneration(input: BatchedJobInput & { index: Sea
   let chunksDeleted = 0;
   let cursor = "";
   for (;;) {
-    const [batch] = await db.$queryRaw<{ deleted: number; last_document_id: string | null }[]>`
-      WITH documents AS (
-        SELECT DISTINCT document_id FROM (
-          SELECT c.document_id FROM document_chunk c
-          WHERE c.document_id > ${cursor} AND c.generation_id = ${generationId}
-          ORDER BY c.document_id LIMIT ${batchSize}
-        ) first_chunks
-      ), deleted AS (
-        DELETE FROM document_chunk c
-        WHERE c.document_id = ANY (ARRAY(SELECT document_id FROM documents)) AND c.generation_id = ${generationId}
-        RETURNING c.document_id
-      )
-      SELECT count(*)::int AS deleted, max(document_id) AS last_document_id FROM deleted`;
-    if (!batch?.last_document_id) {
+    const batch = await deleteGenerationChunkBatch(db, generationId, cursor, batchSize);
+    if (batch.lastDocumentId === null) {
       // Its table in the search index goes last: a run cut off before this point drops it next time.
       await index.drop(generationId);
       return { purged: true, chunksDeleted };
     }
     chunksDeleted += batch.deleted;
-    cursor = batch.last_document_id;
+    cursor = batch.lastDocumentId;
   }
 }

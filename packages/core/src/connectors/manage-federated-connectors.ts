@@ -1,0 +1,31 @@
+import type { Db } from "@svc/db";
+import type { FederatedConnectorId, FederatedConnectorSource } from "@svc/schema";
+import { AppError } from "../errors/app-error";
+import { isStoredId } from "./cc-pair-record";
+
+// The one writer of `federated_connector`: a federated connector searches its source live and
+// indexes nothing, so it is created and deleted and nothing else.
+
+/**
+ * Creates a federated connector. Without a name, the listing shows the source title-cased
+ * ("federated_slack" → "Federated Slack").
+ */
+export async function createFederatedConnector({
+  db,
+  source,
+  name = null,
+}: {
+  db: Db;
+  source: FederatedConnectorSource;
+  name?: string | null;
+}): Promise<FederatedConnectorId> {
+  const row = await db.federatedConnector.create({ data: { source, name }, select: { id: true } });
+  return { id: row.id };
+}
+
+/** Deletes a federated connector at once: it holds no documents, so there is nothing to clean up. */
+export async function deleteFederatedConnector({ db, id }: { db: Db; id: number }): Promise<FederatedConnectorId> {
+  const { count } = isStoredId(id) ? await db.federatedConnector.deleteMany({ where: { id } }) : { count: 0 };
+  if (count === 0) throw new AppError("NOT_FOUND", `Federated connector ${id} does not exist.`);
+  return { id };
+}
