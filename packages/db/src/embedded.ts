@@ -114,9 +114,11 @@ async function untilReady(server: ChildProcess, exited: Promise<string>, log: (m
     await new Promise<void>((resolve, reject) => {
       server.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
         log(chunk);
-        // The line may arrive split across chunks.
-        seen = (seen + chunk).slice(-READY_LINE.length * 2);
-        if (seen.includes(READY_LINE)) resolve();
+        // The line may arrive split across chunks, and a chunk may carry lines after it (a client's
+        // early "starting up" refusal, say): checked before the tail is trimmed.
+        const text = seen + chunk;
+        if (text.includes(READY_LINE)) resolve();
+        seen = text.slice(-READY_LINE.length);
       });
       void exited.then((cause) => reject(new Error(`the server exited (${cause})`)));
       deadline = setTimeout(() => reject(new Error(`not ready after ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
