@@ -10,7 +10,9 @@
 //
 // Options: --dir D (required), --documents N (how many documents the index holds: the corpus's count
 // printed by bench/search; re-indexed ids are drawn from them), --batches B (20), --batch-documents K
-// (50, the worker's batch), --seed S (23).
+// (50, the worker's batch), --seed S (23), --cache-mb M (LanceDB's index and metadata caches capped at
+// M MiB each, as the worker caps them with SVC_WORKER_INDEX_CACHE_MB / _METADATA_CACHE_MB; LanceDB's own
+// defaults when omitted).
 import { parseArgs } from "node:util";
 import { closeSearchIndex, openGenerationTable, openSearchIndex, replaceDocuments } from "@svc/search-index";
 import { percentile } from "../lib/harness.mjs";
@@ -23,6 +25,7 @@ const { values: options } = parseArgs({
     batches: { type: "string", default: "20" },
     "batch-documents": { type: "string", default: "50" },
     seed: { type: "string", default: "23" },
+    "cache-mb": { type: "string" },
   },
 });
 if (!options.dir || !options.documents) throw new Error("--dir and --documents are required");
@@ -56,7 +59,8 @@ function newVersion(number) {
   }));
 }
 
-const index = await openSearchIndex({ uri: options.dir });
+const cacheBytes = options["cache-mb"] === undefined ? undefined : Number(options["cache-mb"]) * 2 ** 20;
+const index = await openSearchIndex({ uri: options.dir, ...(cacheBytes === undefined ? {} : { cacheBytes: { index: cacheBytes, metadata: cacheBytes } }) });
 try {
   const generation = await openGenerationTable({ index, generationId: 1 });
   if (generation === null) throw new Error(`no generation 1 in ${options.dir}`);
