@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createApiKey } from "@svc/core";
+import { postTestIngestion, testIngestionBody } from "@svc/core/testing";
 import { createTestDatabase, findFreePort, waitFor, type WaitForOptions } from "@svc/db/testing";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -93,13 +94,7 @@ async function startWithEmbeddedDatabase(dataDir: string) {
   const svc = run(process.execPath, [svcEntry, "start"], env);
   const key = await waitFor("the first admin key", () => /^\s+(svc_\S+)$/m.exec(svc.output())?.[1], { ...SLOW, describe: svc.output });
   const ingest = async (id: string) =>
-    (
-      await fetch(`http://127.0.0.1:${port}/api/svc-api/ingestion`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ document: { id, semantic_identifier: id, sections: [{ text: id }], metadata: {} } }),
-      })
-    ).status;
+    (await postTestIngestion(`http://127.0.0.1:${port}`, key, testIngestionBody({ id, title: id, text: id }))).status;
   await waitFor("the web server", async () => ((await ingest("first")) === 200 ? true : undefined), { ...SLOW, describe: svc.output });
   return { svc, root: svc.child.pid ?? 0, env, pgPort, ingest };
 }
@@ -230,19 +225,11 @@ describe("svc start as a supervisor", () => {
       const { key } = await createApiKey({ db: database.db, name: "apart", role: "admin" });
       const ids = Array.from({ length: 20 }, (_, index) => `apart-${index}`);
       await waitFor("the web server", async () => {
-        const response = await fetch(`http://127.0.0.1:${port}/api/svc-api/ingestion`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ document: { id: "apart-probe", semantic_identifier: "probe", sections: [{ text: "probe" }], metadata: {} } }),
-        });
+        const response = await postTestIngestion(`http://127.0.0.1:${port}`, key, testIngestionBody({ id: "apart-probe", title: "probe", text: "probe" }));
         return response.status === 200 ? true : undefined;
       }, { ...SLOW, describe: web.output });
       for (const id of ids) {
-        const response = await fetch(`http://127.0.0.1:${port}/api/svc-api/ingestion`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ document: { id, semantic_identifier: id, sections: [{ text: `text of ${id}` }], metadata: {} } }),
-        });
+        const response = await postTestIngestion(`http://127.0.0.1:${port}`, key, testIngestionBody({ id, title: id }));
         expect(response.status).toBe(200);
       }
       await waitFor("every document indexed by the workers", async () => {

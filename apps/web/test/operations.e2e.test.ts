@@ -2,7 +2,7 @@
 // child process (decisions.md "Bulk ingestion, operations, client", "Limits and overload"; issue 12).
 import net from "node:net";
 import { createApiKey, recordWorkerHeartbeat } from "@svc/core";
-import { createTestJobQueue, ingestTestDocument, testIngestionBody, type TestJobQueue } from "@svc/core/testing";
+import { createTestJobQueue, ingestTestDocument, postTestIngestion, testIngestionBody, type TestJobQueue } from "@svc/core/testing";
 import { findFreePort, waitFor } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProductionServer, type ProductionServer } from "./production-server";
@@ -119,11 +119,7 @@ function stalledIngestion(app: { server: ProductionServer; adminKey: string }): 
 }
 
 function ingest(app: { server: ProductionServer; adminKey: string }, id: string): Promise<Response> {
-  return fetch(`${app.server.base}/api/svc-api/ingestion`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${app.adminKey}`, "content-type": "application/json" },
-    body: JSON.stringify(testIngestionBody({ id })),
-  });
+  return postTestIngestion(app.server.base, app.adminKey, testIngestionBody({ id }));
 }
 
 /** Ingests `id` again and again until the answer is a 429, and returns that answer. */
@@ -309,11 +305,7 @@ describe("ingestion while the event loop lags past SVC_MAX_EVENT_LOOP_DELAY_MS",
   /** A ~20 MB body of ten million numbers: parsing it holds the server's event loop for a while. */
   const stallingBody = `{"junk":[${"0,".repeat(10_000_000)}0]}`;
   async function sendStallingBody(): Promise<void> {
-    const response = await fetch(`${app.server.base}/api/svc-api/ingestion`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${app.adminKey}`, "content-type": "application/json" },
-      body: stallingBody,
-    });
+    const response = await postTestIngestion(app.server.base, app.adminKey, stallingBody);
     await response.arrayBuffer();
   }
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createApiKey, prepareDatabase } from "@svc/core";
-import { testIngestionBody } from "@svc/core/testing";
+import { postTestIngestion, testIngestionBody } from "@svc/core/testing";
 import { createDb, querySql } from "@svc/db";
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "@svc/db/embedded";
 import { waitFor } from "@svc/db/testing";
@@ -23,11 +23,7 @@ let key: string;
 
 /** One ingestion through the production server at `base`, with the file's admin key; the answer as it is. */
 function ingestAt(base: string, id: string): Promise<Response> {
-  return fetch(`${base}/api/svc-api/ingestion`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(testIngestionBody({ id, title: id })),
-  });
+  return postTestIngestion(base, key, testIngestionBody({ id, title: id }));
 }
 
 beforeAll(async () => {

@@ -2,7 +2,7 @@
 // production server: a query a client shapes (the listing's name filter scans every pair's name)
 // answers 503 with Retry-After when it runs too long, and stops on the server when the client leaves;
 // so does a search's PostgreSQL step.
-import { indexTestDocuments, testIngestionBody } from "@svc/core/testing";
+import { indexTestDocuments, postTestIngestion, testIngestionBody } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
 import { SearchResponseSchema } from "@svc/schema";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -76,11 +76,7 @@ it("cancels the running statement when the client disconnects", async () => {
 });
 
 it("cancels a search's running statement when the client disconnects", async () => {
-  const ingested = await fetch(`${app.base}/api/svc-api/ingestion`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${app.adminKey}`, "content-type": "application/json" },
-    body: JSON.stringify(testIngestionBody({ id: "cancel-search", text: "quillwort marsh survey" })),
-  });
+  const ingested = await postTestIngestion(app.base, app.adminKey, testIngestionBody({ id: "cancel-search", text: "quillwort marsh survey" }));
   expect(ingested.status).toBe(200);
   // The server's index is this test file's own: indexing here is what its worker would do.
   await indexTestDocuments(app.database.db, ["cancel-search"]);

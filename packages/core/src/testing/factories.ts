@@ -33,6 +33,18 @@ export function testIngestionBody({ id, text = `text of ${id}`, title = `Doc ${i
 }
 
 /**
+ * POSTs one ingestion to the svc serving at `base` (`http://host:port`; the /api prefix is added here)
+ * with a bearer `key`. `body` is a JSON value, or a string sent as it is. The answer as it is.
+ */
+export function postTestIngestion(base: string, key: string, body: unknown): Promise<Response> {
+  return fetch(`${base}/api/svc-api/ingestion`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/**
  * Ingests a document through core's ingestion (document and job committed together, as the REST route
  * does) and returns the job of the version it wrote, for a test that runs indexing itself.
  */

@@ -10,6 +10,7 @@ export {
   indexTestDocuments,
   ingestAndIndexTestDocuments,
   ingestTestDocument,
+  postTestIngestion,
   testIngestionBody,
   waitForIndexed,
   type TestDocument,
