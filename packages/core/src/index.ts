@@ -68,7 +68,7 @@ export { cancelIndexRebuild } from "./indexing/cancel-index-rebuild";
 export { runIndexRebuild } from "./indexing/run-index-rebuild";
 export { summarizeIndexRebuild } from "./indexing/summarize-index-rebuild";
 export { purgeIndexGeneration } from "./indexing/purge-index-generation";
-export { closeSearchIndexAt, searchIndexAt, type SearchIndexOptions, type SearchIndexTables } from "./search-index/search-index-tables";
+export { closeSearchIndexAt, searchIndexAt, type SearchIndexTables } from "./search-index/search-index-tables";
 export { ensureSearchIndex } from "./indexing/ensure-search-index";
 export { optimizeSearchIndex } from "./search-index/optimize-search-index";
 export { getIndexingHealth } from "./health/get-indexing-health";
