@@ -444,9 +444,11 @@ describe("memory", () => {
     try {
       await writeBatches(bounded, 900);
       await writeBatches(unbounded, 901);
-      // Two caches (index, metadata), each within its bound.
-      expect(Number(bounded.session.sizeBytes())).toBeLessThanOrEqual(2 * bound);
-      expect(Number(unbounded.session.sizeBytes())).toBeGreaterThan(2 * bound);
+      // Two caches (index, metadata), each within its bound. Their cache (moka) evicts after an insert,
+      // so at a given moment it may stand a little over (131,343 bytes against 131,072 seen here); a
+      // cache left to LanceDB's bounds held ~2.4 MB after the same writes.
+      expect(Number(bounded.session.sizeBytes())).toBeLessThanOrEqual(2 * bound * 1.1);
+      expect(Number(unbounded.session.sizeBytes())).toBeGreaterThan(4 * 2 * bound);
     } finally {
       closeSearchIndex(bounded);
       closeSearchIndex(unbounded);
