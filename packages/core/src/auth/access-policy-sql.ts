@@ -27,17 +27,23 @@ export function viewableDocumentSql(rule: AccessRule, document: string): Prisma.
     WHERE vl.document_id = ${alias(document)}.id AND ${viewablePairSql(rule, "vp")})`;
 }
 
-/** canFindDocument on the document row `document`. */
+/**
+ * canFindDocument on the document row `document`. The two link conditions (a public pair for a
+ * document without external_access, or one of the caller's pairs) are one EXISTS whose condition
+ * reads the document's own `is_public`: PostgreSQL can then only run it per document, through the
+ * link table's primary key. As two EXISTS, each correlated by the document id alone, the planner may
+ * run one as a hashed subplan instead, which reads every link of every public pair (the whole table
+ * on the bench corpus: ~10 ms at 100 k chunks, growing with the corpus) to admit ten documents
+ * (bench/RESULTS.md, "REST search: where svc's time went").
+ */
 export function findableDocumentSql(rule: AccessRule, document: string): Prisma.Sql {
   if (rule.allPairs) return Prisma.sql`TRUE`;
   const d = alias(document);
   return Prisma.sql`(
-    (${d}.is_public IS NULL AND EXISTS (
-      SELECT 1 FROM document_by_cc_pair fl JOIN connector_credential_pair fp ON fp.id = fl.cc_pair_id
-      WHERE fl.document_id = ${d}.id AND fp.access_type = 'public'))
-    OR ${d}.is_public = true
+    ${d}.is_public = true
     OR ${rule.email}::text = ANY(${d}.external_user_emails)
     OR ${d}.external_user_group_ids && ${[...rule.groupIds]}::text[]
-    OR EXISTS (SELECT 1 FROM document_by_cc_pair fo
-      WHERE fo.document_id = ${d}.id AND fo.cc_pair_id = ANY(${[...rule.pairIds]}::int[])))`;
+    OR EXISTS (SELECT 1 FROM document_by_cc_pair fl JOIN connector_credential_pair fp ON fp.id = fl.cc_pair_id
+      WHERE fl.document_id = ${d}.id
+        AND ((${d}.is_public IS NULL AND fp.access_type = 'public') OR fl.cc_pair_id = ANY(${[...rule.pairIds]}::int[]))))`;
 }
