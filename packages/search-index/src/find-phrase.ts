@@ -40,15 +40,7 @@ export function phraseWords(phrases: readonly string[], stem: (word: string) => 
   return words.map((list) => list.map((word) => normalizeWord(word, stem)));
 }
 
-/** normalizeWord with a memo, for one search's candidates. */
+/** normalizeWord for one stemmer (it remembers its words itself: see normalizeWord). */
 export function memoNormalize(stem: (word: string) => string): (word: string) => string {
-  const memo = new Map<string, string>();
-  return (word) => {
-    let normalized = memo.get(word);
-    if (normalized === undefined) {
-      normalized = normalizeWord(word, stem);
-      memo.set(word, normalized);
-    }
-    return normalized;
-  };
+  return (word) => normalizeWord(word, stem);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { highlightSnippet, highlightTerms, SNIPPET_MAX_WORDS } from "./highlight-snippet";
+import { highlightSnippet, highlightTerms, normalizeWord, SNIPPET_MAX_WORDS } from "./highlight-snippet";
 import { resolveTextSearchLanguage } from "./text-search-language";
 
 const { stem } = resolveTextSearchLanguage("english");
@@ -26,5 +26,15 @@ describe("highlightSnippet", () => {
     expect(highlightSnippet("searching search", highlightTerms(["search"], simple.stem), simple.stem)).toBe(
       "searching <mark>search</mark>",
     );
+  });
+
+  it("compares words the same way in each language, after it has seen more words than it remembers", () => {
+    const simple = resolveTextSearchLanguage("simple");
+    expect(normalizeWord("Searching", stem)).toBe("search");
+    expect(normalizeWord("Searching", simple.stem)).toBe("searching");
+    for (let i = 0; i < 60_000; i++) normalizeWord(`word${i}`, stem);
+    expect(normalizeWord("Searching", stem)).toBe("search");
+    expect(normalizeWord("Café", simple.stem)).toBe("cafe");
+    expect(highlightSnippet("Searching", highlightTerms(["search"], stem), stem)).toBe("<mark>Searching</mark>");
   });
 });

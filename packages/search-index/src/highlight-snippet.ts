@@ -10,15 +10,34 @@ function escapeHtml(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 }
 
+/** Most words normalizeWord remembers per stemmer; past it the memo starts over (a few MiB at most). */
+const NORMALIZED_WORDS_KEPT = 50_000;
+const normalizedByStemmer = new WeakMap<(word: string) => string, Map<string, string>>();
+
 /**
  * A word as highlighting compares it: lower-cased, stemmed, accents folded (the index folds to
  * ASCII too). Query words and text words go through the same steps, so a stemmed match ("searching"
- * for "search") is marked even where this stemmer and the index's differ in detail.
+ * for "search") is marked even where this stemmer and the index's differ in detail. Remembered per
+ * stemmer for the whole process: a search normalizes every word of the chunks it shows and of a
+ * phrase query's candidates (thousands), mostly words it has seen before, and the stemmer's regular
+ * expressions were the search's largest JavaScript cost (bench/RESULTS.md, "REST search: where
+ * svc's time went").
  */
 export function normalizeWord(word: string, stem: (word: string) => string): string {
-  return stem(word.toLowerCase())
-    .normalize("NFKD")
-    .replace(/\p{M}/gu, "");
+  let memo = normalizedByStemmer.get(stem);
+  if (memo === undefined) {
+    memo = new Map();
+    normalizedByStemmer.set(stem, memo);
+  }
+  let normalized = memo.get(word);
+  if (normalized === undefined) {
+    normalized = stem(word.toLowerCase())
+      .normalize("NFKD")
+      .replace(/\p{M}/gu, "");
+    if (memo.size >= NORMALIZED_WORDS_KEPT) memo.clear();
+    memo.set(word, normalized);
+  }
+  return normalized;
 }
 
 /** The normalized words of the query's positive terms (bare words and phrases). */

@@ -46,6 +46,8 @@ const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(" "),
 );
 const NO_STOP_WORDS: ReadonlySet<string> = new Set();
+/** `simple`'s stemmer: one function for the process, so normalizeWord's memo of it is shared. */
+const NO_STEM = (word: string): string => word;
 
 /**
  * The PostgreSQL text-search configurations the index can honour: LanceDB's tokenizer knows exactly
@@ -86,7 +88,7 @@ export function resolveTextSearchLanguage(textSearchConfig: string): TextSearchL
     return {
       textSearchConfig,
       ftsOptions: { language: "English", stem: false, removeStopWords: false },
-      stem: (word) => word,
+      stem: NO_STEM,
       stopWords: NO_STOP_WORDS,
     };
   }
