@@ -224,6 +224,25 @@ describe("the access rule in JS and in SQL", () => {
     );
   });
 
+  it("admits a search page through each candidate's own links, never by reading every link", async () => {
+    // Search admits a page's candidates by id (search-documents.ts). Written as two EXISTS, the rule
+    // let PostgreSQL hash every link of every public pair for it, a cost that grows with the corpus
+    // (bench/RESULTS.md, "REST search: where svc's time went"); the link conditions must stay per document.
+    const documents = Array.from({ length: 200 }, (_, index): GeneratedDocument => ({
+      isPublic: null,
+      externalUserEmails: [],
+      externalUserGroupIds: [],
+      pairIndexes: [index % ACCESS_TYPES.length],
+    }));
+    await storeDocuments(documents);
+    const rule: AccessRule = { allPairs: false, pairIds: [pairs[2]!.id], email: null, groupIds: [] };
+    const plan = await database.db.$queryRaw<{ "QUERY PLAN": string }[]>`
+      EXPLAIN SELECT d.id FROM document d WHERE d.id = ANY(${["doc-1", "doc-2", "doc-3"]}::text[]) AND ${findableDocumentSql(rule, "d")}`;
+    const text = plan.map((row) => row["QUERY PLAN"]).join("\n");
+    expect(text).not.toMatch(/hashed SubPlan/i);
+    expect(text).not.toMatch(/Seq Scan on document_by_cc_pair/);
+  });
+
   it("refuses an alias that is not a plain identifier", () => {
     expect(() => viewablePairSql({ allPairs: false, pairIds: [], email: null, groupIds: [] }, "p; DROP TABLE document")).toThrow();
     expect(Prisma.sql`${viewablePairSql({ allPairs: true }, "p")}`.sql).toBe("TRUE");
