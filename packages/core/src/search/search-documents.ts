@@ -1,4 +1,4 @@
-import { Prisma, withCancelOnAbort, type Db } from "@svc/db";
+import { Prisma, querySql, withCancelOnAbort, type Db } from "@svc/db";
 import { SEARCH_CHUNKS_PER_DOCUMENT, type DocumentSource, type SearchFilters, type SearchRequest, type SearchResponse } from "@svc/schema";
 import { searchDocuments as searchIndex, SearchIndexError, type GenerationTable, type SearchHit } from "@svc/search-index";
 import { searchAccessRule, searchIndexAccess, type AccessRule } from "../auth/access-policy";
@@ -61,13 +61,13 @@ export async function searchDocuments({
   const deadline = Date.now() + timeoutMs;
   const rule = searchAccessRule(principal, request.principal);
   try {
-    const [state] = await withCancelOnAbort(
-      db,
-      signal,
-      (tag) => db.$queryRaw<{ generation_id: number | null; public_pair_ids: number[] }[]>`${tag}
-        SELECT (SELECT id FROM index_generation WHERE status = 'current') AS generation_id,
-          ARRAY(SELECT id FROM connector_credential_pair WHERE access_type = 'public') AS public_pair_ids`,
-    );
+    // Raw pg on search's two statements: Prisma's client-side work per raw query (~0.5 ms, more under
+    // load) was a third of their cost. This one reads two small tables and needs no cancel on abort.
+    const [state] = await querySql<{ generation_id: number | null; public_pair_ids: number[] }>(db, {
+      name: "search-state",
+      text: `SELECT (SELECT id FROM index_generation WHERE status = 'current') AS generation_id,
+        ARRAY(SELECT id FROM connector_credential_pair WHERE access_type = 'public') AS public_pair_ids`,
+    });
     if (state?.generation_id == null) return { results: [] };
     const generationId = state.generation_id;
     const search = async (generation: GenerationTable) =>
@@ -119,13 +119,12 @@ async function admitDocuments(
   signal: AbortSignal | undefined,
 ): Promise<Set<string>> {
   const conditions = [findableDocumentSql(rule, "d"), ...filterConditions(filters)];
-  const rows = await withCancelOnAbort(
-    db,
-    signal,
-    (tag) => db.$queryRaw<{ id: string }[]>`${tag}
+  const rows = await withCancelOnAbort(db, signal, (tag) => {
+    const query = Prisma.sql`${tag}
       SELECT d.id FROM document d
-      WHERE d.id = ANY(${documentIds}::text[]) AND d.indexed_version IS NOT NULL AND ${Prisma.join(conditions, " AND ")}`,
-  );
+      WHERE d.id = ANY(${documentIds}::text[]) AND d.indexed_version IS NOT NULL AND ${Prisma.join(conditions, " AND ")}`;
+    return querySql<{ id: string }>(db, { text: query.text, values: query.values });
+  });
   return new Set(rows.map((row) => row.id));
 }
 
