@@ -42,6 +42,7 @@ import {
 } from "../lib/harness.mjs";
 import { closeSearchIndex, openGenerationTable, openSearchIndex } from "@svc/search-index";
 import { chunkText, createRandom, createVocabulary } from "../search/corpus.mjs";
+import { queryClasses, samplePhrases } from "./queries.mjs";
 
 const { values: options } = parseArgs({
   // `pnpm run x -- --flag` hands the `--` on; without this, every flag after it would be a positional.
@@ -227,36 +228,6 @@ function dominantBody({ id, words, repeat }, pairId) {
   return JSON.stringify({
     document: { id, semantic_identifier: words.join(" "), title: words.join(" "), source: "web", sections: [{ text }], metadata: {} },
     cc_pair_id: pairId,
-  });
-}
-
-/** The query classes of issue 19; each call draws a new query from the seeded generator. */
-function queryClasses(random, phrases) {
-  const between = (low, high) => low + Math.floor(random() * (high - low + 1));
-  const distinct = (count, low, high) => {
-    const words = new Set();
-    while (words.size < count) words.add(word(between(low, high)));
-    return [...words].join(" ");
-  };
-  return {
-    "one common word": () => word(between(0, 9)),
-    "one mid word": () => word(between(900, 1100)),
-    "one rare word": () => word(between(19_000, 21_000)),
-    "two common (AND)": () => distinct(2, 0, 19),
-    "five common (AND)": () => distinct(5, 0, 19),
-    "twenty common (AND)": () => distinct(20, 0, 49),
-    "quoted phrase": () => phrases[Math.floor(random() * phrases.length)],
-  };
-}
-
-/** Phrases that occur in the corpus: two neighbouring words of stored sections. */
-async function samplePhrases(db) {
-  const { rows } = await db.query(`
-    SELECT text FROM document_section WHERE document_id LIKE 'bench-doc-%' AND position = 3
-    ORDER BY document_id LIMIT 200`);
-  return rows.map((row) => {
-    const words = row.text.split(" ");
-    return `"${words[10]} ${words[11]}"`;
   });
 }
 
@@ -453,7 +424,7 @@ async function measureSize(target) {
     const rounds = [];
     for (let run = 0; run < RUNS; run += 1) {
       const random = createRandom(SEED + 100 + run);
-      const classes = queryClasses(random, phrases);
+      const classes = queryClasses(random, phrases, vocabulary);
       const round = {};
       for (const [name, makeQuery] of Object.entries(classes)) {
         // The same queries for every caller of a round: regenerate them from a copy of the seed.

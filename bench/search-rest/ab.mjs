@@ -1,0 +1,125 @@
+// bench/search-rest/ab.mjs: the same searches through REST against several builds of the web server,
+// alternated query by query on one corpus that run.mjs kept (--keep), so that a busy machine's load
+// falls on every build alike. Each build is a bundled server (apps/web/dist/server.js, or a copy of an
+// earlier build one directory below apps/web, e.g. apps/web/dist-base/server.js: the server finds
+// Next's build at `..`). Also checks that every build answers every query the same (ids, chunks,
+// snippets).
+//
+//   node bench/search-rest/ab.mjs --chunks 100000 --servers base=apps/web/dist-base/server.js,new=apps/web/dist/server.js
+//
+// Options: --chunks (the kept corpus's size: 100000 → svc_bench_search_rest_100k), --servers
+// name=path,... (paths from the repository root), --queries per class (30, after 3 warm-ups),
+// --classes (all; a comma list of names as printed), --seed (19, the corpus's).
+import { execFileSync } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { databaseUrl, describeMachine, findFreePort, percentile, ProcessGroup, root, waitForHttp } from "../lib/harness.mjs";
+import { createRandom, createVocabulary } from "../search/corpus.mjs";
+import { queryClasses, samplePhrases } from "./queries.mjs";
+
+const { values: options } = parseArgs({
+  args: process.argv.slice(2).filter((arg, index) => !(index === 0 && arg === "--")),
+  options: {
+    chunks: { type: "string", default: "100000" },
+    servers: { type: "string" },
+    queries: { type: "string", default: "30" },
+    classes: { type: "string" },
+    seed: { type: "string", default: "19" },
+  },
+});
+const QUERIES = Number(options.queries);
+const WARMUP = 3;
+const SEED = Number(options.seed);
+const target = Number(options.chunks);
+const label = target >= 1_000_000 ? `${target / 1_000_000}m` : `${Math.round(target / 1000)}k`;
+const url = databaseUrl(`svc_bench_search_rest_${label}`);
+const indexDir = path.join(os.tmpdir(), `svc-bench-search-rest-${label}`);
+const log = (message) => process.stderr.write(`${message}\n`);
+
+const db = new pg.Client({ connectionString: url });
+await db.connect();
+const pairIds = JSON.parse((await db.query("SELECT value FROM bench_meta WHERE key = 'pairs'")).rows[0].value);
+const phrases = await samplePhrases(db);
+await db.end();
+const cli = (args) =>
+  execFileSync(process.execPath, [path.join(root, "apps/cli/dist/svc.js"), ...args], {
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  })
+    .trim()
+    .split("\n")
+    .at(-1);
+const keys = {
+  admin: cli(["keys", "create", "--name", "bench-ab-admin", "--role", "admin"]),
+  // As run.mjs: a curator scoped to one private pair (public pairs' documents plus that pair's).
+  curator: cli(["keys", "create", "--name", "bench-ab-curator", "--role", "curator", "--scope", String(pairIds.at(-1))]),
+};
+
+Object.assign(process.env, { SVC_INDEX_DIR: indexDir, SVC_SEARCH_TIMEOUT_MS: "600000", SVC_STATEMENT_TIMEOUT_MS: "600000" });
+const processes = new ProcessGroup();
+const servers = [];
+for (const spec of options.servers.split(",")) {
+  const [name, file] = spec.split("=");
+  const port = await findFreePort();
+  const child = processes.start(name, [path.resolve(root, file)], {
+    cwd: path.join(root, "apps/web"),
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  servers.push({ name, base: `http://127.0.0.1:${port}`, child });
+}
+
+async function search(base, key, query) {
+  const response = await fetch(`${base}/api/svc-api/search`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ query, limit: 10 }),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`search ${JSON.stringify(query)} answered ${response.status}: ${text.slice(0, 200)}`);
+  return JSON.parse(text).results;
+}
+
+try {
+  for (const { base } of servers) await waitForHttp(`${base}/api/health`);
+  const random = createRandom(SEED + 100);
+  const classes = Object.entries(queryClasses(random, phrases, createVocabulary(SEED)));
+  const wanted = options.classes?.split(",");
+  console.log(`bench/search-rest/ab at ${label}, ${new Date().toISOString()}, ${describeMachine()}; ${QUERIES} queries a class, builds alternated; load ${os.loadavg()[0].toFixed(1)}`);
+  console.log(`\n| class | ${servers.flatMap(({ name }) => [`${name} admin p50 / p95 ms`, `${name} curator p50 / p95 ms`]).join(" | ")} | answers differ | load |`);
+  console.log(`|---|${servers.map(() => "---|---|").join("")}---|---|`);
+  for (const [name, makeQuery] of classes) {
+    const queries = Array.from({ length: QUERIES + WARMUP }, makeQuery);
+    if (wanted && !wanted.includes(name)) continue;
+    const times = new Map();
+    let differ = 0;
+    for (const [i, query] of queries.entries()) {
+      // Each query goes to every build in turn, in an order that alternates.
+      const order = i % 2 === 0 ? servers : [...servers].reverse();
+      for (const [keyName, key] of Object.entries(keys)) {
+        const answers = new Set();
+        for (const server of order) {
+          const started = performance.now();
+          const results = await search(server.base, key, query);
+          const elapsed = performance.now() - started;
+          answers.add(JSON.stringify(results.map((r) => [r.document_id, r.chunks.map((c) => [c.chunk_index, c.snippet])])));
+          if (i < WARMUP) continue;
+          const series = `${server.name} ${keyName}`;
+          times.set(series, [...(times.get(series) ?? []), elapsed]);
+        }
+        if (answers.size > 1) differ += 1;
+      }
+    }
+    const cell = (series) => {
+      const sorted = [...times.get(series)].sort((a, b) => a - b);
+      return `${percentile(sorted, 50).toFixed(1)} / ${percentile(sorted, 95).toFixed(1)}`;
+    };
+    const cells = servers.flatMap((server) => [cell(`${server.name} admin`), cell(`${server.name} curator`)]);
+    console.log(`| ${name} | ${cells.join(" | ")} | ${differ} | ${os.loadavg()[0].toFixed(1)} |`);
+  }
+} finally {
+  for (const { child } of servers) await processes.stop(child);
+  log("done");
+}

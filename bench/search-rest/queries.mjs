@@ -1,0 +1,35 @@
+// The query classes of bench/search-rest (issue 19), shared by run.mjs and ab.mjs.
+/**
+ * The query classes of issue 19 over the corpus's `vocabulary` (bench/search/corpus.mjs); each call
+ * draws a new query from the seeded generator.
+ */
+export function queryClasses(random, phrases, vocabulary) {
+  const word = (rank) => vocabulary.words[rank];
+  const between = (low, high) => low + Math.floor(random() * (high - low + 1));
+  const distinct = (count, low, high) => {
+    const words = new Set();
+    while (words.size < count) words.add(word(between(low, high)));
+    return [...words].join(" ");
+  };
+  return {
+    "one common word": () => word(between(0, 9)),
+    "one mid word": () => word(between(900, 1100)),
+    "one rare word": () => word(between(19_000, 21_000)),
+    "two common (AND)": () => distinct(2, 0, 19),
+    "five common (AND)": () => distinct(5, 0, 19),
+    "twenty common (AND)": () => distinct(20, 0, 49),
+    "quoted phrase": () => phrases[Math.floor(random() * phrases.length)],
+  };
+}
+
+/** Phrases that occur in the corpus: two neighbouring words of stored sections. */
+export async function samplePhrases(db) {
+  const { rows } = await db.query(`
+    SELECT text FROM document_section WHERE document_id LIKE 'bench-doc-%' AND position = 3
+    ORDER BY document_id LIMIT 200`);
+  return rows.map((row) => {
+    const words = row.text.split(" ");
+    return `"${words[10]} ${words[11]}"`;
+  });
+}
+
