@@ -3,7 +3,8 @@
 // falls on every build alike. Each build is a bundled server (apps/web/dist/server.js, or a copy of an
 // earlier build one directory below apps/web, e.g. apps/web/dist-base/server.js: the server finds
 // Next's build at `..`). Also checks that every build answers every query the same (ids, chunks,
-// snippets).
+// snippets), and reports each build's web process CPU time per search (user + system, all its threads:
+// LanceDB's included), which a busy machine's load does not inflate the way it does latency.
 //
 //   node bench/search-rest/ab.mjs --chunks 100000 --servers base=apps/web/dist-base/server.js,new=apps/web/dist/server.js
 //
@@ -15,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { databaseUrl, describeMachine, findFreePort, percentile, ProcessGroup, root, waitForHttp } from "../lib/harness.mjs";
+import { databaseUrl, describeMachine, findFreePort, percentile, processCpuSeconds, ProcessGroup, root, waitForHttp } from "../lib/harness.mjs";
 import { createRandom, createVocabulary } from "../search/corpus.mjs";
 import { queryClasses, samplePhrases } from "./queries.mjs";
 
@@ -84,16 +85,22 @@ async function search(base, key, query) {
 
 try {
   for (const { base } of servers) await waitForHttp(`${base}/api/health`);
+  // Each build's first searches (JIT, caches) would weigh on the first class's CPU figures.
+  const warmUp = Object.values(queryClasses(createRandom(SEED + 99), phrases, createVocabulary(SEED)));
+  for (const server of servers) for (const key of Object.values(keys)) for (const makeQuery of warmUp) await search(server.base, key, makeQuery());
   const random = createRandom(SEED + 100);
   const classes = Object.entries(queryClasses(random, phrases, createVocabulary(SEED)));
   const wanted = options.classes?.split(",");
   console.log(`bench/search-rest/ab at ${label}, ${new Date().toISOString()}, ${describeMachine()}; ${QUERIES} queries a class, builds alternated; load ${os.loadavg()[0].toFixed(1)}`);
-  console.log(`\n| class | ${servers.flatMap(({ name }) => [`${name} admin p50 / p95 ms`, `${name} curator p50 / p95 ms`]).join(" | ")} | answers differ | load |`);
-  console.log(`|---|${servers.map(() => "---|---|").join("")}---|---|`);
+  console.log(
+    `\n| class | ${servers.flatMap(({ name }) => [`${name} admin p50 / p95 ms`, `${name} curator p50 / p95 ms`, `${name} web CPU ms a search`]).join(" | ")} | answers differ | load |`,
+  );
+  console.log(`|---|${servers.map(() => "---|---|---|").join("")}---|---|`);
   for (const [name, makeQuery] of classes) {
     const queries = Array.from({ length: QUERIES + WARMUP }, makeQuery);
     if (wanted && !wanted.includes(name)) continue;
     const times = new Map();
+    const cpuBefore = servers.map(({ child }) => processCpuSeconds(child.pid));
     let differ = 0;
     for (const [i, query] of queries.entries()) {
       // Each query goes to every build in turn, in an order that alternates.
@@ -116,7 +123,9 @@ try {
       const sorted = [...times.get(series)].sort((a, b) => a - b);
       return `${percentile(sorted, 50).toFixed(1)} / ${percentile(sorted, 95).toFixed(1)}`;
     };
-    const cells = servers.flatMap((server) => [cell(`${server.name} admin`), cell(`${server.name} curator`)]);
+    const searches = queries.length * Object.keys(keys).length;
+    const cpuMs = servers.map(({ child }, index) => (((processCpuSeconds(child.pid) - cpuBefore[index]) * 1000) / searches).toFixed(1));
+    const cells = servers.flatMap((server, index) => [cell(`${server.name} admin`), cell(`${server.name} curator`), cpuMs[index]]);
     console.log(`| ${name} | ${cells.join(" | ")} | ${differ} | ${os.loadavg()[0].toFixed(1)} |`);
   }
 } finally {
