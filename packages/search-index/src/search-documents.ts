@@ -1,5 +1,6 @@
 import { BooleanQuery, MatchQuery, Occur, Operator, PhraseQuery, type FullTextQuery } from "@lancedb/lancedb";
 import { buildSearchFilter, type SearchAccess, type SearchFilter } from "./build-search-filter";
+import { parseChunkKey } from "./chunk-row";
 import type { GenerationTable } from "./generation-table";
 import { findPhrases, memoNormalize, phraseWords } from "./find-phrase";
 import { highlightSnippet, highlightTerms } from "./highlight-snippet";
@@ -51,7 +52,13 @@ interface ChunkMatch extends RankedChunk {
   doc_updated_at: Date | number;
 }
 
-const RANK_COLUMNS = ["chunk_id", "document_id", "chunk_index", "_score"];
+/**
+ * What ranking reads: the chunk's key and score. The key holds the document id and the chunk index
+ * (`<chunk_index>:<document_id>`, chunkKey), so ranking reads one column of each ranked row, not three
+ * (the rows' columns are read at random places: at 1 M chunks the three cost ~800 KB and ~250 reads
+ * for 120 rows; bench/RESULTS.md).
+ */
+const RANK_COLUMNS = ["chunk_id", "_score"];
 /** What a shown chunk reads besides its rank. */
 const SHOWN_COLUMNS = [
   "chunk_id",
@@ -167,17 +174,28 @@ function phraseCandidatesOf(
  * of every row (+100–300 ms), which is why an earlier version post-filtered the unfiltered ranking
  * first; a table made then gets the indexes at its next optimize.
  */
-async function runChunkQuery<Row extends RankedChunk = RankedChunk>(
+async function runChunkQuery<Extra extends object = object>(
   generation: GenerationTable,
   query: FullTextQuery,
   where: string | null,
   limit: number,
   budget: QueryBudget,
-  columns: readonly string[] = RANK_COLUMNS,
-): Promise<Row[]> {
-  let builder = generation.table.query().fullTextSearch(query).select([...columns]).limit(limit);
+  scale = 1,
+  extraColumns: readonly (keyof Extra & string)[] = [],
+): Promise<(RankedChunk & Extra)[]> {
+  let builder = generation.table
+    .query()
+    .fullTextSearch(query)
+    .select([...RANK_COLUMNS, ...extraColumns])
+    .limit(limit);
   if (where !== null) builder = builder.where(where);
-  return (await budget.run((options) => builder.toArray(options))) as Row[];
+  const rows = (await budget.run((options) => builder.toArray(options))) as (Extra & { chunk_id: string; _score: number })[];
+  return rows.map((row) => {
+    const { documentId, chunkIndex } = parseChunkKey(row.chunk_id);
+    const ranked: Record<string, unknown> = { chunk_id: row.chunk_id, document_id: documentId, chunk_index: chunkIndex, _score: row._score * scale };
+    for (const column of extraColumns) ranked[column] = row[column];
+    return ranked as RankedChunk & Extra;
+  });
 }
 
 /** Candidates a phrase query's candidate pass ranks per chunk of its ranking round (see topByPhraseCandidates). */
@@ -188,7 +206,7 @@ const PHRASE_WIDENING = 4;
  */
 const RANKING_DEPTH = 4;
 /** What the candidate pass reads of each candidate. */
-const CANDIDATE_COLUMNS = [...RANK_COLUMNS, "text"];
+const CANDIDATE_COLUMNS = ["text"] as const;
 
 /**
  * The best chunks of a query of phrases, from a bounded candidate pass: the top `limit × widening` of
@@ -212,12 +230,13 @@ async function topByPhraseCandidates(
 ): Promise<{ rows: RankedChunk[]; exhausted: boolean } | null> {
   if (query.phraseCandidates === null || query.main === query.exact) return null;
   const widened = limit * widening;
-  const candidates = await runChunkQuery<RankedChunk & { text: string }>(
+  const candidates = await runChunkQuery<{ text: string }>(
     generation,
     query.phraseCandidates.query,
     where,
     widened,
     budget,
+    SCORE_SCALE,
     CANDIDATE_COLUMNS,
   );
   const normalize = memoNormalize(generation.language.stem);
@@ -225,7 +244,7 @@ async function topByPhraseCandidates(
   for (const row of candidates) {
     const holds = findPhrases(row.text, query.phraseCandidates.phrases, normalize);
     if (holds === null) return null;
-    if (holds) kept.push({ chunk_id: row.chunk_id, document_id: row.document_id, chunk_index: row.chunk_index, _score: row._score * SCORE_SCALE });
+    if (holds) kept.push({ chunk_id: row.chunk_id, document_id: row.document_id, chunk_index: row.chunk_index, _score: row._score });
     if (kept.length === limit) break;
   }
   return { rows: kept.sort(byRank), exhausted: kept.length < limit && candidates.length < widened };
@@ -247,8 +266,7 @@ async function topChunks(
   limit: number,
   budget: QueryBudget,
 ): Promise<{ rows: RankedChunk[]; exhausted: boolean }> {
-  const rows = await runChunkQuery(generation, query.main, where, limit, budget);
-  if (query.mainScale !== 1) for (const row of rows) row._score *= query.mainScale;
+  const rows = await runChunkQuery(generation, query.main, where, limit, budget, query.mainScale);
   rows.sort(byRank);
   return { rows, exhausted: rows.length < limit };
 }
