@@ -85,6 +85,12 @@ export function chunkKey(row: Pick<ChunkRow, "documentId" | "chunkIndex">): stri
   return `${row.chunkIndex}:${row.documentId}`;
 }
 
+/** chunkKey's inverse: the index is everything before the first colon, the document id the rest. */
+export function parseChunkKey(chunkId: string): Pick<ChunkRow, "documentId" | "chunkIndex"> {
+  const colon = chunkId.indexOf(":");
+  return { documentId: chunkId.slice(colon + 1), chunkIndex: Number(chunkId.slice(0, colon)) };
+}
+
 /** The row's column values, by CHUNK_SCHEMA's column names. */
 function toStoredChunk(row: ChunkRow): Record<string, unknown> {
   return {

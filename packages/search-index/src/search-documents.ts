@@ -1,5 +1,6 @@
 import { BooleanQuery, MatchQuery, Occur, Operator, PhraseQuery, type FullTextQuery } from "@lancedb/lancedb";
 import { buildSearchFilter, type SearchAccess, type SearchFilter } from "./build-search-filter";
+import { parseChunkKey } from "./chunk-row";
 import type { GenerationTable } from "./generation-table";
 import { findPhrases, memoNormalize, phraseWords } from "./find-phrase";
 import { highlightSnippet, highlightTerms } from "./highlight-snippet";
@@ -51,7 +52,13 @@ interface ChunkMatch extends RankedChunk {
   doc_updated_at: Date | number;
 }
 
-const RANK_COLUMNS = ["chunk_id", "document_id", "chunk_index", "_score"];
+/**
+ * What ranking reads: the chunk's key and score. The key holds the document id and the chunk index
+ * (`<chunk_index>:<document_id>`, chunkKey), so ranking reads one column of each ranked row, not three
+ * (the rows' columns are read at random places: at 1 M chunks the three cost ~800 KB and ~250 reads
+ * for 120 rows; bench/RESULTS.md).
+ */
+const RANK_COLUMNS = ["chunk_id", "_score"];
 /** What a shown chunk reads besides its rank. */
 const SHOWN_COLUMNS = [
   "chunk_id",
@@ -71,6 +78,8 @@ const SHOWN_COLUMNS = [
  */
 interface ChunkQuery {
   main: FullTextQuery;
+  /** What `main`'s scores are multiplied by, so that every form scores a row as `exact`'s phrase form does (SCORE_SCALE). */
+  mainScale: number;
   everyWord: FullTextQuery | null;
   exact: FullTextQuery;
   /** The positive words as highlighting normalizes them (see topChunks). */
@@ -108,6 +117,10 @@ const SCORE_SCALE = 2;
  *    full evaluation. So the fast query runs first and `everyWord` (those Must clauses alone) checks
  *    its candidates, restricted to their ids: while no candidate fails, its ranking is exact (a row
  *    with every word scores the same in both); once one fails, the search switches to `exact`.
+ * A query of one phrase and nothing else is the PhraseQuery alone: LanceDB ranks it top-k like a
+ * word query (one common phrase at 1 M chunks: ~10 ms, against 100–500 ms for the BooleanQuery that
+ * evaluates the phrase on every row holding its words; bench/RESULTS.md), scoring a row the BM25
+ * sum of the phrase's words, half what the BooleanQuery adds up (mainScale makes them equal).
  */
 function toChunkQuery(parsed: ParsedSearchQuery, stem: (word: string) => string): ChunkQuery | null {
   const phraseWords = parsed.phrases.flatMap((phrase) => phrase.split(" "));
@@ -123,11 +136,19 @@ function toChunkQuery(parsed: ParsedSearchQuery, stem: (word: string) => string)
     ...exclusions,
   ];
   const eachWord = positive.map((word): [Occur, FullTextQuery] => [Occur.Must, new MatchQuery(word, "text", { operator: Operator.And })]);
-  return {
-    main: clauses.length === 0 ? scored : new BooleanQuery([[Occur.Must, scored], ...clauses]),
+  const common = {
     everyWord: positive.length > 1 ? new BooleanQuery(eachWord) : null,
     exact: new BooleanQuery([[Occur.Must, scored], ...eachWord, ...clauses]),
     words: highlightTerms(positive, stem),
+  };
+  const [onlyPhrase] = parsed.phrases;
+  if (onlyPhrase !== undefined && parsed.phrases.length === 1 && parsed.words.length === 0 && exclusions.length === 0) {
+    return { ...common, main: new PhraseQuery(onlyPhrase, "text"), mainScale: SCORE_SCALE, phraseCandidates: null };
+  }
+  return {
+    ...common,
+    main: clauses.length === 0 ? scored : new BooleanQuery([[Occur.Must, scored], ...clauses]),
+    mainScale: 1,
     phraseCandidates: phraseCandidatesOf(parsed, scored, exclusions, stem),
   };
 }
@@ -153,35 +174,51 @@ function phraseCandidatesOf(
  * of every row (+100–300 ms), which is why an earlier version post-filtered the unfiltered ranking
  * first; a table made then gets the indexes at its next optimize.
  */
-async function runChunkQuery<Row extends RankedChunk = RankedChunk>(
+async function runChunkQuery<Extra extends object = object>(
   generation: GenerationTable,
   query: FullTextQuery,
   where: string | null,
   limit: number,
   budget: QueryBudget,
-  columns: readonly string[] = RANK_COLUMNS,
-): Promise<Row[]> {
-  let builder = generation.table.query().fullTextSearch(query).select([...columns]).limit(limit);
+  scale = 1,
+  extraColumns: readonly (keyof Extra & string)[] = [],
+): Promise<(RankedChunk & Extra)[]> {
+  let builder = generation.table
+    .query()
+    .fullTextSearch(query)
+    .select([...RANK_COLUMNS, ...extraColumns])
+    .limit(limit);
   if (where !== null) builder = builder.where(where);
-  return (await budget.run((options) => builder.toArray(options))) as Row[];
+  const rows = (await budget.run((options) => builder.toArray(options))) as (Extra & { chunk_id: string; _score: number })[];
+  return rows.map((row) => {
+    const { documentId, chunkIndex } = parseChunkKey(row.chunk_id);
+    const ranked: Record<string, unknown> = { chunk_id: row.chunk_id, document_id: documentId, chunk_index: chunkIndex, _score: row._score * scale };
+    for (const column of extraColumns) ranked[column] = row[column];
+    return ranked as RankedChunk & Extra;
+  });
 }
 
-/** Candidates a phrase query ranks per chunk of its page (see topByPhraseCandidates). */
-const PHRASE_WIDENING = 16;
-/** How much deeper than the page's chunk window the search for a page document's further chunks looks. */
-const FURTHER_CHUNKS_WIDENING = 4;
+/** Candidates a phrase query's candidate pass ranks per chunk of its ranking round (see topByPhraseCandidates). */
+const PHRASE_WIDENING = 4;
+/**
+ * How much deeper than the page's chunk window (`limit × CHUNKS_PER_DOCUMENT`) a ranking round reads,
+ * so that the one round that finds the page's documents also holds their further chunks.
+ */
+const RANKING_DEPTH = 4;
 /** What the candidate pass reads of each candidate. */
-const CANDIDATE_COLUMNS = [...RANK_COLUMNS, "text"];
+const CANDIDATE_COLUMNS = ["text"] as const;
 
 /**
  * The best chunks of a query of phrases, from a bounded candidate pass: the top `limit × widening` of
  * its phrase-free form (one AND of the words: no positions read), kept (at most `limit`) when their
- * own text holds the phrases (findPhrases). The kept rows, in order, are the top of the exact ranking:
- * every row holding the phrases matches the phrase-free form, ranked the same (PhraseCandidates). They
- * are all of its top `limit` (`settled`) when `limit` were kept or the candidates were all there is.
- * Null when a candidate findPhrases cannot decide: the caller runs `main`. Why: LanceDB evaluates a
- * phrase on every row holding its words, also under a where-clause on chunk ids, so a phrase of two
- * common words costs positions on a few hundred thousand rows in `main` (bench/RESULTS.md).
+ * own text holds the phrases (findPhrases). The kept rows, best first, are the top of the exact
+ * ranking, however many: every row holding the phrases matches the phrase-free form, ranked the same
+ * (PhraseCandidates). `exhausted` when they are all the rows that match. Null when a candidate
+ * findPhrases cannot decide: the caller runs `main`. Why: LanceDB evaluates a phrase inside a
+ * BooleanQuery on every row holding its words, also under a where-clause on chunk ids, so a phrase of
+ * two common words costs positions on a few hundred thousand rows in `main` (bench/RESULTS.md). A
+ * query of one phrase alone does not come here: its `main` is the PhraseQuery alone, which LanceDB
+ * ranks top-k like a word query.
  */
 async function topByPhraseCandidates(
   generation: GenerationTable,
@@ -190,15 +227,16 @@ async function topByPhraseCandidates(
   limit: number,
   widening: number,
   budget: QueryBudget,
-): Promise<{ rows: RankedChunk[]; settled: boolean } | null> {
+): Promise<{ rows: RankedChunk[]; exhausted: boolean } | null> {
   if (query.phraseCandidates === null || query.main === query.exact) return null;
   const widened = limit * widening;
-  const candidates = await runChunkQuery<RankedChunk & { text: string }>(
+  const candidates = await runChunkQuery<{ text: string }>(
     generation,
     query.phraseCandidates.query,
     where,
     widened,
     budget,
+    SCORE_SCALE,
     CANDIDATE_COLUMNS,
   );
   const normalize = memoNormalize(generation.language.stem);
@@ -206,10 +244,10 @@ async function topByPhraseCandidates(
   for (const row of candidates) {
     const holds = findPhrases(row.text, query.phraseCandidates.phrases, normalize);
     if (holds === null) return null;
-    if (holds) kept.push({ chunk_id: row.chunk_id, document_id: row.document_id, chunk_index: row.chunk_index, _score: row._score * SCORE_SCALE });
+    if (holds) kept.push({ chunk_id: row.chunk_id, document_id: row.document_id, chunk_index: row.chunk_index, _score: row._score });
     if (kept.length === limit) break;
   }
-  return { rows: kept, settled: kept.length === limit || candidates.length < widened };
+  return { rows: kept.sort(byRank), exhausted: kept.length < limit && candidates.length < widened };
 }
 
 /** Ties in score are ordered by document and chunk, so a page is the same from one call to the next. */
@@ -218,8 +256,8 @@ function byRank(a: RankedChunk, b: RankedChunk): number {
 }
 
 /**
- * The best `limit` chunks passing `where`, best first (ranked only: see readShownChunks), and whether
- * fewer than `limit` matched (no more to fetch).
+ * The best `limit` chunks passing `where` by `main`, best first (ranked only: see readShownChunks),
+ * and whether fewer than `limit` matched (no more to fetch).
  */
 async function topChunks(
   generation: GenerationTable,
@@ -228,55 +266,9 @@ async function topChunks(
   limit: number,
   budget: QueryBudget,
 ): Promise<{ rows: RankedChunk[]; exhausted: boolean }> {
-  const candidates = await topByPhraseCandidates(generation, query, where, limit, PHRASE_WIDENING, budget);
-  const rows = candidates?.settled === true ? candidates.rows : await runChunkQuery(generation, query.main, where, limit, budget);
+  const rows = await runChunkQuery(generation, query.main, where, limit, budget, query.mainScale);
   rows.sort(byRank);
   return { rows, exhausted: rows.length < limit };
-}
-
-/**
- * The top of the ranking `limit` chunks deep, or less deep for a query of phrases: there the
- * candidate pass's kept rows (the exact top, however many), with the candidates of one ranking round,
- * so that a page's further chunks never run the phrase query itself.
- */
-async function topChunksUpTo(
-  generation: GenerationTable,
-  query: ChunkQuery,
-  where: string | null,
-  limit: number,
-  budget: QueryBudget,
-): Promise<RankedChunk[]> {
-  const candidates = await topByPhraseCandidates(generation, query, where, limit, PHRASE_WIDENING / FURTHER_CHUNKS_WIDENING, budget);
-  return candidates !== null ? candidates.rows.sort(byRank) : (await topChunks(generation, query, where, limit, budget)).rows;
-}
-
-/** Most chunks of the page's documents read by mayHaveFurtherChunks; a longer read says yes. */
-const FURTHER_CHUNKS_READ = 256;
-
-/**
- * Whether a chunk of `documents` outside their ranked `window` may match the query, read from the
- * chunks' own text (every word, or every phrase, as findPhrases compares them; undecidable text says
- * yes). When none may, the further-chunks query (a second ranking, the costliest step of a query of
- * several common words) would find nothing and is skipped. Reads ids and text by document id (B-tree).
- */
-async function mayHaveFurtherChunks(
-  generation: GenerationTable,
-  query: ChunkQuery,
-  documents: string[],
-  window: RankedChunk[],
-  budget: QueryBudget,
-): Promise<boolean> {
-  const lookup = generation.table
-    .query()
-    .where(sqlIn("document_id", documents.map(sqlString)))
-    .select(["chunk_id", "text"])
-    .limit(FURTHER_CHUNKS_READ);
-  const chunks = (await budget.run((options) => lookup.toArray(options))) as { chunk_id: string; text: string }[];
-  if (chunks.length === FURTHER_CHUNKS_READ) return true;
-  const ranked = new Set(window.map((row) => row.chunk_id));
-  const needed = query.phraseCandidates?.phrases ?? [...query.words].map((word) => [word]);
-  const normalize = memoNormalize(generation.language.stem);
-  return chunks.some((chunk) => !ranked.has(chunk.chunk_id) && findPhrases(chunk.text, needed, normalize) !== false);
 }
 
 /**
@@ -379,19 +371,20 @@ function groupByDocument(rows: RankedChunk[]): Map<string, RankedChunk[]> {
  * words must match, `"phrases"`, `-exclusions`), the access rule and filters as a where-clause the
  * index applies before the top-k cut (so a restricted caller's page is as full as the visible
  * matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
- * chunks. The top chunks are fetched in widening rounds until `limit` documents are among them (or
- * no more chunks match): the first `limit` distinct documents of the chunk ranking are exactly the
- * top `limit` documents. A document with fewer chunks in that window gets the further ones the same
- * ranking holds within FURTHER_CHUNKS_WIDENING times the window, in one more query (skipped when no
- * other chunk of theirs holds the query's words: mayHaveFurtherChunks): a query over the
- * page's documents alone would be exact but costs every posting of the query's words (LanceDB walks
- * them all under a narrow where-clause: ~150 ms for a common word at 1 M chunks, bench/RESULTS.md).
+ * chunks. The top chunks are fetched in widening rounds, each RANKING_DEPTH times the page's chunk
+ * window deep (`4 × 3 × limit` chunks first, then 4 times deeper), until `limit` documents are among
+ * them (or no more chunks match): the first `limit` distinct documents of the chunk ranking are
+ * exactly the top `limit` documents, and each brings its best chunks among those the round read (so
+ * one ranking query usually serves the page; a query over the page's documents alone would be exact
+ * but costs every posting of the query's words: LanceDB walks them all under a narrow where-clause,
+ * ~150 ms for a common word at 1 M chunks, bench/RESULTS.md).
  * Rounds read only ranks and ids; the shown chunks' text and fields are read once, at the end.
  *
- * `admit`, when given, is asked once about each candidate document and drops those it does not
- * return (the caller's system of record may know of a deletion the index has not applied yet);
- * dropped documents widen the fetch like any other shortfall, so they never shorten a page while
- * more matches exist. `deadline` (epoch ms) and `signal` bound the work (TIMEOUT, ABORTED).
+ * `admit`, when given, is asked about candidate documents in rank order, as many at a time as the
+ * page still needs (usually one call of `limit` ids), at most once about each, and drops those it
+ * does not return (the caller's system of record may know of a deletion the index has not applied
+ * yet); dropped documents make room for the next ones and widen the fetch like any other shortfall,
+ * so they never shorten a page while more matches exist. `deadline` (epoch ms) and `signal` bound the work (TIMEOUT, ABORTED).
  */
 export async function searchDocuments({
   generation,
@@ -419,36 +412,39 @@ export async function searchDocuments({
   const where = buildSearchFilter(access, filter);
 
   const verdicts = new Map<string, boolean>();
-  const admitted = async (rows: RankedChunk[]): Promise<Map<string, RankedChunk[]>> => {
+  /** The first `limit` admitted documents of `rows` (best first), each with its chunks among them. */
+  const admittedTop = async (rows: RankedChunk[]): Promise<[string, RankedChunk[]][]> => {
     const documents = groupByDocument(rows);
-    const unknown = [...documents.keys()].filter((id) => !verdicts.has(id));
-    if (admit !== undefined && unknown.length > 0) {
-      budget.check();
-      const kept = await admit(unknown);
-      for (const id of unknown) verdicts.set(id, kept.has(id));
+    const ids = [...documents.keys()];
+    const page: [string, RankedChunk[]][] = [];
+    for (let at = 0; at < ids.length && page.length < limit; at += 1) {
+      const id = ids[at] as string;
+      if (admit !== undefined && !verdicts.has(id)) {
+        // Asked in rank order, only as many as the page still needs: usually one call for the page.
+        const asked = ids.slice(at).filter((other) => !verdicts.has(other)).slice(0, limit - page.length);
+        budget.check();
+        const kept = await admit(asked);
+        for (const other of asked) verdicts.set(other, kept.has(other));
+      }
+      if (verdicts.get(id) !== false) page.push([id, documents.get(id) as RankedChunk[]]);
     }
-    for (const id of documents.keys()) if (verdicts.get(id) === false) documents.delete(id);
-    return documents;
+    return page;
   };
 
   const rankPage = async (): Promise<[string, RankedChunk[]][]> => {
-    let fetch = limit * CHUNKS_PER_DOCUMENT;
+    let fetch = limit * CHUNKS_PER_DOCUMENT * RANKING_DEPTH;
+    const candidates = await topByPhraseCandidates(generation, chunkQuery, where, fetch, PHRASE_WIDENING, budget);
+    if (candidates !== null) {
+      // The kept rows are the exact top of the ranking, maybe less deep than `fetch` (see topByPhraseCandidates).
+      const documents = await admittedTop(candidates.rows);
+      if (documents.length === limit || candidates.exhausted) return documents.map(([id, chunks]) => [id, chunks.slice(0, CHUNKS_PER_DOCUMENT)]);
+    }
     let top = await topChunks(generation, chunkQuery, where, fetch, budget);
-    let found = await admitted(top.rows);
-    while (!top.exhausted && found.size < limit) {
+    let documents = await admittedTop(top.rows);
+    while (!top.exhausted && documents.length < limit) {
       fetch *= 4;
       top = await topChunks(generation, chunkQuery, where, fetch, budget);
-      found = await admitted(top.rows);
-    }
-    const documents = [...found].slice(0, limit);
-    const short = documents.filter(([, chunks]) => chunks.length < CHUNKS_PER_DOCUMENT).map(([id]) => id);
-    if (!top.exhausted && short.length > 0 && (await mayHaveFurtherChunks(generation, chunkQuery, short, top.rows, budget))) {
-      const wider = groupByDocument(await topChunksUpTo(generation, chunkQuery, where, fetch * FURTHER_CHUNKS_WIDENING, budget));
-      // Both are the top of one ranking, so the longer list of a document holds the shorter one.
-      for (const entry of documents) {
-        const more = wider.get(entry[0]);
-        if (more !== undefined && more.length > entry[1].length) entry[1] = more;
-      }
+      documents = await admittedTop(top.rows);
     }
     return documents.map(([id, chunks]) => [id, chunks.slice(0, CHUNKS_PER_DOCUMENT)]);
   };
@@ -457,6 +453,7 @@ export async function searchDocuments({
   let shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget);
   if (await lacksQueryWord(generation, chunkQuery, [...shown.values()], budget)) {
     chunkQuery.main = chunkQuery.exact;
+    chunkQuery.mainScale = 1;
     chunkQuery.everyWord = null;
     page = await rankPage();
     shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget);

@@ -62,7 +62,7 @@ describe("ranking and query syntax", () => {
     // 71 merges, each rebuilding the table's indexes: ~5 s alone, several times that beside a loaded CI run.
   }, 180_000);
 
-  it("finds rows written after the index was built before any merge (words, AND, exclusions), phrases once merged", async () => {
+  it("finds rows written after the index was built before any merge (words, AND, exclusions, a phrase)", async () => {
     const generation = await generationWith([chunkRow("old", "nothing to see")]);
     await replaceDocuments({
       generation,
@@ -78,7 +78,8 @@ describe("ranking and query syntax", () => {
     expect((await ids(generation, "xylophone quartet")).sort()).toEqual(["fresh-both", "fresh-excluded"]);
     expect(await ids(generation, "xylophone quartet -broken")).toEqual(["fresh-both"]);
     expect(await ids(generation, "tuned broken")).toEqual([]);
-    // LanceDB 0.31 matches phrases in merged rows only: the worker's optimize makes them phrase-searchable.
+    expect(await ids(generation, '"quartet tuned"')).toEqual(["fresh-both"]);
+    // LanceDB 0.31 matched phrases in merged rows only; 0.39 finds them before the merge too.
     await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
     expect(await ids(generation, '"quartet tuned"')).toEqual(["fresh-both"]);
   });
@@ -122,8 +123,15 @@ describe("ranking and query syntax", () => {
     const page = await searchDocuments({ generation, query: '"alpha beta"', limit: 10, access: ALL });
     const scores = page.map((hit) => hit.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
-    // The exact query (limit 1) and the candidate pass score the same row the same.
-    const [exact] = await searchDocuments({ generation, query: '"alpha beta"', limit: 1, access: ALL });
+    // One phrase alone runs LanceDB's PhraseQuery by itself; with an exclusion, the candidate pass
+    // (limit 10: its 480 candidates are every row) or the exact query (limit 1: its 48 candidates are
+    // all decoys). All three score the same row the same.
+    const [candidate] = await searchDocuments({ generation, query: '"alpha beta" -absent', limit: 10, access: ALL });
+    const [exact] = await searchDocuments({ generation, query: '"alpha beta" -absent', limit: 1, access: ALL });
+    expect(page[0]?.documentId).toBe("phrase-11");
+    expect(candidate?.documentId).toBe("phrase-11");
+    expect(exact?.documentId).toBe("phrase-11");
+    expect(candidate?.score).toBeCloseTo(page[0]?.score ?? 0, 5);
     expect(exact?.score).toBeCloseTo(page[0]?.score ?? 0, 5);
     expect(page[0]?.chunks[0]?.snippet).toContain("<mark>alpha</mark> <mark>beta</mark>");
   });
@@ -175,6 +183,24 @@ describe("ranking and query syntax", () => {
     const scores = hits.map((h) => h.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(hits[0]?.chunks[0]?.snippet).toContain("<mark>omega</mark>");
+  });
+});
+
+describe("admission", () => {
+  it("asks admit about documents in rank order, no more than the page still needs, and fills the page past the ones it drops", async () => {
+    // doc-i holds "lambda" i + 1 times in 41 words: doc-29 ranks first.
+    const generation = await generationWith(
+      Array.from({ length: 30 }, (_, i) => chunkRow(`doc-${i}`, `${"lambda ".repeat(i + 1)}${filler(40 - i, "l")}`)),
+    );
+    const dropped = new Set(["doc-29", "doc-27", "doc-26"]);
+    const asked: string[][] = [];
+    const admit = (documentIds: string[]) => {
+      asked.push(documentIds);
+      return Promise.resolve(new Set(documentIds.filter((id) => !dropped.has(id))));
+    };
+    const hits = await searchDocuments({ generation, query: "lambda", limit: 3, access: ALL, admit });
+    expect(hits.map((hit) => hit.documentId)).toEqual(["doc-28", "doc-25", "doc-24"]);
+    expect(asked).toEqual([["doc-29", "doc-28", "doc-27"], ["doc-26", "doc-25"], ["doc-24"]]);
   });
 });
 
