@@ -162,11 +162,14 @@ export async function waitUntil(what, probe, deadlineMs) {
   }
 }
 
-/** Resident memory of a live process, now and at its peak so far (VmRSS, VmHWM of /proc/<pid>/status), in bytes. */
+/**
+ * Resident memory of a live process, now and at its peak so far (VmRSS, VmHWM of /proc/<pid>/status), in
+ * bytes; the RSS split into anonymous (heaps, V8 and native) and file-backed (code, mapped files).
+ */
 export function processMemory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
+  return { rss: kib("VmRSS"), peak: kib("VmHWM"), anon: kib("RssAnon"), file: kib("RssFile") };
 }
 
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
