@@ -82,9 +82,13 @@ export class ProcessGroup {
     });
   }
 
-  /** The production worker (apps/worker/dist/main.js); `env` adds or overrides variables (batch size, concurrency). */
+  /**
+   * The production worker (apps/worker/dist/main.js); `env` adds or overrides variables (batch size,
+   * concurrency). BENCH_WORKER_NODE_ARGS go to its node alone (say the flags `svc start` gives it).
+   */
   startWorker(url, env = {}) {
-    return this.start("worker", [path.join(root, "apps/worker/dist/main.js")], {
+    const workerArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+    return this.start("worker", [...workerArgs, path.join(root, "apps/worker/dist/main.js")], {
       cwd: path.join(root, "apps/worker"),
       env: { ...process.env, DATABASE_URL: url, ...env },
     });
