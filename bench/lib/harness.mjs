@@ -82,9 +82,13 @@ export class ProcessGroup {
     });
   }
 
-  /** The production worker (apps/worker/dist/main.js); `env` adds or overrides variables (batch size, concurrency). */
+  /**
+   * The production worker (apps/worker/dist/main.js); `env` adds or overrides variables (batch size,
+   * concurrency). BENCH_WORKER_NODE_ARGS go to its node alone (say the flags `svc start` gives it).
+   */
   startWorker(url, env = {}) {
-    return this.start("worker", [path.join(root, "apps/worker/dist/main.js")], {
+    const workerArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+    return this.start("worker", [...workerArgs, path.join(root, "apps/worker/dist/main.js")], {
       cwd: path.join(root, "apps/worker"),
       env: { ...process.env, DATABASE_URL: url, ...env },
     });
@@ -162,11 +166,14 @@ export async function waitUntil(what, probe, deadlineMs) {
   }
 }
 
-/** Resident memory of a live process, now and at its peak so far (VmRSS, VmHWM of /proc/<pid>/status), in bytes. */
+/**
+ * Resident memory of a live process, now and at its peak so far (VmRSS, VmHWM of /proc/<pid>/status), in
+ * bytes; the RSS split into anonymous (heaps, V8 and native) and file-backed (code, mapped files).
+ */
 export function processMemory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
+  return { rss: kib("VmRSS"), peak: kib("VmHWM"), anon: kib("RssAnon"), file: kib("RssFile") };
 }
 
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;

@@ -5,7 +5,7 @@
 // the database, and the indexing queue must drain.
 //   pnpm build && node bench/overload/run.mjs     (env: DATABASE_URL, BENCH_RATE, BENCH_SECONDS, SVC_MAX_IN_FLIGHT,
 //   SVC_MAX_EVENT_LOOP_DELAY_MS, SVC_MAX_CONNECTIONS, …)
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import pg from "pg";
@@ -93,7 +93,7 @@ try {
   }, 250);
   const workerSamples = [];
   const loadStarted = performance.now();
-  const sampleWorker = async () => workerSamples.push({ at: (performance.now() - loadStarted) / 1000, ...workerMemoryParts(workerPid), heap: await readHeapMetrics(base, key, "worker") });
+  const sampleWorker = async () => workerSamples.push({ at: (performance.now() - loadStarted) / 1000, ...processMemory(workerPid), heap: await readHeapMetrics(base, key, "worker") });
   await sampleWorker();
   const workerTimer = setInterval(() => void sampleWorker(), sampleSeconds * 1000);
   const startedAt = await offerOpenLoop(rate, total, send);
@@ -165,13 +165,6 @@ try {
   await processes.stopAllAndWait();
   await dropDatabase(dbName).catch(() => undefined);
   rmSync(indexDir, { recursive: true, force: true });
-}
-
-/** A process's resident memory split into anonymous (heaps, V8 and native) and file-backed (code, mapped files). */
-function workerMemoryParts(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kib("VmRSS"), anon: kib("RssAnon"), file: kib("RssFile") };
 }
 
 /** Where a process's memory is, from the V8 figures GET /api/metrics serves (the web's own, or the workers' heartbeats). */

@@ -2,21 +2,35 @@ import { chunkKey, toChunkTable, type ChunkRow } from "./chunk-row";
 import type { GenerationTable } from "./generation-table";
 import { retryCommitConflict } from "./retry-commit-conflict";
 import { SearchIndexError } from "./search-index-error";
-import { sqlIn, sqlString } from "./sql-literal";
+import { sqlIn, sqlInt32, sqlString } from "./sql-literal";
+
+/**
+ * Most rows, and most characters of searched text, one merge-insert carries. LanceDB takes a merge's
+ * input as one Arrow IPC buffer and holds several working copies of it while it joins and writes
+ * (~6x the text: a 20 MiB document's 15,000 rows in one merge took the worker from 290 to 400 MB
+ * anonymous memory); a batch larger than this is written in several commits instead.
+ */
+const SLICE_ROWS = 1_000;
+const SLICE_CHARS = 2_000_000;
 
 /**
  * Replaces the rows of a batch of documents with `chunks`: the batch's chunks are upserted on chunk_id
- * (document and chunk index) in one commit, so each document's current chunks change entirely before or
- * entirely after for readers; then the rows those documents no longer have (a document that shrank, or
- * one listed with no chunks) are deleted in a second commit, only when there are any.
+ * (document and chunk index), then the rows those documents no longer have (a document that shrank, or
+ * one listed with no chunks) are deleted in a last commit, only when there are any. A batch of at most
+ * SLICE_ROWS rows and SLICE_CHARS characters (every batch of ordinary documents) is upserted in one
+ * commit, so each document's current chunks change entirely before or entirely after for readers; a
+ * larger one, slice by slice, one commit each, so its memory stays that of one slice (while it is
+ * written, a re-indexed large document shows some new chunks beside its old ones; the job's PostgreSQL
+ * transaction commits after the last).
  *
  * Both steps find their rows through the B-tree indexes on chunk_id and document_id, so a commit costs
  * about the same at a million rows as at a thousand. (A single merge that also deletes "rows not matched
  * by the source" joins the whole table on every commit: its cost grew with the table, 2.3 s per batch
- * of 50 documents at 1 M rows; bench/RESULTS.md, "bench/search/replace".) Until the second commit, a
+ * of 50 documents at 1 M rows; bench/RESULTS.md, "bench/search/replace".) Until the last commit, a
  * document that shrank still shows its old last chunks beside its new ones.
  *
- * Running the same batch again leaves the same rows, so a retried job is harmless.
+ * `chunks` is read once, slice by slice: a caller that builds the rows as they are read holds only a
+ * slice of them. Running the same batch again leaves the same rows, so a retried job is harmless.
  */
 export async function replaceDocuments({
   generation,
@@ -26,24 +40,64 @@ export async function replaceDocuments({
   generation: GenerationTable;
   /** Every document the batch replaces, including those that now have no chunks. */
   documentIds: string[];
-  chunks: ChunkRow[];
+  chunks: Iterable<ChunkRow>;
 }): Promise<void> {
   const ids = new Set(documentIds);
-  for (const chunk of chunks) {
-    if (!ids.has(chunk.documentId)) {
-      throw new SearchIndexError("INVALID_ARGUMENT", `Chunk of document ${chunk.documentId} is outside the batch.`);
-    }
+  if (ids.size === 0) {
+    for (const chunk of chunks) outsideBatch(chunk);
+    return;
   }
-  if (ids.size === 0) return;
   const { table } = generation;
-  if (chunks.length > 0) {
-    const data = toChunkTable(chunks);
+  const keptIndexes = new Map<string, number[]>();
+  let slice: ChunkRow[] = [];
+  let sliceChars = 0;
+  const upsert = async () => {
+    const data = toChunkTable(slice);
+    slice = [];
+    sliceChars = 0;
     await retryCommitConflict(() => table.mergeInsert("chunk_id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data));
+  };
+  for (const chunk of chunks) {
+    if (!ids.has(chunk.documentId)) outsideBatch(chunk);
+    let indexes = keptIndexes.get(chunk.documentId);
+    if (!indexes) keptIndexes.set(chunk.documentId, (indexes = []));
+    indexes.push(chunk.chunkIndex);
+    slice.push(chunk);
+    sliceChars += chunk.text.length;
+    if (slice.length >= SLICE_ROWS || sliceChars >= SLICE_CHARS) await upsert();
   }
-  const kept = chunks.map((chunk) => sqlString(chunkKey(chunk)));
-  const stale = kept.length === 0
-    ? sqlIn("document_id", [...ids].map(sqlString))
-    : `${sqlIn("document_id", [...ids].map(sqlString))} AND NOT ${sqlIn("chunk_id", kept)}`;
+  if (slice.length > 0) await upsert();
+  const stale = staleRows(ids, keptIndexes);
   const found = await table.query().where(stale).select(["chunk_id"]).limit(1).toArray();
   if (found.length > 0) await retryCommitConflict(() => table.delete(stale));
 }
+
+/**
+ * The batch's rows that are not among its chunks. A document whose chunks are numbered 0 … n-1 (as
+ * indexing numbers them) keeps the rows below n, and the documents are grouped by n, so the predicate
+ * stays short however many chunks the batch has: a list of 15,000 chunk ids took LanceDB ~60 MB to
+ * plan and evaluate. Other documents list their chunk ids.
+ */
+function staleRows(ids: Set<string>, keptIndexes: Map<string, number[]>): string {
+  const byCount = new Map<number, string[]>();
+  const listed: string[] = [];
+  for (const [documentId, indexes] of keptIndexes) {
+    const numbered = new Set(indexes.filter((index) => index >= 0 && index < indexes.length)).size === indexes.length;
+    if (numbered) {
+      let group = byCount.get(indexes.length);
+      if (!group) byCount.set(indexes.length, (group = []));
+      group.push(sqlString(documentId));
+    } else {
+      for (const index of indexes) listed.push(sqlString(chunkKey({ documentId, chunkIndex: index })));
+    }
+  }
+  const kept = [...byCount].map(([count, documents]) => `(${sqlIn("document_id", documents)} AND chunk_index < ${sqlInt32(count)})`);
+  if (listed.length > 0) kept.push(sqlIn("chunk_id", listed));
+  const batch = sqlIn("document_id", [...ids].map(sqlString));
+  return kept.length === 0 ? batch : `${batch} AND NOT (${kept.join(" OR ")})`;
+}
+
+function outsideBatch(chunk: ChunkRow): never {
+  throw new SearchIndexError("INVALID_ARGUMENT", `Chunk of document ${chunk.documentId} is outside the batch.`);
+}
+

@@ -31,6 +31,12 @@ async function ids(generation: GenerationTable, query: string, access: SearchAcc
   return (await searchDocuments({ generation, query, limit, access, filter })).map((hit) => hit.documentId);
 }
 
+/** The chunk ids of the table's rows (of those matching `where`), sorted. */
+async function chunkIds(generation: GenerationTable, where = "true"): Promise<string[]> {
+  const rows = (await generation.table.query().where(where).select(["chunk_id"]).toArray()) as { chunk_id: string }[];
+  return rows.map((row) => row.chunk_id).sort();
+}
+
 const filler = (n: number, seed: string) => Array.from({ length: n }, (_, i) => `${seed}${i}`).join(" ");
 
 describe("ranking and query syntax", () => {
@@ -361,6 +367,35 @@ describe("writes", () => {
     const chunks = Array.from({ length: 50 }, (_, i) => chunkRow(`batch-${i}`, "iota"));
     await replaceDocuments({ generation, documentIds: chunks.map((c) => c.documentId), chunks });
     expect(await generation.table.version()).toBe(before + 1);
+  });
+
+  it("writes a document larger than one write slice whole and once; shrinking and retrying it leave exactly its chunks", async () => {
+    const generation = await generationWith([chunkRow("seed", "omicron")]);
+    const big = (count: number, word: string) =>
+      Array.from({ length: count }, (_, i) => chunkRow("big", `${word} piece${i}`, { chunkIndex: i }));
+    const before = await generation.table.version();
+    // 2,500 rows: more than one slice (1,000 rows), so several commits.
+    await replaceDocuments({ generation, documentIds: ["big"], chunks: big(2_500, "first") });
+    expect(await generation.table.version()).toBeGreaterThan(before + 1);
+    expect(await generation.table.countRows("document_id = 'big'")).toBe(2_500);
+    expect(await chunkIds(generation, "document_id = 'big'")).toEqual(Array.from({ length: 2_500 }, (_, i) => `${i}:big`).sort());
+    expect(await ids(generation, "piece0")).toEqual(["big"]);
+    expect(await ids(generation, "piece2499")).toEqual(["big"]);
+    // The document shrinks to 1,200 chunks (two slices); the same batch again (a retried job) changes nothing.
+    const shrunk = { generation, documentIds: ["big"], chunks: big(1_200, "second") };
+    await replaceDocuments(shrunk);
+    await replaceDocuments(shrunk);
+    expect(await generation.table.countRows("document_id = 'big'")).toBe(1_200);
+    expect(await ids(generation, "first")).toEqual([]);
+    expect(await ids(generation, "piece1199")).toEqual(["big"]);
+    expect(await ids(generation, "piece1200")).toEqual([]);
+    expect(await generation.table.countRows()).toBe(1 + 1_200);
+  }, 60_000);
+
+  it("drops a document's chunks that a batch numbered with gaps leaves out", async () => {
+    const generation = await generationWith([0, 1, 2, 3].map((i) => chunkRow("gaps", `rho ${i}`, { chunkIndex: i })));
+    await replaceDocuments({ generation, documentIds: ["gaps"], chunks: [0, 2].map((i) => chunkRow("gaps", `rho new ${i}`, { chunkIndex: i })) });
+    expect(await chunkIds(generation)).toEqual(["0:gaps", "2:gaps"]);
   });
 
   it("deletes documents' rows and ignores absent ones", async () => {

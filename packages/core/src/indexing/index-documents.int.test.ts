@@ -21,6 +21,14 @@ async function search(query: string) {
   return results.map((result) => ({ document_id: result.document_id }));
 }
 
+/** How many rows the current generation's index table holds for the document. */
+async function indexRows(documentId: string): Promise<number> {
+  const { id } = await db.indexGeneration.findFirstOrThrow({ where: { status: "current" } });
+  const generation = await testSearchIndex().readable(id);
+  if (generation === null) throw new Error(`no index table for generation ${id}`);
+  return generation.table.countRows(`document_id = '${documentId}'`);
+}
+
 describe("indexDocuments", () => {
   it("writes searchable chunks, marks the document indexed and counts it for its pair", async () => {
     const ccPairId = await createTestPair(db, { name: "Wiki" });
@@ -53,6 +61,29 @@ describe("indexDocuments", () => {
     expect(await search("flamingos")).toEqual([{ document_id: "idx-2" }]);
     expect(await search("pelicans")).toEqual([]);
   });
+
+  it("writes a document of more chunks than one index write takes whole and once, and again when it shrinks", async () => {
+    // ~1,100 chunks of ~2,000 characters: more than one slice of the search-index write (1,000 rows).
+    const words = (count: number) => Array.from({ length: count }, (_, i) => `w${i % 997}`).join(" ");
+    const text = (body: number) => `openingword ${words(body)} closingword`;
+    await ingestTestDocument(queue, { id: "idx-big", text: text(450_000) });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-big", version: 1 }] });
+    const { chunkCount } = await db.document.findUniqueOrThrow({ where: { id: "idx-big" } });
+    expect(chunkCount).toBeGreaterThan(1_000);
+    expect(await indexRows("idx-big")).toBe(chunkCount);
+    expect(await search("openingword")).toEqual([{ document_id: "idx-big" }]);
+    expect(await search("closingword")).toEqual([{ document_id: "idx-big" }]);
+
+    // A retried job changes nothing; a shorter version leaves exactly its own chunks.
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-big", version: 1 }] });
+    expect(await indexRows("idx-big")).toBe(chunkCount);
+    await ingestTestDocument(queue, { id: "idx-big", text: text(300_000) });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-big", version: 2 }] });
+    const shrunk = await db.document.findUniqueOrThrow({ where: { id: "idx-big" } });
+    expect(shrunk).toMatchObject({ indexingStatus: "indexed", indexedVersion: 2 });
+    expect(shrunk.chunkCount).toBeLessThan(chunkCount ?? 0);
+    expect(await indexRows("idx-big")).toBe(shrunk.chunkCount);
+  }, 120_000);
 
   it("ignores a job whose document no longer exists", async () => {
     await expect(indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "gone", version: 1 }] })).resolves.toBeUndefined();

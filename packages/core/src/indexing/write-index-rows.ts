@@ -53,7 +53,22 @@ export async function writeIndexRows(
       FROM document d WHERE d.id = ANY(${documentIds}::text[])`,
   );
   const byId = new Map(fields.map((row) => [row.id, row]));
-  const rows: ChunkRow[] = [];
+  try {
+    const table = await index.writable(generation);
+    // Not merged here: an optimize compacts and re-merges the table (0.7-3.7 s a batch at 20,000 rows,
+    // measured), so the worker merges on a schedule instead (optimizeSearchIndex).
+    await replaceDocuments({ generation: table, documentIds, chunks: chunkRows(documents, byId) });
+  } catch (error) {
+    index.forget(generation.id);
+    throw error;
+  }
+}
+
+/**
+ * The rows of the documents' chunks, built as replaceDocuments reads them: it writes a large document
+ * slice by slice, and only the slice's rows (and their searched texts) are held at once.
+ */
+function* chunkRows(documents: DocumentChunks[], byId: Map<string, DocumentFields>): Generator<ChunkRow> {
   for (const { documentId, chunks } of documents) {
     const document = byId.get(documentId);
     // A document deleted under the caller's feet has no fields: it keeps no rows.
@@ -72,16 +87,7 @@ export async function writeIndexRows(
       externalUserGroupIds: document.external_user_group_ids,
     };
     for (const chunk of chunks) {
-      rows.push({ ...shared, chunkIndex: chunk.chunkIndex, text: searchedText(chunk), link: chunk.link, imageFileId: chunk.imageFileId });
+      yield { ...shared, chunkIndex: chunk.chunkIndex, text: searchedText(chunk), link: chunk.link, imageFileId: chunk.imageFileId };
     }
-  }
-  try {
-    const table = await index.writable(generation);
-    // Not merged here: an optimize compacts and re-merges the table (0.7-3.7 s a batch at 20,000 rows,
-    // measured), so the worker merges on a schedule instead (optimizeSearchIndex).
-    await replaceDocuments({ generation: table, documentIds, chunks: rows });
-  } catch (error) {
-    index.forget(generation.id);
-    throw error;
   }
 }
