@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/** The node flags and environment `svc start` gives its web and worker children. */
+const childSettings = JSON.parse(readFileSync(path.join(root, "apps/cli/src/commands/child-settings.json"), "utf8"));
 export const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export function databaseUrl(name) {
@@ -74,23 +76,26 @@ export class ProcessGroup {
     return child;
   }
 
-  /** The production web server (apps/web/dist/server.js) on 127.0.0.1:port. */
+  /** The production web server (apps/web/dist/server.js) on 127.0.0.1:port, with `svc start`'s node flags. */
   startWebServer(url, port) {
-    return this.start("svc", [path.join(root, "apps/web/dist/server.js")], {
+    const { nodeFlags, env: startEnv } = childSettings.web;
+    return this.start("svc", [...nodeFlags, path.join(root, "apps/web/dist/server.js")], {
       cwd: path.join(root, "apps/web"),
-      env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
+      env: { ...startEnv, ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
     });
   }
 
   /**
-   * The production worker (apps/worker/dist/main.js); `env` adds or overrides variables (batch size,
-   * concurrency). BENCH_WORKER_NODE_ARGS go to its node alone (say the flags `svc start` gives it).
+   * The production worker (apps/worker/dist/main.js) with `svc start`'s node flags and environment
+   * (the caller's environment wins, as it does there); `env` adds or overrides variables (batch size,
+   * concurrency). BENCH_WORKER_NODE_ARGS add node flags to the worker alone (to try one).
    */
   startWorker(url, env = {}) {
-    const workerArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-    return this.start("worker", [...workerArgs, path.join(root, "apps/worker/dist/main.js")], {
+    const { nodeFlags, env: startEnv } = childSettings.worker;
+    const extraArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+    return this.start("worker", [...nodeFlags, ...extraArgs, path.join(root, "apps/worker/dist/main.js")], {
       cwd: path.join(root, "apps/worker"),
-      env: { ...process.env, DATABASE_URL: url, ...env },
+      env: { ...startEnv, ...process.env, DATABASE_URL: url, ...env },
     });
   }
 

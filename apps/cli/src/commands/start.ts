@@ -6,6 +6,9 @@ import { indexDirOf, REPO_ROOT, type CliEnv } from "../env";
 import { runInOwnProcessGroup } from "../supervise/run-in-own-process-group";
 import { superviseChild, type SupervisedChild } from "../supervise/supervise-child";
 import { UsageError } from "../cli-error";
+// The node flags and environment of the web and worker children, as data, so the benchmarks
+// (bench/lib/harness.mjs) run the processes exactly as this command does. Why each: below.
+import childSettings from "./child-settings.json";
 
 /** Added by runInOwnProcessGroup() to the command line of the supervisor it starts (program.ts declares it). */
 const SUPERVISOR_FLAG = "--as-supervisor";
@@ -20,12 +23,12 @@ const DATABASE_RESTART_ATTEMPTS = 3;
  * near its idle RSS under overload for ~5 % less throughput (bench/RESULTS.md, bench/overload). A hard
  * --max-old-space-size would do it too, but a few 32 MiB bodies at once could then crash the server.
  */
-const WEB_NODE_FLAGS = ["--optimize-for-size"];
+const WEB_NODE_FLAGS = childSettings.web.nodeFlags;
 /**
  * The worker's young generation grows to 128 MB under a stream of batches, nearly all garbage a
  * scavenge would free; 16 MB semi-spaces keep it to 48 MB (bench/RESULTS.md, issue 17 §2).
  */
-const WORKER_NODE_FLAGS = ["--max-semi-space-size=16"];
+const WORKER_NODE_FLAGS = childSettings.worker.nodeFlags;
 /**
  * glibc's allocator in the worker, where LanceDB allocates its Arrow buffers (an operator's values are
  * kept). Two arenas rather than up to 8 per core, one per allocating thread, each keeping freed pages.
@@ -33,7 +36,7 @@ const WORKER_NODE_FLAGS = ["--max-semi-space-size=16"];
  * time a large block is freed, after which large buffers come from the heap and stay resident once
  * freed; the worker's RSS then crept up ~170 MB in 10 min at 100 docs/s (bench/RESULTS.md, issue 17 §2).
  */
-const WORKER_MALLOC_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" };
+const WORKER_MALLOC_ENV = childSettings.worker.env;
 
 export type Part = "all" | "web" | "worker";
 
