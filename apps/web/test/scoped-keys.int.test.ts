@@ -213,7 +213,7 @@ describe("reads", () => {
     expect(await trpcFailure(consoleA.documents.get({ documentId: "b/secret" }), "b/secret")).toEqual(missing);
     expect((await consoleA.documents.get({ documentId: "shared" })).cc_pair_ids).toEqual([pairs.a]);
     const found = await consoleA.documents.search({ query: "zephyrine", limit: 10, filters: null, principal: null });
-    expect(found.results.map((result) => result.document_id).sort()).toEqual(["a/own", "shared"]);
+    expect(found.results.map((result) => result.documentId).sort()).toEqual(["a/own", "shared"]);
 
     const b = String(pairs.b);
     const missingPair = await trpcFailure(consoleA.connectors.get({ ccPairId: 999_999 }), "999999");

@@ -20,7 +20,7 @@ async function searchIds(query: string, limit = 100): Promise<string[]> {
     principal: OPERATOR_PRINCIPAL,
     request: SearchRequestSchema.parse({ query, limit }),
   });
-  return results.map((result) => result.document_id).sort();
+  return results.map((result) => result.documentId).sort();
 }
 
 const DOCUMENTS = 400;

@@ -21,7 +21,7 @@ import {
   uploadProjectFiles,
   type Principal,
 } from "@svc/core";
-import { buildOpenApiDocument, type RestContract, type RestEndpoint, type RestOperationId } from "@svc/schema";
+import { buildOpenApiDocument, SearchResponseSchema, toWire, type RestContract, type RestEndpoint, type RestOperationId } from "@svc/schema";
 import type { z } from "zod";
 import { readReadiness } from "../read-readiness";
 import type { Services } from "../services";
@@ -90,15 +90,18 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
       query.limit === null ? await streamCcPairDocuments(list) : await listCcPairDocuments({ ...list, limit: query.limit }),
     );
   },
-  searchDocuments: ({ request, body, principal, services }) =>
-    searchDocuments({
-      db: services.db,
-      index: services.index,
-      principal,
-      request: body,
-      timeoutMs: services.searchTimeoutMs,
-      signal: request.signal,
-    }),
+  searchDocuments: async ({ request, body, principal, services }) =>
+    toWire(
+      SearchResponseSchema,
+      await searchDocuments({
+        db: services.db,
+        index: services.index,
+        principal,
+        request: body,
+        timeoutMs: services.searchTimeoutMs,
+        signal: request.signal,
+      }),
+    ),
   getConnectorIndexingStatus: ({ request, body, principal, services }) =>
     listIndexingStatus({ db: services.db, principal, request: body, signal: request.signal }),
   createCcPair: async ({ body, services }) =>

@@ -17,9 +17,9 @@ describe("documents.search and documents.get", () => {
     await ingestAndIndexOverApi(app, { id: "holidays", text: "Holidays are booked in the HR portal.", ccPairId: fixture.ownPair });
     await ingestAndIndexOverApi(app, { id: "secret-holidays", text: "Holidays of team B.", ccPairId: fixture.otherPrivatePair });
     const asAdmin = await fixture.admin.documents.search({ query: "holidays" });
-    expect(asAdmin.results.map((result) => result.document_id).sort()).toEqual(["holidays", "secret-holidays"]);
+    expect(asAdmin.results.map((result) => result.documentId).sort()).toEqual(["holidays", "secret-holidays"]);
     const asCurator = await fixture.scopedCurator.documents.search({ query: "holidays", filters: { cc_pair_ids: [fixture.ownPair] } });
-    expect(asCurator.results.map((result) => result.document_id)).toEqual(["holidays"]);
+    expect(asCurator.results.map((result) => result.documentId)).toEqual(["holidays"]);
     expect(asCurator.results[0]?.chunks[0]?.snippet).toContain("<mark>Holidays</mark>");
     await expectTrpcError(fixture.admin.documents.search({ query: "" }), "BAD_REQUEST");
     // The same limits as REST: the procedure takes the REST request schema.

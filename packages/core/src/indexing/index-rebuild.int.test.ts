@@ -32,7 +32,7 @@ async function search(query: string): Promise<string[]> {
     principal: OPERATOR_PRINCIPAL,
     request: SearchRequestSchema.parse({ query, limit: 100 }),
   });
-  return results.map((result) => result.document_id).sort();
+  return results.map((result) => result.documentId).sort();
 }
 
 /** Chunks per generation of one document: `{ [generation_id]: count }`. */
@@ -112,7 +112,7 @@ describe("index rebuilds", () => {
       request: SearchRequestSchema.parse({ query: "quokka" }),
     });
     // The match is in the last of the new, smaller chunks.
-    expect(results.map((result) => [result.document_id, result.chunks.map((chunk) => chunk.chunk_index)])).toEqual([
+    expect(results.map((result) => [result.documentId, result.chunks.map((chunk) => chunk.chunkIndex)])).toEqual([
       ["size-3", [(rebuilt.chunk_count ?? 0) - 1]],
     ]);
 
