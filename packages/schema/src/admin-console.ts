@@ -15,6 +15,7 @@ import { DocumentDetailSchema, MAX_DOCUMENT_PAGE_SIZE, DEFAULT_DOCUMENT_PAGE_SIZ
 import { UserFileSchema } from "./file-upload";
 import { INT4_MAX } from "./pydantic-fields";
 import { IndexGenerationStatusSchema, MAX_CHUNK_TOKEN_LIMIT, MIN_CHUNK_TOKEN_LIMIT } from "./search-index";
+import { camelSchema } from "./wire-case";
 
 // Ids are PostgreSQL int4.
 const IdSchema = z.int().min(1).max(INT4_MAX);
@@ -300,6 +301,6 @@ export type ApiKeyIdInput = z.infer<typeof ApiKeyIdInputSchema>;
 
 export const UPLOADED_FILES_LIMIT = 100;
 
-/** An uploaded file as listed (the REST upload's `user_files` item without its row id). */
-export const UploadedFileSchema = UserFileSchema.omit({ id: true });
+/** An uploaded file as listed: the REST upload's `user_files` item without its row id, in camelCase. */
+export const UploadedFileSchema = camelSchema(UserFileSchema.omit({ id: true }));
 export type UploadedFile = z.infer<typeof UploadedFileSchema>;

@@ -14,7 +14,7 @@ export const documentsRouter = router({
 
   get: sessionProcedure
     .input(DocumentIdInputSchema)
-    .output(DocumentWithChunksSchema)
+    .output(camelSchema(DocumentWithChunksSchema))
     .query(({ ctx, input }) => getDocumentWithChunks({ db: ctx.db, principal: ctx.principal, documentId: input.documentId })),
 
   delete: sessionProcedure
