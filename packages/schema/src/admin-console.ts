@@ -165,15 +165,15 @@ export type DocumentIdInput = z.infer<typeof DocumentIdInputSchema>;
 
 /** A chunk of the search index, as the document page lists it. */
 export const DocumentChunkSchema = z.object({
-  chunk_index: z.int(),
+  chunkIndex: z.int(),
   content: z.string(),
-  token_count: z.int(),
-  image_file_id: z.string().nullable(),
+  tokenCount: z.int(),
+  imageFileId: z.string().nullable(),
   link: z.string().nullable(),
 });
 export type DocumentChunk = z.infer<typeof DocumentChunkSchema>;
 
-/** The REST document body plus the chunks the index holds for it. */
+/** The REST document body plus the chunks the index holds for it (the console takes its camelSchema). */
 export const DocumentWithChunksSchema = DocumentDetailSchema.extend({
   chunks: z.array(DocumentChunkSchema),
 });
