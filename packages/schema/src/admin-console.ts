@@ -15,6 +15,10 @@ import { DocumentDetailSchema, MAX_DOCUMENT_PAGE_SIZE, DEFAULT_DOCUMENT_PAGE_SIZ
 import { UserFileSchema } from "./file-upload";
 import { INT4_MAX } from "./pydantic-fields";
 import { IndexGenerationStatusSchema, MAX_CHUNK_TOKEN_LIMIT, MIN_CHUNK_TOKEN_LIMIT } from "./search-index";
+import { CcPairSchema, CreateCcPairRequestSchema, CreatedCcPairSchema } from "./cc-pair";
+import { ConnectorIndexingStatusResponseSchema } from "./indexing-status";
+import { DocMinimalInfoPageSchema } from "./ingested-document";
+import { SearchResponseSchema } from "./search";
 import { camelSchema } from "./wire-case";
 
 // Ids are PostgreSQL int4.
@@ -304,3 +308,13 @@ export const UPLOADED_FILES_LIMIT = 100;
 /** An uploaded file as listed: the REST upload's `user_files` item without its row id, in camelCase. */
 export const UploadedFileSchema = camelSchema(UserFileSchema.omit({ id: true }));
 export type UploadedFile = z.infer<typeof UploadedFileSchema>;
+
+// ---- REST shapes the console shows, in camelCase (core's values, passed through) ----
+
+export const ConsoleIndexingStatusSchema = camelSchema(ConnectorIndexingStatusResponseSchema);
+export const ConsoleCcPairSchema = camelSchema(CcPairSchema);
+export const ConsoleDocumentPageSchema = camelSchema(DocMinimalInfoPageSchema);
+export const ConsoleCreateCcPairInputSchema = camelSchema(CreateCcPairRequestSchema);
+export const ConsoleCreatedCcPairSchema = camelSchema(CreatedCcPairSchema);
+export const ConsoleSearchResponseSchema = camelSchema(SearchResponseSchema);
+export const ConsoleDocumentSchema = camelSchema(DocumentWithChunksSchema);

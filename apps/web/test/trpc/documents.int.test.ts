@@ -1,6 +1,6 @@
 import { testSearchIndex } from "@svc/core/testing";
 import { indexDocumentJob, indexDocuments } from "@svc/core";
-import { camelSchema, DocumentWithChunksSchema } from "@svc/schema";
+import { ConsoleDocumentSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { getServices } from "../../server/services";
 import { useTestApp } from "../app";
@@ -31,7 +31,7 @@ describe("documents.search and documents.get", () => {
   it("get returns the REST body plus the indexed chunks; invisible documents are NOT_FOUND", async () => {
     const document = await fixture.scopedCurator.documents.get({ documentId: "holidays" });
     // Every field is the camelCase schema's, none more.
-    expect(camelSchema(DocumentWithChunksSchema).parse(document)).toEqual(document);
+    expect(ConsoleDocumentSchema.parse(document)).toEqual(document);
     expect(document).toMatchObject({
       id: "holidays",
       indexingStatus: "indexed",

@@ -15,16 +15,15 @@ import {
   updateCcPair,
 } from "@svc/core";
 import {
-  camelSchema,
   CcPairIdInputSchema,
-  CcPairSchema,
   ConnectorAttemptsInputSchema,
   ConnectorDocumentsInputSchema,
-  ConnectorIndexingStatusResponseSchema,
-  CreateCcPairRequestSchema,
-  CreatedCcPairSchema,
+  ConsoleCcPairSchema,
+  ConsoleCreateCcPairInputSchema,
+  ConsoleCreatedCcPairSchema,
+  ConsoleDocumentPageSchema,
+  ConsoleIndexingStatusSchema,
   CreateFederatedConnectorRequestSchema,
-  DocMinimalInfoPageSchema,
   FailedDocumentCountsInputSchema,
   FailedDocumentCountsSchema,
   FederatedConnectorIdInputSchema,
@@ -48,12 +47,12 @@ export const connectorsRouter = router({
   /** The REST listing's request, in the console's order. */
   indexingStatus: sessionProcedure
     .input(ConsoleIndexingStatusInputSchema)
-    .output(camelSchema(ConnectorIndexingStatusResponseSchema))
+    .output(ConsoleIndexingStatusSchema)
     .query(({ ctx, input: { sort, ...request }, signal }) => listIndexingStatus({ db: ctx.db, principal: ctx.principal, request, sort, signal })),
 
   get: sessionProcedure
     .input(CcPairIdInputSchema)
-    .output(camelSchema(CcPairSchema))
+    .output(ConsoleCcPairSchema)
     .query(({ ctx, input }) => getCcPair({ db: ctx.db, principal: ctx.principal, ccPairId: input.ccPairId })),
 
   attempts: sessionProcedure
@@ -63,7 +62,7 @@ export const connectorsRouter = router({
 
   documents: sessionProcedure
     .input(ConnectorDocumentsInputSchema)
-    .output(camelSchema(DocMinimalInfoPageSchema))
+    .output(ConsoleDocumentPageSchema)
     .query(({ ctx, input }) =>
       listCcPairDocuments({ db: ctx.db, principal: ctx.principal, ccPairId: input.ccPairId, limit: input.limit, afterId: input.cursor }),
     ),
@@ -108,14 +107,14 @@ export const connectorsRouter = router({
     .mutation(({ ctx, input }) => retryPairFailedDocuments({ db: ctx.db, boss: ctx.boss, principal: ctx.principal, ccPairId: input.ccPairId })),
 
   create: adminProcedure
-    .input(camelSchema(CreateCcPairRequestSchema))
-    .output(camelSchema(CreatedCcPairSchema))
+    .input(ConsoleCreateCcPairInputSchema)
+    .output(ConsoleCreatedCcPairSchema)
     .mutation(({ ctx, input }) => createCcPair({ db: ctx.db, name: input.name, source: input.source, accessType: input.accessType })),
 
   // Admin only, as REST's PATCH /manage/admin/cc-pair/{id}; a scoped admin only within its scope.
   update: adminProcedure
     .input(UpdateConnectorInputSchema)
-    .output(camelSchema(CcPairSchema))
+    .output(ConsoleCcPairSchema)
     .mutation(({ ctx, input }) =>
       updateCcPair({
         db: ctx.db,
