@@ -31,6 +31,13 @@ function choiceOption(flags: string, description: string, choices: readonly stri
   return new Option(flags, description).choices(choices).makeOptionMandatory();
 }
 
+/** `<noun> create`: what every create command takes, a required `--name` and the noun's choices. */
+function createCommand(parent: Command, description: string, nameDescription: string, choices: Option[]): Command {
+  const command = parent.command("create").description(description).requiredOption("--name <name>", nameDescription);
+  for (const choice of choices) command.addOption(choice);
+  return command;
+}
+
 function buildProgram(): Command {
   const program = new Command("svc")
     .description("svc: document ingestion and indexing")
@@ -54,11 +61,9 @@ function buildProgram(): Command {
     );
 
   const keys = program.command("keys").description("API keys");
-  keys
-    .command("create")
-    .description("create a key; it is printed alone on the last line of stdout, once")
-    .requiredOption("--name <name>", "what the key is for")
-    .addOption(choiceOption("--role <role>", "what it may do", ApiKeyRoleSchema.options))
+  createCommand(keys, "create a key; it is printed alone on the last line of stdout, once", "what the key is for", [
+    choiceOption("--role <role>", "what it may do", ApiKeyRoleSchema.options),
+  ])
     .option("--scope <ids>", "limit it to these pairs (comma-separated ids)", (text: string) => text.split(",").map((id) => parsePositiveInt(id.trim())))
     .action((options: { name: string; role: ApiKeyRole; scope?: number[] }) => withDatabase(async ({ db }) => (await import("./commands/keys")).createKey(db, options)));
   keys
@@ -73,12 +78,10 @@ function buildProgram(): Command {
     .action((id: number) => withDatabase(async ({ db }) => (await import("./commands/keys")).revokeKey(db, id)));
 
   const pairs = program.command("pairs").description("connector-credential pairs");
-  pairs
-    .command("create")
-    .description("create a pair; its id is printed alone on the last line of stdout")
-    .requiredOption("--name <name>", "the pair's name")
-    .addOption(choiceOption("--source <source>", "the document source", DocumentSourceSchema.options))
-    .addOption(choiceOption("--access <access>", "who may see its documents", AccessTypeSchema.options))
+  createCommand(pairs, "create a pair; its id is printed alone on the last line of stdout", "the pair's name", [
+    choiceOption("--source <source>", "the document source", DocumentSourceSchema.options),
+    choiceOption("--access <access>", "who may see its documents", AccessTypeSchema.options),
+  ])
     .action((options: { name: string; source: DocumentSource; access: AccessType }) => withDatabase(async (context) => (await import("./commands/pairs")).createPair(context, options)));
   pairs
     .command("list")

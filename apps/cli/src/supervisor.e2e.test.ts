@@ -79,11 +79,19 @@ async function processRunning(root: number, commandPart: string): Promise<number
   return (await descendants(root)).find((process) => process.commandLine.includes(commandPart))?.pid;
 }
 
-/** A PostgreSQL data directory the embedded server's `postgres` user (when running as root) can reach. */
-async function makeDataDir(): Promise<string> {
+/** Runs `test` with a PostgreSQL data directory the embedded server's `postgres` user (when running as root) can reach, removed after. */
+async function inDataDir(test: (dataDir: string) => Promise<void>): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-supervise-"));
-  await chmod(dataDir, 0o755);
-  return dataDir;
+  try {
+    await chmod(dataDir, 0o755);
+    await test(dataDir);
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function waitForGone(processes: number[], options?: { timeoutMs: number }): Promise<void> {
+  await waitFor("every process of svc to be gone", () => (processes.every((pid) => !isAlive(pid)) ? true : undefined), options);
 }
 
 /** `svc start` with its embedded PostgreSQL in `dataDir`, once it has printed the first admin key. */
@@ -99,10 +107,23 @@ async function startWithEmbeddedDatabase(dataDir: string) {
   return { svc, root: svc.child.pid ?? 0, env, pgPort, ingest };
 }
 
+/**
+ * `svc start` as above, once its worker consumes jobs, with the processes a signal test aims at and
+ * checks: the supervisor, the embedded PostgreSQL, and every process of the tree.
+ */
+async function startAndFindProcesses(dataDir: string) {
+  const started = await startWithEmbeddedDatabase(dataDir);
+  const { svc, root, pgPort } = started;
+  await waitFor("the worker", () => (svc.output().includes('"msg":"consuming jobs"') ? true : undefined), { ...SLOW, describe: svc.output });
+  const supervisor = await waitFor("the supervisor", () => processRunning(root, "--as-supervisor"), SLOW);
+  const postgres = await waitFor("the embedded PostgreSQL", () => processRunning(root, `-p ${pgPort}`), SLOW);
+  const processes = (await descendants(root)).map((process) => process.pid);
+  return { ...started, supervisor, postgres, processes };
+}
+
 describe("svc start as a supervisor", () => {
   it("restarts a killed worker and a killed embedded PostgreSQL, and stops in order on SIGTERM with exit 0", async () => {
-    const dataDir = await makeDataDir();
-    try {
+    await inDataDir(async (dataDir) => {
       const { svc, root, pgPort, ingest } = await startWithEmbeddedDatabase(dataDir);
 
       const worker = await waitFor("the worker process", () => processRunning(root, "apps/worker/dist/main.js"), SLOW);
@@ -143,21 +164,14 @@ describe("svc start as a supervisor", () => {
       ].map((fields) => supervisorLine(output, fields));
       expect(order.every((index) => index >= 0)).toBe(true);
       expect([...order].sort((a, b) => a - b)).toEqual(order);
-      await waitFor("every process of svc to be gone", () => (processes.every((pid) => !isAlive(pid)) ? true : undefined));
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
+      await waitForGone(processes);
+    });
   }, 240_000);
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`stops web, worker, then the embedded PostgreSQL, and exits 0, when ${signal} reaches the supervisor's whole process group`, async () => {
-      const dataDir = await makeDataDir();
-      try {
-        const { svc, root, pgPort } = await startWithEmbeddedDatabase(dataDir);
-        await waitFor("the worker", () => (svc.output().includes('"msg":"consuming jobs"') ? true : undefined), { ...SLOW, describe: svc.output });
-        const supervisor = await waitFor("the supervisor", () => processRunning(root, "--as-supervisor"), SLOW);
-        const postgres = await waitFor("the embedded PostgreSQL", () => processRunning(root, `-p ${pgPort}`), SLOW);
-        const processes = (await descendants(root)).map((process) => process.pid);
+      await inDataDir(async (dataDir) => {
+        const { svc, supervisor, postgres, processes } = await startAndFindProcesses(dataDir);
 
         // As `kill -- -PGID`, systemd's KillMode=control-group or a container runtime would: every
         // process of the group at once, not only the supervisor.
@@ -174,27 +188,22 @@ describe("svc start as a supervisor", () => {
         ].map((fields) => supervisorLine(output, fields));
         expect(order.every((index) => index >= 0), output).toBe(true);
         expect([...order].sort((a, b) => a - b)).toEqual(order);
-        await waitFor("every process of svc to be gone", () => (processes.every((pid) => !isAlive(pid)) ? true : undefined));
+        await waitForGone(processes);
         expect(processes).toContain(postgres);
-      } finally {
-        await rm(dataDir, { recursive: true, force: true });
-      }
+      });
     }, 180_000);
   }
 
   it("stops its embedded PostgreSQL when the supervisor's whole process group is killed with -9, and starts again on the same data", async () => {
-    const dataDir = await makeDataDir();
-    try {
-      const first = await startWithEmbeddedDatabase(dataDir);
-      const supervisor = await waitFor("the supervisor", () => processRunning(first.root, "--as-supervisor"), SLOW);
-      const postgres = await waitFor("the embedded PostgreSQL", () => processRunning(first.root, `-p ${first.pgPort}`), SLOW);
-      const processes = (await descendants(first.root)).map((process) => process.pid);
+    await inDataDir(async (dataDir) => {
+      const first = await startAndFindProcesses(dataDir);
+      const { supervisor, postgres, processes } = first;
 
       // Nothing of the supervisor's runs after this: no 'exit' handler, no shutdown order.
       process.kill(-supervisor, "SIGKILL");
       await first.svc.exited;
       await waitFor("the embedded PostgreSQL to stop", () => (!isAlive(postgres) ? true : undefined), { timeoutMs: 30_000 });
-      await waitFor("every process of svc to be gone", () => (processes.every((pid) => !isAlive(pid)) ? true : undefined), { timeoutMs: 30_000 });
+      await waitForGone(processes, { timeoutMs: 30_000 });
 
       // Its own server (not one left over from the first run), on data that was shut down cleanly.
       const second = run(process.execPath, [svcEntry, "start"], first.env);
@@ -204,9 +213,7 @@ describe("svc start as a supervisor", () => {
       });
       second.child.kill("SIGTERM");
       expect(await second.exited).toBe(0);
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    });
   }, 240_000);
 
   it("runs web and two workers apart on one database, and each exits 0 on SIGINT/SIGTERM (one under setsid) without a stack trace", async () => {

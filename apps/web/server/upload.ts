@@ -1,5 +1,5 @@
 import { AppError, uploadFiles, type IncomingFile } from "@svc/core";
-import { cleanFileName, type FileUploadResponse } from "@svc/schema";
+import { cleanFileName, type Camel, type FileUploadResponse } from "@svc/schema";
 import { webEnv } from "./env";
 import { readBodyBytes } from "./rest/read-request";
 import type { Services } from "./services";
@@ -8,7 +8,7 @@ import type { Services } from "./services";
  * An image upload handed to core's uploadFiles. Shared by POST /api/user/file/upload (bearer key)
  * and POST /api/admin/upload (the console's session).
  */
-export async function handleUpload({ request, services }: { request: Request; services: Services }): Promise<FileUploadResponse> {
+export async function handleUpload({ request, services }: { request: Request; services: Services }): Promise<Camel<FileUploadResponse>> {
   return uploadFiles({ db: services.db, files: await readUploadedFiles(request), maxFileBytes: webEnv().SVC_MAX_UPLOAD_FILE_BYTES });
 }
 

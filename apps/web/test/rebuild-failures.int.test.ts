@@ -1,6 +1,14 @@
 import { indexDocuments, runIndexRebuild } from "@svc/core";
 import { createTestPair, testSearchIndex } from "@svc/core/testing";
-import { ConnectorIndexingStatusResponseSchema, IndexRebuildStatusSchema, type ConnectorIndexingStatusLite } from "@svc/schema";
+import {
+  ConnectorIndexingStatusLiteSchema,
+  ConnectorIndexingStatusResponseSchema,
+  IndexRebuildStatusSchema,
+  toWire,
+  type Camel,
+  type ConnectorIndexingStatusLite,
+  type FederatedConnectorStatus,
+} from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { getServices } from "../server/services";
 import { useTestApp } from "./app";
@@ -12,6 +20,11 @@ const app = useTestApp();
 const REBUILD = "/api/manage/admin/search-index/rebuild";
 
 /** The pair's row of the connector listing (POST …/indexing-status), as a client reads it. */
+/** A console (camelCase) listing row as the REST listing spells it, to compare the two. */
+function asWireRow(row: Camel<ConnectorIndexingStatusLite> | Camel<FederatedConnectorStatus> | undefined): unknown {
+  return row && "ccPairId" in row ? toWire(ConnectorIndexingStatusLiteSchema, row) : row;
+}
+
 async function listingRow(ccPairId: number): Promise<ConnectorIndexingStatusLite> {
   const response = await app.request("POST", "/api/manage/admin/connector/indexing-status", { body: { get_all_connectors: true } });
   expect(response.status).toBe(200);
@@ -85,13 +98,13 @@ describe("an index rebuild carries failure truthfully", () => {
 
     // The console reads the same: the listing, the attempts, the pair page's counts, the health page.
     const { caller } = await signedIn(app.adminKey);
-    const consoleRows = (await caller.connectors.indexingStatus({ get_all_connectors: true })).flatMap((group) => group.indexing_statuses);
+    const consoleRows = (await caller.connectors.indexingStatus({ get_all_connectors: true })).flatMap((group) => group.indexingStatuses);
     for (const [ccPairId, row] of [
       [mixed, after.mixed],
       [failing, after.failing],
       [clean, after.clean],
     ] as const) {
-      expect(consoleRows.find((candidate) => "cc_pair_id" in candidate && candidate.cc_pair_id === ccPairId)).toEqual(row);
+      expect(asWireRow(consoleRows.find((candidate) => "ccPairId" in candidate && candidate.ccPairId === ccPairId))).toEqual(row);
     }
     // The rebuild's attempts are in each pair's history, marked as the rebuild's.
     const attemptsOf = async (ccPairId: number) =>
@@ -138,9 +151,11 @@ describe("an index rebuild carries failure truthfully", () => {
     }
     const { caller } = await signedIn(app.adminKey);
     const consoleRow = async () =>
-      (await caller.connectors.indexingStatus({ get_all_connectors: true }))
-        .flatMap((group) => group.indexing_statuses)
-        .find((candidate) => "cc_pair_id" in candidate && candidate.cc_pair_id === ccPairId);
+      asWireRow(
+        (await caller.connectors.indexingStatus({ get_all_connectors: true }))
+          .flatMap((group) => group.indexingStatuses)
+          .find((candidate) => "ccPairId" in candidate && candidate.ccPairId === ccPairId),
+      );
     const before = await listingRow(ccPairId);
     expect(before).toMatchObject({ last_status: "failed", in_repeated_error_state: true });
     expect(before.last_success).not.toBeNull();
@@ -157,9 +172,11 @@ describe("an index rebuild carries failure truthfully", () => {
     expect(after).toMatchObject({ last_status: "completed_with_errors", in_repeated_error_state: true, last_success: before.last_success });
     expect(await consoleRow()).toEqual(after);
     expect(await caller.connectors.indexingSummary({ ccPairId })).toMatchObject({ inRepeatedErrorState: true });
-    const sorted = (await caller.connectors.indexingStatus({ get_all_connectors: true, sort: { column: "last_success", direction: "desc" } }))
-      .flatMap((group) => group.indexing_statuses)
-      .find((candidate) => "cc_pair_id" in candidate && candidate.cc_pair_id === ccPairId);
+    const sorted = asWireRow(
+      (await caller.connectors.indexingStatus({ get_all_connectors: true, sort: { column: "last_success", direction: "desc" } }))
+        .flatMap((group) => group.indexingStatuses)
+        .find((candidate) => "ccPairId" in candidate && candidate.ccPairId === ccPairId),
+    );
     expect(sorted).toEqual(after);
     const history = await caller.connectors.attempts({ ccPairId, limit: 10 });
     expect(history.map((attempt) => [attempt.status, attempt.rebuild])).toEqual([

@@ -211,9 +211,9 @@ describe("reads", () => {
     const missing = await trpcFailure(consoleA.documents.get({ documentId: "no-such-doc" }), "no-such-doc");
     expect(missing.code).toBe("NOT_FOUND");
     expect(await trpcFailure(consoleA.documents.get({ documentId: "b/secret" }), "b/secret")).toEqual(missing);
-    expect((await consoleA.documents.get({ documentId: "shared" })).cc_pair_ids).toEqual([pairs.a]);
+    expect((await consoleA.documents.get({ documentId: "shared" })).ccPairIds).toEqual([pairs.a]);
     const found = await consoleA.documents.search({ query: "zephyrine", limit: 10, filters: null, principal: null });
-    expect(found.results.map((result) => result.document_id).sort()).toEqual(["a/own", "shared"]);
+    expect(found.results.map((result) => result.documentId).sort()).toEqual(["a/own", "shared"]);
 
     const b = String(pairs.b);
     const missingPair = await trpcFailure(consoleA.connectors.get({ ccPairId: 999_999 }), "999999");
@@ -226,7 +226,7 @@ describe("reads", () => {
       await trpcFailure(consoleA.connectors.documents({ ccPairId: 999_999, limit: 10, cursor: null }), "999999"),
     );
     const listing = await consoleA.connectors.indexingStatus({});
-    expect(listing.flatMap((group) => group.indexing_statuses.map((row) => ("cc_pair_id" in row ? row.cc_pair_id : null)))).not.toContain(pairs.b);
+    expect(listing.flatMap((group) => group.indexingStatuses.map((row) => ("ccPairId" in row ? row.ccPairId : null)))).not.toContain(pairs.b);
     await expectPairBUnchanged();
   });
 });

@@ -22,14 +22,14 @@ describe("an index rebuild in the worker", () => {
     for (const id of during) await ingestTestDocument(queue, { id, text: `${id}: ${LONG_TEXT}` });
     await waitForIndexed(db, during);
 
-    const oldGeneration = started.current.generation_id;
-    const newGeneration = started.rebuild?.generation_id ?? 0;
+    const oldGeneration = started.current.generationId;
+    const newGeneration = started.rebuild?.generationId ?? 0;
     await waitFor(
       "the rebuild swapped in and the old generation purged",
       async () => {
         const status = await getIndexRebuildStatus({ db });
         const left = await db.documentChunk.count({ where: { generationId: oldGeneration } });
-        return status.current.generation_id === newGeneration && left === 0 ? true : undefined;
+        return status.current.generationId === newGeneration && left === 0 ? true : undefined;
       },
       { timeoutMs: 60_000, describe: worker.output },
     );
@@ -72,7 +72,7 @@ describe("an index rebuild in the worker", () => {
     const restarted = startWorker();
     await waitFor(
       "the resumed rebuild swapped in",
-      async () => ((await getIndexRebuildStatus({ db })).current.generation_id === generationId ? true : undefined),
+      async () => ((await getIndexRebuildStatus({ db })).current.generationId === generationId ? true : undefined),
       { timeoutMs: 120_000, describe: restarted.output },
     );
     const attempts = await db.indexAttempt.findMany({
@@ -86,7 +86,7 @@ describe("an index rebuild in the worker", () => {
     ]);
     // The cut-off attempt ends when it last counted, not when the restart noticed.
     expect(attempts[0]?.finishedAt).toEqual(attempts[0]?.lastActivityAt);
-    expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ docs_done: 260, docs_failed: 0 });
+    expect((await getIndexRebuildStatus({ db })).lastRebuild).toMatchObject({ docsDone: 260, docsFailed: 0 });
     // Every document is in the new generation once.
     const perDocument = await db.documentChunk.groupBy({ by: ["documentId"], where: { generationId }, _count: true });
     expect(perDocument).toHaveLength(documents.length);

@@ -20,7 +20,7 @@ async function searchIds(query: string, limit = 100): Promise<string[]> {
     principal: OPERATOR_PRINCIPAL,
     request: SearchRequestSchema.parse({ query, limit }),
   });
-  return results.map((result) => result.document_id).sort();
+  return results.map((result) => result.documentId).sort();
 }
 
 const DOCUMENTS = 400;
@@ -30,7 +30,7 @@ const ids = Array.from({ length: DOCUMENTS }, (_, index) => `idx-${String(index)
 async function waitForRefill(generationBefore: number, describe: () => string): Promise<void> {
   await waitFor(
     "the refill's generation to become current",
-    async () => ((await getIndexRebuildStatus({ db })).current.generation_id > generationBefore ? true : undefined),
+    async () => ((await getIndexRebuildStatus({ db })).current.generationId > generationBefore ? true : undefined),
     { timeoutMs: 90_000, describe },
   );
   await waitFor("search to find every document again", async () => ((await searchIds("harbour", 100)).length === 100 ? true : undefined), {
@@ -63,7 +63,7 @@ describe("the search index written by worker processes", () => {
   }, 180_000);
 
   it("refills a removed index directory from PostgreSQL when a worker starts, through a rebuild", async () => {
-    const before = (await getIndexRebuildStatus({ db })).current.generation_id;
+    const before = (await getIndexRebuildStatus({ db })).current.generationId;
     await rm(testSearchIndex().uri, { recursive: true, force: true });
     testSearchIndex().forgetAll();
     expect(await searchIds("harbour")).toEqual([]);
@@ -76,12 +76,12 @@ describe("the search index written by worker processes", () => {
     await waitForRefill(before, worker.output);
     expect(worker.output()).toContain("the search index is empty while documents are indexed");
     expect(await indexRowInconsistencies(db)).toEqual({ lost: [], orphans: [], doubled: [] });
-    expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ status: "current", docs_done: DOCUMENTS, docs_failed: 0 });
+    expect((await getIndexRebuildStatus({ db })).lastRebuild).toMatchObject({ status: "current", docsDone: DOCUMENTS, docsFailed: 0 });
     expect(await worker.stop()).toBe(0);
   }, 180_000);
 
   it("refills an index that belongs to another database, and leaves a sound one alone", async () => {
-    const before = (await getIndexRebuildStatus({ db })).current.generation_id;
+    const before = (await getIndexRebuildStatus({ db })).current.generationId;
     await writeIndexMarker({ index: await testSearchIndex().index(), databaseId: "00000000-0000-4000-8000-000000000000" });
 
     const worker = startWorker();
@@ -91,7 +91,7 @@ describe("the search index written by worker processes", () => {
     expect(await worker.stop()).toBe(0);
 
     // Sound now: the next worker starts no refill.
-    const current = (await getIndexRebuildStatus({ db })).current.generation_id;
+    const current = (await getIndexRebuildStatus({ db })).current.generationId;
     const next = startWorker();
     await waitFor("the next worker to consume jobs", () => (next.output().includes("consuming") ? true : undefined), {
       timeoutMs: 30_000,
@@ -99,7 +99,7 @@ describe("the search index written by worker processes", () => {
     });
     expect(next.output()).not.toContain("refilling");
     expect((await getIndexRebuildStatus({ db })).status).toBe("idle");
-    expect((await getIndexRebuildStatus({ db })).current.generation_id).toBe(current);
+    expect((await getIndexRebuildStatus({ db })).current.generationId).toBe(current);
     expect(await next.stop()).toBe(0);
   }, 180_000);
 });

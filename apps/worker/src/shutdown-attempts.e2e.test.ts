@@ -21,7 +21,7 @@ async function listingRow(ccPairId: number, secondaryIndex: boolean) {
     principal: OPERATOR_PRINCIPAL,
     request: IndexingStatusRequestSchema.parse({ get_all_connectors: true, secondary_index: secondaryIndex }),
   });
-  return listing.flatMap((group) => group.indexing_statuses).find((row) => "cc_pair_id" in row && row.cc_pair_id === ccPairId);
+  return listing.flatMap((group) => group.indexingStatuses).find((row) => "ccPairId" in row && row.ccPairId === ccPairId);
 }
 
 /** SIGTERM, then the exit code and how long the process took to exit. */
@@ -48,7 +48,7 @@ describe("a worker stopped with SIGTERM", () => {
     let generationId = 0;
     try {
       generationId = await startRebuildUntilLockWait({ db, boss }, first, worker.output);
-      expect(await listingRow(first, true)).toMatchObject({ last_status: "in_progress", in_progress: true });
+      expect(await listingRow(first, true)).toMatchObject({ lastStatus: "in_progress", inProgress: true });
 
       // Stopped while the lock is still held: the shutdown must not wait for it.
       const stop = await timedStop(worker);
@@ -56,8 +56,8 @@ describe("a worker stopped with SIGTERM", () => {
       expect(stop.ms).toBeLessThan(STOP_BOUND_MS);
       const attempts = await db.indexAttempt.findMany({ where: { generationId }, select: { ccPairId: true, status: true, docsIndexed: true, rebuild: true } });
       expect(attempts).toEqual([{ ccPairId: first, status: "interrupted", docsIndexed: 200, rebuild: true }]);
-      expect(await listingRow(first, true)).toMatchObject({ last_status: "interrupted", last_finished_status: "interrupted", in_progress: false });
-      expect((await getIndexRebuildStatus({ db })).rebuild).toMatchObject({ generation_id: generationId, status: "building" });
+      expect(await listingRow(first, true)).toMatchObject({ lastStatus: "interrupted", lastFinishedStatus: "interrupted", inProgress: false });
+      expect((await getIndexRebuildStatus({ db })).rebuild).toMatchObject({ generationId, status: "building" });
     } finally {
       await locks.release();
     }
@@ -66,7 +66,7 @@ describe("a worker stopped with SIGTERM", () => {
     const restarted = startWorker();
     await waitFor(
       "the resumed rebuild swapped in",
-      async () => ((await getIndexRebuildStatus({ db })).current.generation_id === generationId ? true : undefined),
+      async () => ((await getIndexRebuildStatus({ db })).current.generationId === generationId ? true : undefined),
       { timeoutMs: 120_000, describe: restarted.output },
     );
     const after = await db.indexAttempt.findMany({ where: { generationId }, orderBy: { id: "asc" }, select: { ccPairId: true, status: true, docsIndexed: true } });
@@ -74,7 +74,7 @@ describe("a worker stopped with SIGTERM", () => {
       { ccPairId: first, status: "interrupted", docsIndexed: 200 },
       { ccPairId: second, status: "success", docsIndexed: 60 },
     ]);
-    expect(await listingRow(first, false)).toMatchObject({ last_status: "interrupted", in_progress: false });
+    expect(await listingRow(first, false)).toMatchObject({ lastStatus: "interrupted", inProgress: false });
     expect(await restarted.stop()).toBe(0);
   }, 300_000);
 
@@ -89,7 +89,7 @@ describe("a worker stopped with SIGTERM", () => {
       async () => ((await indexedProgress(db)).indexed >= 100 ? true : undefined),
       { timeoutMs: 60_000, describe: worker.output },
     );
-    expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "in_progress", in_progress: true });
+    expect(await listingRow(ccPairId, false)).toMatchObject({ lastStatus: "in_progress", inProgress: true });
 
     const stop = await timedStop(worker);
     expect(stop.code, worker.output()).toBe(0);
@@ -100,7 +100,7 @@ describe("a worker stopped with SIGTERM", () => {
     expect(stopped[0]).toMatchObject({ status: "interrupted" });
     expect(stopped[0]?.docsIndexed).toBeGreaterThan(0);
     expect(stopped[0]?.finishedAt).toEqual(stopped[0]?.lastActivityAt);
-    expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "interrupted", last_finished_status: "interrupted", in_progress: false });
+    expect(await listingRow(ccPairId, false)).toMatchObject({ lastStatus: "interrupted", lastFinishedStatus: "interrupted", inProgress: false });
 
     const restarted = startWorker();
     await waitFor(

@@ -23,7 +23,6 @@ export { endAdminSession } from "./auth/end-admin-session";
 // Connector-credential pairs.
 export { DEFAULT_CC_PAIR_ID } from "./model/default-pair";
 export { createCcPair } from "./connectors/create-cc-pair";
-export type { NewCcPairIds } from "./indexing/cc-pair-rows";
 export { getCcPair } from "./connectors/get-cc-pair";
 export { getPairIndexingSummary } from "./documents/get-pair-indexing-summary";
 export { updateCcPair } from "./connectors/update-cc-pair";

@@ -15,6 +15,11 @@ import { DocumentDetailSchema, MAX_DOCUMENT_PAGE_SIZE, DEFAULT_DOCUMENT_PAGE_SIZ
 import { UserFileSchema } from "./file-upload";
 import { INT4_MAX } from "./pydantic-fields";
 import { IndexGenerationStatusSchema, MAX_CHUNK_TOKEN_LIMIT, MIN_CHUNK_TOKEN_LIMIT } from "./search-index";
+import { CcPairSchema, CreateCcPairRequestSchema, CreatedCcPairSchema } from "./cc-pair";
+import { ConnectorIndexingStatusResponseSchema } from "./indexing-status";
+import { DocMinimalInfoPageSchema } from "./ingested-document";
+import { SearchResponseSchema } from "./search";
+import { camelSchema } from "./wire-case";
 
 // Ids are PostgreSQL int4.
 const IdSchema = z.int().min(1).max(INT4_MAX);
@@ -164,15 +169,15 @@ export type DocumentIdInput = z.infer<typeof DocumentIdInputSchema>;
 
 /** A chunk of the search index, as the document page lists it. */
 export const DocumentChunkSchema = z.object({
-  chunk_index: z.int(),
+  chunkIndex: z.int(),
   content: z.string(),
-  token_count: z.int(),
-  image_file_id: z.string().nullable(),
+  tokenCount: z.int(),
+  imageFileId: z.string().nullable(),
   link: z.string().nullable(),
 });
 export type DocumentChunk = z.infer<typeof DocumentChunkSchema>;
 
-/** The REST document body plus the chunks the index holds for it. */
+/** The REST document body plus the chunks the index holds for it (the console takes its camelSchema). */
 export const DocumentWithChunksSchema = DocumentDetailSchema.extend({
   chunks: z.array(DocumentChunkSchema),
 });
@@ -300,6 +305,16 @@ export type ApiKeyIdInput = z.infer<typeof ApiKeyIdInputSchema>;
 
 export const UPLOADED_FILES_LIMIT = 100;
 
-/** An uploaded file as listed (the REST upload's `user_files` item without its row id). */
-export const UploadedFileSchema = UserFileSchema.omit({ id: true });
+/** An uploaded file as listed: the REST upload's `user_files` item without its row id, in camelCase. */
+export const UploadedFileSchema = camelSchema(UserFileSchema.omit({ id: true }));
 export type UploadedFile = z.infer<typeof UploadedFileSchema>;
+
+// ---- REST shapes the console shows, in camelCase (core's values, passed through) ----
+
+export const ConsoleIndexingStatusSchema = camelSchema(ConnectorIndexingStatusResponseSchema);
+export const ConsoleCcPairSchema = camelSchema(CcPairSchema);
+export const ConsoleDocumentPageSchema = camelSchema(DocMinimalInfoPageSchema);
+export const ConsoleCreateCcPairInputSchema = camelSchema(CreateCcPairRequestSchema);
+export const ConsoleCreatedCcPairSchema = camelSchema(CreatedCcPairSchema);
+export const ConsoleSearchResponseSchema = camelSchema(SearchResponseSchema);
+export const ConsoleDocumentSchema = camelSchema(DocumentWithChunksSchema);

@@ -26,3 +26,4 @@ export * from "./search-index";
 export * from "./section";
 export * from "./service-status";
 export * from "./validation-error";
+export * from "./wire-case";

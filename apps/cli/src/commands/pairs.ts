@@ -8,7 +8,7 @@ import {
   updateCcPair,
   type PgBoss,
 } from "@svc/core";
-import { IndexingStatusRequestSchema, type AccessType, type DocumentSource } from "@svc/schema";
+import { ConnectorIndexingStatusResponseSchema, IndexingStatusRequestSchema, toWire, type AccessType, type DocumentSource } from "@svc/schema";
 import { printJson, printTable } from "../output/print-table";
 import type { DatabaseContext } from "../with-database";
 
@@ -31,14 +31,14 @@ export async function listPairs({ db }: DatabaseContext, options: { json?: boole
     principal: OPERATOR_PRINCIPAL,
     request: IndexingStatusRequestSchema.parse({ get_all_connectors: true }),
   });
-  if (options.json) return printJson(listing);
+  if (options.json) return printJson(toWire(ConnectorIndexingStatusResponseSchema, listing));
   // Failed documents by the console's one definition (docs/decisions.md, "Failed").
-  const pairIds = listing.flatMap((group) => group.indexing_statuses.flatMap((row) => ("cc_pair_id" in row ? [row.cc_pair_id] : [])));
+  const pairIds = listing.flatMap((group) => group.indexingStatuses.flatMap((row) => ("ccPairId" in row ? [row.ccPairId] : [])));
   const failed = await countFailedDocumentsPerPair({ db, principal: OPERATOR_PRINCIPAL, ccPairIds: pairIds });
   const rows = listing.flatMap((group) =>
-    group.indexing_statuses.map((row) =>
-      "cc_pair_id" in row
-        ? [row.cc_pair_id, row.source, row.cc_pair_status, row.access_type, row.docs_indexed, failed.get(row.cc_pair_id) ?? 0, row.last_status ?? null, row.name]
+    group.indexingStatuses.map((row) =>
+      "ccPairId" in row
+        ? [row.ccPairId, row.source, row.ccPairStatus, row.accessType, row.docsIndexed, failed.get(row.ccPairId) ?? 0, row.lastStatus ?? null, row.name]
         : [`federated ${row.id}`, row.source, null, null, null, null, null, row.name],
     ),
   );

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { cancelIndexRebuild, getIndexRebuildStatus, OPERATOR_PRINCIPAL, startIndexRebuild } from "@svc/core";
 import type { Db } from "@svc/db";
-import { IndexRebuildRequestSchema, type IndexRebuildProgress, type IndexRebuildStatus } from "@svc/schema";
+import { IndexRebuildRequestSchema, IndexRebuildStatusSchema, toWire, type Camel, type IndexRebuildProgress, type IndexRebuildStatus } from "@svc/schema";
 import { UsageError } from "../cli-error";
 import { printJson, printTable } from "../output/print-table";
 import { startProgressBar } from "../output/progress-bar";
@@ -40,13 +40,13 @@ export async function rebuildIndex(
     }),
   );
   if (!options.wait || !started.rebuild) return printStatus(started, options);
-  const ended = await waitForRebuild(db, started.rebuild.generation_id);
+  const ended = await waitForRebuild(db, started.rebuild.generationId);
   printStatus(ended, options);
-  const last = ended.last_rebuild;
-  if (last?.generation_id !== started.rebuild.generation_id || (last.status !== "current" && last.status !== "retired")) {
-    throw new Error(`The rebuild of generation ${started.rebuild.generation_id} was canceled.`);
+  const last = ended.lastRebuild;
+  if (last?.generationId !== started.rebuild.generationId || (last.status !== "current" && last.status !== "retired")) {
+    throw new Error(`The rebuild of generation ${started.rebuild.generationId} was canceled.`);
   }
-  if (last.docs_failed > 0) throw new Error(`The rebuild finished, but ${last.docs_failed} documents failed to index.`);
+  if (last.docsFailed > 0) throw new Error(`The rebuild finished, but ${last.docsFailed} documents failed to index.`);
 }
 
 export async function cancelRebuild({ db, databaseUrl }: IndexContext, options: { json?: boolean }): Promise<void> {
@@ -54,14 +54,14 @@ export async function cancelRebuild({ db, databaseUrl }: IndexContext, options: 
 }
 
 /** Polls the rebuild's progress (a bar on a terminal) until it is no longer the one in progress. */
-async function waitForRebuild(db: Db, generationId: number): Promise<IndexRebuildStatus> {
+async function waitForRebuild(db: Db, generationId: number): Promise<Camel<IndexRebuildStatus>> {
   const bar = startProgressBar(`Rebuilding generation ${generationId}`, 0);
   try {
     for (;;) {
       const status = await getIndexRebuildStatus({ db });
       const rebuild = status.rebuild;
-      if (rebuild?.generation_id !== generationId) return status;
-      bar.update(rebuild.docs_done, rebuild.docs_total, rebuild.started_at === null ? "waiting for the worker" : `${rebuild.docs_failed} failed`);
+      if (rebuild?.generationId !== generationId) return status;
+      bar.update(rebuild.docsDone, rebuild.docsTotal, rebuild.startedAt === null ? "waiting for the worker" : `${rebuild.docsFailed} failed`);
       await sleep(WAIT_POLL_MS);
     }
   } finally {
@@ -69,21 +69,22 @@ async function waitForRebuild(db: Db, generationId: number): Promise<IndexRebuil
   }
 }
 
-function printStatus(status: IndexRebuildStatus, { json }: { json?: boolean }): void {
-  if (json) return printJson(status);
-  const { current, rebuild, last_rebuild: last } = status;
-  const progress = (role: string, generation: IndexRebuildProgress) => [
-    generation.generation_id,
+/** `--json` prints the status as GET /manage/admin/search-index/rebuild answers it. */
+function printStatus(status: Camel<IndexRebuildStatus>, { json }: { json?: boolean }): void {
+  if (json) return printJson(toWire(IndexRebuildStatusSchema, status));
+  const { current, rebuild, lastRebuild: last } = status;
+  const progress = (role: string, generation: Camel<IndexRebuildProgress>) => [
+    generation.generationId,
     role,
     generation.status,
-    generation.chunk_token_limit,
-    generation.text_search_config,
-    `${generation.docs_done}/${generation.docs_total}`,
-    generation.docs_failed,
-    generation.started_at ?? (generation.status === "building" ? "waiting for the worker" : null),
-    generation.completed_at,
+    generation.chunkTokenLimit,
+    generation.textSearchConfig,
+    `${generation.docsDone}/${generation.docsTotal}`,
+    generation.docsFailed,
+    generation.startedAt ?? (generation.status === "building" ? "waiting for the worker" : null),
+    generation.completedAt,
   ];
-  const rows = [[current.generation_id, "search reads", "current", current.chunk_token_limit, current.text_search_config, null, null, null, null]];
+  const rows = [[current.generationId, "search reads", "current", current.chunkTokenLimit, current.textSearchConfig, null, null, null, null]];
   if (rebuild) rows.push(progress("rebuild", rebuild));
   if (last) rows.push(progress("last rebuild", last));
   printTable(["generation", "role", "status", "chunk tokens", "text search", "docs done", "failed", "started", "completed"], rows);

@@ -1,4 +1,4 @@
-import type { DocMinimalInfo, DocMinimalInfoPage } from "@svc/schema";
+import { DocMinimalInfoListSchema, toWire, type Camel, type DocMinimalInfo, type DocMinimalInfoPage } from "@svc/schema";
 
 /**
  * A REST document listing as the original answers it: a bare JSON array (docs/decisions.md
@@ -7,12 +7,12 @@ import type { DocMinimalInfo, DocMinimalInfoPage } from "@svc/schema";
  */
 export async function documentListResponse(
   request: Request,
-  list: DocMinimalInfoPage | AsyncIterable<DocMinimalInfo[]>,
+  list: Camel<DocMinimalInfoPage> | AsyncIterable<Camel<DocMinimalInfo>[]>,
 ): Promise<Response> {
   if (!(Symbol.asyncIterator in list)) {
     const headers = new Headers();
-    if (list.next_cursor !== null) headers.set("link", `<${nextPageUrl(request, list.next_cursor)}>; rel="next"`);
-    return Response.json(list.documents, { headers });
+    if (list.nextCursor !== null) headers.set("link", `<${nextPageUrl(request, list.nextCursor)}>; rel="next"`);
+    return Response.json(toWire(DocMinimalInfoListSchema, list.documents), { headers });
   }
   // The first batch is read before the response exists, so a failure there (the database away: 503)
   // is still answered through the error table rather than as a cut-off stream.
@@ -72,14 +72,14 @@ export class StreamedTextResponse extends Response {
  * never a wrong one.
  */
 async function* jsonArrayPieces(
-  first: IteratorResult<DocMinimalInfo[]>,
-  iterator: AsyncIterator<DocMinimalInfo[]>,
+  first: IteratorResult<Camel<DocMinimalInfo>[]>,
+  iterator: AsyncIterator<Camel<DocMinimalInfo>[]>,
 ): AsyncGenerator<string> {
   let separator = "[";
   try {
     for (let next = first; !next.done; next = await iterator.next()) {
       let piece = "";
-      for (const document of next.value) {
+      for (const document of toWire(DocMinimalInfoListSchema, next.value)) {
         piece += separator + JSON.stringify(document);
         separator = ",";
         if (piece.length >= PIECE_CHARS) {

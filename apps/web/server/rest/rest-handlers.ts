@@ -21,14 +21,29 @@ import {
   uploadProjectFiles,
   type Principal,
 } from "@svc/core";
-import { buildOpenApiDocument, type RestContract, type RestEndpoint, type RestOperationId } from "@svc/schema";
+import {
+  buildOpenApiDocument,
+  CcPairSchema,
+  ConnectorIndexingStatusResponseSchema,
+  CreatedCcPairSchema,
+  CategorizedFilesSnapshotSchema,
+  DocumentDetailSchema,
+  FileUploadResponseSchema,
+  IndexRebuildStatusSchema,
+  IngestionBatchResponseSchema,
+  IngestionResultSchema,
+  SearchResponseSchema,
+  toWire,
+  type RestContract,
+  type RestEndpoint,
+  type RestOperationId,
+} from "@svc/schema";
 import type { z } from "zod";
 import { readReadiness } from "../read-readiness";
 import type { Services } from "../services";
 import { handleUpload, readUploadedFiles } from "../upload";
 import { webEnv } from "../env";
 import { apiReferencePage, apiReferenceScript } from "../api-reference";
-import { toCreatedCcPair } from "../created-cc-pair";
 import { renderMetrics } from "../observability/render-metrics";
 import { documentListResponse } from "./document-list-response";
 
@@ -65,10 +80,10 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
   // Liveness answers from the process alone: no database call, so an outage does not restart it.
   getHealth: () => ({ status: "ok", checks: { process: { status: "ok" } } }),
   getReadiness: () => readReadiness(),
-  upsertIngestionDocument: ({ body, principal, services }) =>
-    ingestDocument({ db: services.db, boss: services.boss, principal, input: body }),
-  ingestDocumentBatch: ({ body, principal, services }) =>
-    ingestDocuments({ db: services.db, boss: services.boss, principal, documents: body.documents }),
+  upsertIngestionDocument: async ({ body, principal, services }) =>
+    toWire(IngestionResultSchema, await ingestDocument({ db: services.db, boss: services.boss, principal, input: body })),
+  ingestDocumentBatch: async ({ body, principal, services }) =>
+    toWire(IngestionBatchResponseSchema, await ingestDocuments({ db: services.db, boss: services.boss, principal, documents: body.documents })),
   // Without `limit` the whole list is streamed; with it, one page and a Link header.
   listIngestedDocuments: async ({ request, query, principal, services }) =>
     documentListResponse(
@@ -77,8 +92,8 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
         ? streamIngestedDocuments({ db: services.db, principal, afterId: query.cursor })
         : await listIngestedDocuments({ db: services.db, principal, limit: query.limit, afterId: query.cursor }),
     ),
-  getIngestionDocument: ({ path, principal, services }) =>
-    getDocument({ db: services.db, principal, documentId: path.document_id }),
+  getIngestionDocument: async ({ path, principal, services }) =>
+    toWire(DocumentDetailSchema, await getDocument({ db: services.db, principal, documentId: path.document_id })),
   deleteIngestionDocument: async ({ path, principal, services }) => {
     await deleteDocument({ db: services.db, index: services.index, principal, documentId: path.document_id });
     return null;
@@ -90,46 +105,59 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
       query.limit === null ? await streamCcPairDocuments(list) : await listCcPairDocuments({ ...list, limit: query.limit }),
     );
   },
-  searchDocuments: ({ request, body, principal, services }) =>
-    searchDocuments({
-      db: services.db,
-      index: services.index,
-      principal,
-      request: body,
-      timeoutMs: services.searchTimeoutMs,
-      signal: request.signal,
-    }),
-  getConnectorIndexingStatus: ({ request, body, principal, services }) =>
-    listIndexingStatus({ db: services.db, principal, request: body, signal: request.signal }),
+  searchDocuments: async ({ request, body, principal, services }) =>
+    toWire(
+      SearchResponseSchema,
+      await searchDocuments({
+        db: services.db,
+        index: services.index,
+        principal,
+        request: body,
+        timeoutMs: services.searchTimeoutMs,
+        signal: request.signal,
+      }),
+    ),
+  getConnectorIndexingStatus: async ({ request, body, principal, services }) =>
+    toWire(ConnectorIndexingStatusResponseSchema, await listIndexingStatus({ db: services.db, principal, request: body, signal: request.signal })),
   createCcPair: async ({ body, services }) =>
-    toCreatedCcPair(await createCcPair({ db: services.db, name: body.name, source: body.source, accessType: body.access_type })),
-  getCcPair: ({ path, principal, services }) => getCcPair({ db: services.db, principal, ccPairId: path.id }),
-  updateCcPair: ({ path, body, principal, services }) =>
-    updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id, name: body.name, status: body.status }),
-  setCcPairStatus: ({ path, body, principal, services }) =>
-    updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id, status: body.status }),
-  deleteCcPair: ({ path, principal, services }) =>
-    deleteCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id }),
+    toWire(CreatedCcPairSchema, await createCcPair({ db: services.db, name: body.name, source: body.source, accessType: body.access_type })),
+  getCcPair: async ({ path, principal, services }) => toWire(CcPairSchema, await getCcPair({ db: services.db, principal, ccPairId: path.id })),
+  updateCcPair: async ({ path, body, principal, services }) =>
+    toWire(
+      CcPairSchema,
+      await updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id, name: body.name, status: body.status }),
+    ),
+  setCcPairStatus: async ({ path, body, principal, services }) =>
+    toWire(CcPairSchema, await updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id, status: body.status })),
+  deleteCcPair: async ({ path, principal, services }) =>
+    toWire(CcPairSchema, await deleteCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id })),
   createFederatedConnector: ({ body, services }) =>
     createFederatedConnector({ db: services.db, source: body.source, name: body.name }),
   deleteFederatedConnector: ({ path, services }) => deleteFederatedConnector({ db: services.db, id: path.id }),
-  getIndexRebuildStatus: ({ services }) => getIndexRebuildStatus({ db: services.db }),
-  startIndexRebuild: ({ body, principal, services }) =>
-    startIndexRebuild({
-      db: services.db,
-      boss: services.boss,
-      principal,
-      chunkTokenLimit: body.chunk_token_limit,
-      textSearchConfig: body.text_search_config,
-    }),
-  cancelIndexRebuild: ({ principal, services }) => cancelIndexRebuild({ db: services.db, boss: services.boss, principal }),
-  uploadUserFiles: ({ request, services }) => handleUpload({ request, services }),
+  getIndexRebuildStatus: async ({ services }) => toWire(IndexRebuildStatusSchema, await getIndexRebuildStatus({ db: services.db })),
+  startIndexRebuild: async ({ body, principal, services }) =>
+    toWire(
+      IndexRebuildStatusSchema,
+      await startIndexRebuild({
+        db: services.db,
+        boss: services.boss,
+        principal,
+        chunkTokenLimit: body.chunk_token_limit,
+        textSearchConfig: body.text_search_config,
+      }),
+    ),
+  cancelIndexRebuild: async ({ principal, services }) =>
+    toWire(IndexRebuildStatusSchema, await cancelIndexRebuild({ db: services.db, boss: services.boss, principal })),
+  uploadUserFiles: async ({ request, services }) => toWire(FileUploadResponseSchema, await handleUpload({ request, services })),
   uploadProjectFiles: async ({ request, services }) =>
-    uploadProjectFiles({
-      db: services.db,
-      files: await readUploadedFiles(request),
-      maxFileBytes: webEnv().SVC_MAX_UPLOAD_FILE_BYTES,
-    }),
+    toWire(
+      CategorizedFilesSnapshotSchema,
+      await uploadProjectFiles({
+        db: services.db,
+        files: await readUploadedFiles(request),
+        maxFileBytes: webEnv().SVC_MAX_UPLOAD_FILE_BYTES,
+      }),
+    ),
   getOpenApiDocument: () => buildOpenApiDocument(),
   getMetrics: async ({ services }) => {
     const { contentType, body } = await renderMetrics(services);

@@ -1,5 +1,5 @@
 import { createTestPair } from "@svc/core/testing";
-import type { ConnectorIndexingStatusLite, ConnectorSort } from "@svc/schema";
+import type { Camel, ConnectorIndexingStatusLite, ConnectorSort } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { useTestApp } from "../app";
 import { insertIndexAttempts, setPairStatus } from "../connectors";
@@ -10,18 +10,18 @@ const app = useTestApp();
 
 const fixture = useConsoleFixture(app);
 
-function rows(groups: Awaited<ReturnType<Caller["connectors"]["indexingStatus"]>>): ConnectorIndexingStatusLite[] {
-  return groups.flatMap((group) => group.indexing_statuses).filter((row): row is ConnectorIndexingStatusLite => "cc_pair_id" in row);
+function rows(groups: Awaited<ReturnType<Caller["connectors"]["indexingStatus"]>>): Camel<ConnectorIndexingStatusLite>[] {
+  return groups.flatMap((group) => group.indexingStatuses).filter((row): row is Camel<ConnectorIndexingStatusLite> => "ccPairId" in row);
 }
 
 describe("connectors.indexingStatus", () => {
   it("is the REST listing: an admin sees every pair as editable; a scoped curator its own (editable) and public ones", async () => {
     const all = rows(await fixture.admin.connectors.indexingStatus({}));
-    expect(all.map((row) => [row.cc_pair_id, row.is_editable]).sort()).toEqual(
+    expect(all.map((row) => [row.ccPairId, row.isEditable]).sort()).toEqual(
       [fixture.ownPair, fixture.otherPublicPair, fixture.otherPrivatePair].map((id) => [id, true]).sort(),
     );
     const scoped = rows(await fixture.scopedCurator.connectors.indexingStatus({}));
-    expect(scoped.map((row) => [row.cc_pair_id, row.is_editable]).sort()).toEqual(
+    expect(scoped.map((row) => [row.ccPairId, row.isEditable]).sort()).toEqual(
       [
         [fixture.ownPair, true],
         [fixture.otherPublicPair, false],
@@ -31,7 +31,7 @@ describe("connectors.indexingStatus", () => {
 
   it("applies the request's filters and rejects bad ones", async () => {
     const filtered = rows(await fixture.admin.connectors.indexingStatus({ name_filter: "handbook", access_type_filters: ["public"] }));
-    expect(filtered.map((row) => row.cc_pair_id)).toEqual([fixture.otherPublicPair]);
+    expect(filtered.map((row) => row.ccPairId)).toEqual([fixture.otherPublicPair]);
     await expectTrpcError(fixture.admin.connectors.indexingStatus({ source_to_page: { web: 0 } }), "BAD_REQUEST");
   });
 
@@ -84,7 +84,7 @@ describe("connectors.get, attempts and documents", () => {
   it("show a pair, its attempts newest first and its documents page by page", async () => {
     const link = "https://wiki.example.com/onboarding";
     await ingestAndIndexOverApi(app, ...["a-1", "a-2", "a-3"].map((id) => ({ id, ccPairId: fixture.ownPair, link })));
-    expect(await fixture.admin.connectors.get({ ccPairId: fixture.ownPair })).toMatchObject({ id: fixture.ownPair, name: "Team A wiki", status: "ACTIVE", docs_indexed: 3 });
+    expect(await fixture.admin.connectors.get({ ccPairId: fixture.ownPair })).toMatchObject({ id: fixture.ownPair, name: "Team A wiki", status: "ACTIVE", docsIndexed: 3 });
 
     const attempts = await fixture.scopedCurator.connectors.attempts({ ccPairId: fixture.ownPair });
     expect(attempts).toEqual([
@@ -102,9 +102,9 @@ describe("connectors.get, attempts and documents", () => {
     ]);
 
     const first = await fixture.scopedCurator.connectors.documents({ ccPairId: fixture.ownPair, limit: 2 });
-    expect(first.documents.map((document) => document.document_id)).toEqual(["a-1", "a-2"]);
-    const second = await fixture.scopedCurator.connectors.documents({ ccPairId: fixture.ownPair, limit: 2, cursor: first.next_cursor });
-    expect(second).toEqual({ documents: [{ document_id: "a-3", semantic_id: "Doc a-3", link: "https://wiki.example.com/onboarding" }], next_cursor: null });
+    expect(first.documents.map((document) => document.documentId)).toEqual(["a-1", "a-2"]);
+    const second = await fixture.scopedCurator.connectors.documents({ ccPairId: fixture.ownPair, limit: 2, cursor: first.nextCursor });
+    expect(second).toEqual({ documents: [{ documentId: "a-3", semanticId: "Doc a-3", link: "https://wiki.example.com/onboarding" }], nextCursor: null });
     await expectTrpcError(fixture.admin.connectors.documents({ ccPairId: fixture.ownPair, cursor: "not-a-cursor" }), "BAD_REQUEST");
   });
 
@@ -139,9 +139,9 @@ describe("connectors.get, attempts and documents", () => {
 
 describe("connector changes", () => {
   it("create, rename, pause, resume and delete as an admin", async () => {
-    const created = await fixture.admin.connectors.create({ name: "Release notes", source: "web", access_type: "public" });
-    expect(created).toEqual({ cc_pair_id: expect.any(Number) as unknown, connector_id: expect.any(Number) as unknown, credential_id: expect.any(Number) as unknown });
-    const id = created.cc_pair_id;
+    const created = await fixture.admin.connectors.create({ name: "Release notes", source: "web", accessType: "public" });
+    expect(created).toEqual({ ccPairId: expect.any(Number) as unknown, connectorId: expect.any(Number) as unknown, credentialId: expect.any(Number) as unknown });
+    const id = created.ccPairId;
     expect(await fixture.admin.connectors.update({ ccPairId: id, name: "Release notes (2026)" })).toMatchObject({ name: "Release notes (2026)", status: "SCHEDULED" });
     expect(await fixture.admin.connectors.update({ ccPairId: id, status: "PAUSED" })).toMatchObject({ status: "PAUSED" });
     expect(await fixture.admin.connectors.update({ ccPairId: id, status: "ACTIVE" })).toMatchObject({ status: "ACTIVE" });
@@ -149,13 +149,13 @@ describe("connector changes", () => {
     expect(await fixture.admin.connectors.get({ ccPairId: id })).toMatchObject({ status: "DELETING" });
     await expectTrpcError(fixture.admin.connectors.update({ ccPairId: id, name: "again" }), "CONFLICT");
     await expectTrpcError(fixture.admin.connectors.update({ ccPairId: 1, name: "default" }), "BAD_REQUEST");
-    await expectTrpcError(fixture.admin.connectors.create({ name: "x", source: "not-a-source" as "web", access_type: "public" }), "BAD_REQUEST");
+    await expectTrpcError(fixture.admin.connectors.create({ name: "x", source: "not-a-source" as "web", accessType: "public" }), "BAD_REQUEST");
   });
 
   it("let a curator change no pair (REST's PATCH is admin only), nor create or delete one", async () => {
     await expectTrpcError(fixture.scopedCurator.connectors.update({ ccPairId: fixture.ownPair, status: "PAUSED" }), "FORBIDDEN");
     expect((await fixture.admin.connectors.get({ ccPairId: fixture.ownPair })).status).not.toBe("PAUSED");
-    await expectTrpcError(fixture.scopedCurator.connectors.create({ name: "x", source: "web", access_type: "public" }), "FORBIDDEN");
+    await expectTrpcError(fixture.scopedCurator.connectors.create({ name: "x", source: "web", accessType: "public" }), "FORBIDDEN");
     await expectTrpcError(fixture.scopedCurator.connectors.delete({ ccPairId: fixture.ownPair }), "FORBIDDEN");
     await expectTrpcError(fixture.scopedCurator.connectors.createFederated({ source: "federated_slack" }), "FORBIDDEN");
     await expectTrpcError(fixture.scopedCurator.connectors.deleteFederated({ id: 1 }), "FORBIDDEN");
@@ -165,7 +165,7 @@ describe("connector changes", () => {
   it("add and remove federated connectors (admin)", async () => {
     const { id } = await fixture.admin.connectors.createFederated({ source: "federated_slack", name: "Company Slack" });
     const slack = (await fixture.admin.connectors.indexingStatus({})).find((group) => group.source === "slack");
-    expect(slack?.indexing_statuses).toContainEqual({ id, source: "federated_slack", name: "Company Slack" });
+    expect(slack?.indexingStatuses).toContainEqual({ id, source: "federated_slack", name: "Company Slack" });
     expect(await fixture.admin.connectors.deleteFederated({ id })).toEqual({ id });
     await expectTrpcError(fixture.admin.connectors.deleteFederated({ id }), "NOT_FOUND");
   });

@@ -1,6 +1,6 @@
 import { testSearchIndex } from "@svc/core/testing";
 import { indexDocumentJob, indexDocuments } from "@svc/core";
-import { DocumentWithChunksSchema } from "@svc/schema";
+import { ConsoleDocumentSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { getServices } from "../../server/services";
 import { useTestApp } from "../app";
@@ -17,9 +17,9 @@ describe("documents.search and documents.get", () => {
     await ingestAndIndexOverApi(app, { id: "holidays", text: "Holidays are booked in the HR portal.", ccPairId: fixture.ownPair });
     await ingestAndIndexOverApi(app, { id: "secret-holidays", text: "Holidays of team B.", ccPairId: fixture.otherPrivatePair });
     const asAdmin = await fixture.admin.documents.search({ query: "holidays" });
-    expect(asAdmin.results.map((result) => result.document_id).sort()).toEqual(["holidays", "secret-holidays"]);
+    expect(asAdmin.results.map((result) => result.documentId).sort()).toEqual(["holidays", "secret-holidays"]);
     const asCurator = await fixture.scopedCurator.documents.search({ query: "holidays", filters: { cc_pair_ids: [fixture.ownPair] } });
-    expect(asCurator.results.map((result) => result.document_id)).toEqual(["holidays"]);
+    expect(asCurator.results.map((result) => result.documentId)).toEqual(["holidays"]);
     expect(asCurator.results[0]?.chunks[0]?.snippet).toContain("<mark>Holidays</mark>");
     await expectTrpcError(fixture.admin.documents.search({ query: "" }), "BAD_REQUEST");
     // The same limits as REST: the procedure takes the REST request schema.
@@ -30,15 +30,17 @@ describe("documents.search and documents.get", () => {
 
   it("get returns the REST body plus the indexed chunks; invisible documents are NOT_FOUND", async () => {
     const document = await fixture.scopedCurator.documents.get({ documentId: "holidays" });
-    expect(DocumentWithChunksSchema.strict().parse(document)).toMatchObject({
+    // Every field is the camelCase schema's, none more.
+    expect(ConsoleDocumentSchema.parse(document)).toEqual(document);
+    expect(document).toMatchObject({
       id: "holidays",
-      indexing_status: "indexed",
-      current_version: 1,
-      indexed_version: 1,
-      chunk_count: 1,
-      cc_pair_ids: [fixture.ownPair],
-      sections: [{ text: "Holidays are booked in the HR portal.", link: "https://example.com/holidays", image_file_id: null }],
-      chunks: [{ chunk_index: 0, content: "Holidays are booked in the HR portal.", token_count: expect.any(Number) as unknown, image_file_id: null, link: "https://example.com/holidays" }],
+      indexingStatus: "indexed",
+      currentVersion: 1,
+      indexedVersion: 1,
+      chunkCount: 1,
+      ccPairIds: [fixture.ownPair],
+      sections: [{ text: "Holidays are booked in the HR portal.", link: "https://example.com/holidays", imageFileId: null }],
+      chunks: [{ chunkIndex: 0, content: "Holidays are booked in the HR portal.", tokenCount: expect.any(Number) as unknown, imageFileId: null, link: "https://example.com/holidays" }],
     });
     await expectTrpcError(fixture.scopedCurator.documents.get({ documentId: "secret-holidays" }), "NOT_FOUND");
     await expectTrpcError(fixture.admin.documents.get({ documentId: "nope" }), "NOT_FOUND");
@@ -64,12 +66,12 @@ describe("documents.retry", () => {
     } finally {
       await removePoisonTrigger(app.db);
     }
-    expect(await fixture.admin.documents.get({ documentId: "fragile" })).toMatchObject({ indexing_status: "failed", last_error: expect.stringContaining("chunk rejected") as unknown, chunks: [] });
+    expect(await fixture.admin.documents.get({ documentId: "fragile" })).toMatchObject({ indexingStatus: "failed", lastError: expect.stringContaining("chunk rejected") as unknown, chunks: [] });
 
     expect(await fixture.scopedCurator.documents.retry({ documentId: "fragile" })).toEqual({ ok: true });
     // A retry is a request, not a fix: the failure stays visible, its tries start again.
     const document = await fixture.admin.documents.get({ documentId: "fragile" });
-    expect(document).toMatchObject({ indexing_status: "failed", current_version: 1 });
+    expect(document).toMatchObject({ indexingStatus: "failed", currentVersion: 1 });
     expect((await app.db.document.findUniqueOrThrow({ where: { id: "fragile" } })).indexAttempts).toBe(0);
 
     const { boss } = await getServices();
@@ -78,7 +80,7 @@ describe("documents.retry", () => {
     expect(jobs.map((job) => job.data)).toContainEqual({ documentId: "fragile", version: 1 });
     expect(jobs.length).toBe(2);
     await indexDocuments({ index: testSearchIndex(), db: app.db, jobs: [{ documentId: "fragile", version: 1 }] });
-    expect(await fixture.admin.documents.get({ documentId: "fragile" })).toMatchObject({ indexing_status: "indexed", chunk_count: 1, last_error: null });
+    expect(await fixture.admin.documents.get({ documentId: "fragile" })).toMatchObject({ indexingStatus: "indexed", chunkCount: 1, lastError: null });
   });
 
   it("refuses documents that are not failed, unknown ones and those outside the key's scope", async () => {
@@ -96,6 +98,6 @@ describe("documents.get during an index rebuild", () => {
     expect(await app.db.documentChunk.count({ where: { documentId: "rebuilt" } })).toBe(2);
     const document = await fixture.admin.documents.get({ documentId: "rebuilt" });
     expect(document.chunks.map((chunk) => chunk.content)).toEqual(["Written to the serving index and to the one being built."]);
-    expect(document.chunk_count).toBe(1);
+    expect(document.chunkCount).toBe(1);
   });
 });

@@ -68,10 +68,10 @@ describe("/api/trpc over HTTP", () => {
     expect(noSession.status).toBe(401);
     const uploaded = await fetch(`${app.base}/api/admin/upload`, { method: "POST", headers: { cookie, origin: app.base }, body: upload });
     expect(uploaded.status).toBe(200);
-    const body = (await uploaded.json()) as { user_files: { file_id: string; name: string }[]; rejected_files: unknown[] };
-    expect(body).toMatchObject({ user_files: [{ name: "diagram.png", file_type: "image/png" }], rejected_files: [] });
+    const body = (await uploaded.json()) as { userFiles: { fileId: string; name: string }[]; rejectedFiles: unknown[] };
+    expect(body).toMatchObject({ userFiles: [{ name: "diagram.png", fileType: "image/png" }], rejectedFiles: [] });
     const listed = await fetch(`${app.base}/api/trpc/uploads.list`, { headers: { cookie } });
-    expect(await listed.json()).toMatchObject({ result: { data: { json: [{ file_id: body.user_files[0]?.file_id, name: "diagram.png" }] } } });
+    expect(await listed.json()).toMatchObject({ result: { data: { json: [{ fileId: body.userFiles[0]?.fileId, name: "diagram.png" }] } } });
 
     const signOut = await mutation("session.signOut", undefined, { cookie, origin: app.base });
     expect(signOut.status).toBe(200);

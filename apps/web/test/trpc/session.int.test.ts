@@ -11,7 +11,7 @@ const SESSION_CALLS: [string, (caller: Caller) => Promise<unknown>][] = [
   ["connectors.get", (c) => c.connectors.get({ ccPairId: 1 })],
   ["connectors.attempts", (c) => c.connectors.attempts({ ccPairId: 1 })],
   ["connectors.documents", (c) => c.connectors.documents({ ccPairId: 1 })],
-  ["connectors.create", (c) => c.connectors.create({ name: "x", source: "web", access_type: "public" })],
+  ["connectors.create", (c) => c.connectors.create({ name: "x", source: "web", accessType: "public" })],
   ["connectors.update", (c) => c.connectors.update({ ccPairId: 1, name: "x" })],
   ["connectors.delete", (c) => c.connectors.delete({ ccPairId: 1 })],
   ["connectors.createFederated", (c) => c.connectors.createFederated({ source: "federated_slack" })],

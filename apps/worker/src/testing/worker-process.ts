@@ -183,7 +183,7 @@ export async function expectConsistentIndex(db: Db, rewritten: string[], marker:
  */
 export async function startRebuildUntilLockWait({ db, boss }: { db: Db; boss: PgBoss }, ccPairId: number, describe: () => string): Promise<number> {
   const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
-  const generationId = started.rebuild?.generation_id ?? 0;
+  const generationId = started.rebuild?.generationId ?? 0;
   await waitFor(
     "the first batch counted and the second waiting on the pair lock",
     async () => {

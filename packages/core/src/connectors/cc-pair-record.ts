@@ -1,5 +1,5 @@
 import type { AccessType, ConnectorCredentialPairStatus, Db, DbOrTx } from "@svc/db";
-import type { CcPair } from "@svc/schema";
+import type { Camel, CcPair } from "@svc/schema";
 import { accessRuleOf, canEditPair, canViewPair } from "../auth/access-policy";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
@@ -48,19 +48,19 @@ export async function requireViewableCcPair(db: DbOrTx, principal: Principal, cc
   if (!pair || !canViewPair(accessRuleOf(principal), pair)) throw ccPairNotFound();
 }
 
-export async function readCcPair(db: DbOrTx, ccPairId: number): Promise<CcPair> {
+export async function readCcPair(db: DbOrTx, ccPairId: number): Promise<Camel<CcPair>> {
   const row = await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId }, select: ccPairSelect });
   return {
     id: row.id,
     name: row.name,
     source: row.connector.source,
-    access_type: row.accessType,
+    accessType: row.accessType,
     status: row.status,
-    connector_id: row.connectorId,
-    credential_id: row.credentialId,
-    docs_indexed: row.docsIndexed,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    connectorId: row.connectorId,
+    credentialId: row.credentialId,
+    docsIndexed: row.docsIndexed,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
   };
 }
 

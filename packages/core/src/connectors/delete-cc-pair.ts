@@ -1,4 +1,4 @@
-import type { CcPair } from "@svc/schema";
+import type { Camel, CcPair } from "@svc/schema";
 import { markPairDeleting } from "../indexing/cc-pair-rows";
 import { deleteCcPairJob } from "../jobs/catalog";
 import { sendJob } from "../jobs/job-queue";
@@ -10,7 +10,7 @@ import { lockEditableCcPair, readCcPair, type PairJobRequest } from "./cc-pair-r
  * (`purgeCcPair`) removes the data. Asking again for a pair already DELETING queues the job again,
  * which is harmless: the job is safe to run twice.
  */
-export async function deleteCcPair({ db, boss, principal, ccPairId }: PairJobRequest): Promise<CcPair> {
+export async function deleteCcPair({ db, boss, principal, ccPairId }: PairJobRequest): Promise<Camel<CcPair>> {
   return db.$transaction(async (tx) => {
     const pair = await lockEditableCcPair(tx, principal, ccPairId);
     if (pair.status !== "DELETING") {

@@ -176,18 +176,18 @@ async function execute(command: Command, pairIds: number[], docId: (slot: number
     case "stepRebuild": {
       const { rebuild, current } = await getIndexRebuildStatus({ db });
       if (rebuild === null) return;
-      await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: rebuild.generation_id, batchSize: 2, maxBatches: 1 });
+      await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: rebuild.generationId, batchSize: 2, maxBatches: 1 });
       // A step that completes the pass swaps; the purge job the swap sends has no worker here, so
       // purge as the worker would (a no-op while the generation is still current).
-      await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: current.generation_id, batchSize: 50 });
+      await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: current.generationId, batchSize: 50 });
       return;
     }
     case "finishRebuild": {
       const { rebuild, current } = await getIndexRebuildStatus({ db });
       if (rebuild === null) return;
       // Larger batches than a step's: the database keeps every earlier run's documents.
-      await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: rebuild.generation_id, batchSize: 50 });
-      await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: current.generation_id, batchSize: 50 });
+      await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: rebuild.generationId, batchSize: 50 });
+      await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: current.generationId, batchSize: 50 });
       return;
     }
     case "rebuild":
@@ -196,8 +196,8 @@ async function execute(command: Command, pairIds: number[], docId: (slot: number
       return;
     case "cancelRebuild":
       try {
-        const { last_rebuild: canceled } = await cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
-        await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: canceled?.generation_id ?? 0 });
+        const { lastRebuild: canceled } = await cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
+        await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: canceled?.generationId ?? 0 });
       } catch (error) {
         if (!isAppError(error) || error.code !== "NOT_FOUND") throw error;
       }

@@ -2,6 +2,7 @@ import { Prisma, sqlAlias, withCancelOnAbort, type DbOrTx } from "@svc/db";
 import {
   INDEXING_STATUS_PAGE_SIZE,
   type AccessType,
+  type Camel,
   type ConnectorCredentialPairStatus,
   type ConnectorIndexingStatusGroup,
   type ConnectorIndexingStatusLite,
@@ -165,7 +166,7 @@ export async function listIndexingStatus({
   sort?: ConnectorSort | null;
   /** Aborts when the client goes away: the running statement is then cancelled. */
   signal?: AbortSignal;
-}): Promise<ConnectorIndexingStatusResponse> {
+}): Promise<Camel<ConnectorIndexingStatusResponse>> {
   const attemptSource = await attemptSourceFor(db, request);
   const attempts = attemptsOf(attemptSource);
   const rule = accessRuleOf(principal);
@@ -311,51 +312,51 @@ export async function listIndexingStatus({
 }
 
 /** Rows arrive ordered by source, then position: one group per run of a source. */
-function groupBySource(rows: ListingRow[], request: IndexingStatusRequest, principal: Principal): ConnectorIndexingStatusResponse {
-  const groups: ConnectorIndexingStatusResponse = [];
-  let group: ConnectorIndexingStatusGroup | undefined;
+function groupBySource(rows: ListingRow[], request: IndexingStatusRequest, principal: Principal): Camel<ConnectorIndexingStatusResponse> {
+  const groups: Camel<ConnectorIndexingStatusResponse> = [];
+  let group: Camel<ConnectorIndexingStatusGroup> | undefined;
   for (const row of rows) {
     if (group?.source !== row.source) {
       group = {
         source: row.source,
         summary: {
-          total_connectors: row.total_connectors,
-          active_connectors: row.active_connectors,
-          public_connectors: row.public_connectors,
-          total_docs_indexed: Number(row.total_docs_indexed),
+          totalConnectors: row.total_connectors,
+          activeConnectors: row.active_connectors,
+          publicConnectors: row.public_connectors,
+          totalDocsIndexed: Number(row.total_docs_indexed),
         },
-        current_page: request.source_to_page[row.source] ?? 1,
-        total_pages: Math.ceil(row.total_connectors / INDEXING_STATUS_PAGE_SIZE),
-        indexing_statuses: [],
+        currentPage: request.source_to_page[row.source] ?? 1,
+        totalPages: Math.ceil(row.total_connectors / INDEXING_STATUS_PAGE_SIZE),
+        indexingStatuses: [],
       };
       groups.push(group);
     }
-    group.indexing_statuses.push(row.kind === 0 ? toPairStatus(row, principal) : toFederatedStatus(row));
+    group.indexingStatuses.push(row.kind === 0 ? toPairStatus(row, principal) : toFederatedStatus(row));
   }
   return groups;
 }
 
-function toPairStatus(row: ListingRow, principal: Principal): ConnectorIndexingStatusLite {
+function toPairStatus(row: ListingRow, principal: Principal): Camel<ConnectorIndexingStatusLite> {
   if (row.access_type === null || row.status === null) throw new Error(`pair ${row.id} came back without its pair fields`);
   return {
-    cc_pair_id: row.id,
+    ccPairId: row.id,
     name: row.name,
     source: row.source,
-    access_type: row.access_type,
-    cc_pair_status: row.status,
-    in_progress: row.last_status === "in_progress",
-    in_repeated_error_state: row.in_repeated_error_state === true,
-    last_finished_status: row.last_finished_status,
-    last_status: row.last_status,
-    last_success: row.last_success?.toISOString() ?? null,
-    is_editable: row.is_editable,
+    accessType: row.access_type,
+    ccPairStatus: row.status,
+    inProgress: row.last_status === "in_progress",
+    inRepeatedErrorState: row.in_repeated_error_state === true,
+    lastFinishedStatus: row.last_finished_status,
+    lastStatus: row.last_status,
+    lastSuccess: row.last_success?.toISOString() ?? null,
+    isEditable: row.is_editable,
     permissions: pairPermissions(principal, { id: row.id, status: row.status, isEditable: row.is_editable }),
-    docs_indexed: row.docs_indexed,
-    latest_index_attempt_docs_indexed: row.latest_docs_indexed,
+    docsIndexed: row.docs_indexed,
+    latestIndexAttemptDocsIndexed: row.latest_docs_indexed,
   };
 }
 
-function toFederatedStatus(row: ListingRow): FederatedConnectorStatus {
+function toFederatedStatus(row: ListingRow): Camel<FederatedConnectorStatus> {
   // Rows come from federated_connector, whose sources are written only through FederatedConnectorSourceSchema.
   const source = (row.federated_source ?? `${FEDERATED_PREFIX}${row.source}`) as FederatedConnectorSource;
   return { id: row.id, source, name: row.name };

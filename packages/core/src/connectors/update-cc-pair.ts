@@ -1,4 +1,4 @@
-import type { CcPair, SettableCcPairStatus } from "@svc/schema";
+import type { Camel, CcPair, SettableCcPairStatus } from "@svc/schema";
 import { AppError } from "../errors/app-error";
 import { markPairPaused, renameCcPair } from "../indexing/cc-pair-rows";
 import { lockEditableCcPair, readCcPair, type PairJobRequest } from "./cc-pair-record";
@@ -15,7 +15,7 @@ export async function updateCcPair({
   ccPairId,
   name = null,
   status = null,
-}: PairJobRequest & { name?: string | null; status?: SettableCcPairStatus | null }): Promise<CcPair> {
+}: PairJobRequest & { name?: string | null; status?: SettableCcPairStatus | null }): Promise<Camel<CcPair>> {
   return db.$transaction(async (tx) => {
     const pair = await lockEditableCcPair(tx, principal, ccPairId);
     if (pair.status === "DELETING") {

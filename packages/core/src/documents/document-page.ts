@@ -1,4 +1,4 @@
-import type { DocMinimalInfo, DocMinimalInfoPage } from "@svc/schema";
+import type { Camel, DocMinimalInfo, DocMinimalInfoPage } from "@svc/schema";
 import { encodeDocumentCursor } from "@svc/schema";
 
 /** A listing row as the page queries select it. */
@@ -12,12 +12,12 @@ export interface DocumentPageRow {
  * Turns the rows of a page query, which asks for `limit + 1` rows, into a page: the extra row only
  * says that another page follows, so the last page never points at an empty one.
  */
-export function toDocumentPage(rows: readonly DocumentPageRow[], limit: number): DocMinimalInfoPage {
-  const documents: DocMinimalInfo[] = rows
+export function toDocumentPage(rows: readonly DocumentPageRow[], limit: number): Camel<DocMinimalInfoPage> {
+  const documents: Camel<DocMinimalInfo>[] = rows
     .slice(0, limit)
-    .map((row) => ({ document_id: row.id, semantic_id: row.semantic_identifier, link: row.link }));
+    .map((row) => ({ documentId: row.id, semanticId: row.semantic_identifier, link: row.link }));
   const last = documents.at(-1);
-  return { documents, next_cursor: rows.length > limit && last ? encodeDocumentCursor(last.document_id) : null };
+  return { documents, nextCursor: rows.length > limit && last ? encodeDocumentCursor(last.documentId) : null };
 }
 
 /** Rows per query while a whole listing is streamed: large enough to be cheap, small enough to stay flat. */
@@ -29,15 +29,15 @@ export const STREAM_BATCH_SIZE = 1000;
  * during the walk may or may not appear, but none appears twice and the order holds.
  */
 export async function* walkDocumentPages(
-  fetchPage: (afterId: string | null, limit: number) => Promise<DocMinimalInfoPage>,
+  fetchPage: (afterId: string | null, limit: number) => Promise<Camel<DocMinimalInfoPage>>,
   afterId: string | null,
-): AsyncGenerator<DocMinimalInfo[]> {
+): AsyncGenerator<Camel<DocMinimalInfo>[]> {
   let cursor = afterId;
   for (;;) {
     const page = await fetchPage(cursor, STREAM_BATCH_SIZE);
     if (page.documents.length > 0) yield page.documents;
     const last = page.documents.at(-1);
-    if (page.next_cursor === null || !last) return;
-    cursor = last.document_id;
+    if (page.nextCursor === null || !last) return;
+    cursor = last.documentId;
   }
 }

@@ -1,4 +1,4 @@
-import type { DocumentWithChunks } from "@svc/schema";
+import type { Camel, DocumentWithChunks } from "@svc/schema";
 import { getDocument, type DocumentLookup } from "./get-document";
 
 /**
@@ -6,7 +6,7 @@ import { getDocument, type DocumentLookup } from "./get-document";
  * indexed version in the current generation, the one search serves (during a rebuild the building
  * generation holds a second copy). None until it is first indexed. Same visibility rule as getDocument.
  */
-export async function getDocumentWithChunks(lookup: DocumentLookup): Promise<DocumentWithChunks> {
+export async function getDocumentWithChunks(lookup: DocumentLookup): Promise<Camel<DocumentWithChunks>> {
   const { db, documentId } = lookup;
   const document = await getDocument(lookup);
   const chunks = await db.documentChunk.findMany({
@@ -17,10 +17,10 @@ export async function getDocumentWithChunks(lookup: DocumentLookup): Promise<Doc
   return {
     ...document,
     chunks: chunks.map((chunk) => ({
-      chunk_index: chunk.chunkIndex,
+      chunkIndex: chunk.chunkIndex,
       content: chunk.content,
-      token_count: chunk.tokenCount,
-      image_file_id: chunk.imageFileId,
+      tokenCount: chunk.tokenCount,
+      imageFileId: chunk.imageFileId,
       link: chunk.link,
     })),
   };

@@ -1,5 +1,5 @@
 import type { DbOrTx, DocumentIndexingStatus as StoredIndexingStatus } from "@svc/db";
-import type { DocumentDetail, DocumentIndexingStatus, StoredExternalAccess, StoredOwner } from "@svc/schema";
+import { fromWire, StoredOwnerSchema, type Camel, type DocumentDetail, type DocumentIndexingStatus, type StoredExternalAccess, type StoredOwner } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { accessRuleOf, canViewDocument, visiblePairIds } from "../auth/access-policy";
 import { documentNotFound } from "./document-access";
@@ -46,7 +46,7 @@ export interface DocumentLookup {
  * One stored document with where it stands in its indexing. A document the principal may not see
  * is reported as missing.
  */
-export async function getDocument({ db, principal, documentId }: DocumentLookup): Promise<DocumentDetail> {
+export async function getDocument({ db, principal, documentId }: DocumentLookup): Promise<Camel<DocumentDetail>> {
   const row = await db.document.findUnique({ where: { id: documentId }, select: documentDetailSelect });
   const links = row?.pairs.map((link) => ({ ccPairId: link.ccPairId, accessType: link.ccPair.accessType })) ?? [];
   const rule = accessRuleOf(principal);
@@ -59,35 +59,36 @@ export async function getDocument({ db, principal, documentId }: DocumentLookup)
       : await db.documentChunk.count({ where: { documentId, generation: { status: "current" } } });
 
   // is_public is null exactly when the client sent no external_access.
-  const externalAccess: StoredExternalAccess | null =
+  const externalAccess: Camel<StoredExternalAccess> | null =
     row.isPublic === null
       ? null
-      : {
-          external_user_emails: row.externalUserEmails,
-          external_user_group_ids: row.externalUserGroupIds,
-          is_public: row.isPublic,
-        };
+      : { externalUserEmails: row.externalUserEmails, externalUserGroupIds: row.externalUserGroupIds, isPublic: row.isPublic };
   return {
     id: row.id,
-    semantic_identifier: row.semanticIdentifier,
+    semanticIdentifier: row.semanticIdentifier,
     title: row.title,
     source: row.source,
     metadata: row.metadata as DocumentDetail["metadata"],
-    doc_updated_at: row.docUpdatedAt.toISOString(),
-    sections: row.sections.map((section) => ({ text: section.text, link: section.link, image_file_id: section.imageFileId })),
-    primary_owners: row.primaryOwners as StoredOwner[] | null,
-    secondary_owners: row.secondaryOwners as StoredOwner[] | null,
-    external_access: externalAccess,
-    additional_info: row.additionalInfo,
-    doc_metadata: row.docMetadata as DocumentDetail["doc_metadata"],
-    from_ingestion_api: row.fromIngestionApi,
-    indexing_status: row.indexingStatus,
-    current_version: row.version,
-    indexed_version: row.indexedVersion,
-    chunk_count: chunkCount,
-    indexed_at: row.indexedAt?.toISOString() ?? null,
-    last_error: row.lastError,
+    docUpdatedAt: row.docUpdatedAt.toISOString(),
+    sections: row.sections.map((section) => ({ text: section.text, link: section.link, imageFileId: section.imageFileId })),
+    primaryOwners: storedOwners(row.primaryOwners),
+    secondaryOwners: storedOwners(row.secondaryOwners),
+    externalAccess,
+    additionalInfo: row.additionalInfo,
+    docMetadata: row.docMetadata as DocumentDetail["doc_metadata"],
+    fromIngestionApi: row.fromIngestionApi,
+    indexingStatus: row.indexingStatus,
+    currentVersion: row.version,
+    indexedVersion: row.indexedVersion,
+    chunkCount,
+    indexedAt: row.indexedAt?.toISOString() ?? null,
+    lastError: row.lastError,
     attempts: row.indexAttempts,
-    cc_pair_ids: visiblePairIds(rule, links),
+    ccPairIds: visiblePairIds(rule, links),
   };
+}
+
+/** Owners are stored as the client sent them (BasicExpertInfo's snake_case JSON). */
+function storedOwners(owners: unknown): Camel<StoredOwner>[] | null {
+  return owners === null ? null : (owners as StoredOwner[]).map((owner) => fromWire(StoredOwnerSchema, owner));
 }

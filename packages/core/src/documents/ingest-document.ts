@@ -1,5 +1,5 @@
 import type { Db } from "@svc/db";
-import type { IngestionDocument, IngestionResult } from "@svc/schema";
+import type { Camel, IngestionDocument, IngestionResult } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import type { PgBoss } from "../jobs/job-queue";
 import { documentWriteBatcher } from "./document-write-batcher";
@@ -20,10 +20,10 @@ export async function ingestDocument({
   boss: PgBoss;
   principal: Principal;
   input: IngestionDocument;
-}): Promise<IngestionResult> {
+}): Promise<Camel<IngestionResult>> {
   const [prepared] = await prepareDocumentWrites({ db, principal, inputs: [{ input, bodyLoc: ["body"] }] });
   if (!prepared) throw new Error("prepareDocumentWrites answered no result");
   if ("error" in prepared) throw prepared.error;
   const written = await documentWriteBatcher(db, boss).write(prepared.write);
-  return { document_id: written.id, already_existed: !written.inserted };
+  return { documentId: written.id, alreadyExisted: !written.inserted };
 }

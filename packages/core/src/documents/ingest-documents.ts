@@ -3,6 +3,7 @@ import {
   IngestionDocumentSchema,
   MAX_INGESTION_BATCH_SIZE,
   validateBody,
+  type Camel,
   type IngestionBatchItemResult,
   type IngestionBatchResponse,
 } from "@svc/schema";
@@ -36,14 +37,14 @@ export async function ingestDocuments({
   boss: PgBoss;
   principal: Principal;
   documents: readonly unknown[];
-}): Promise<IngestionBatchResponse> {
+}): Promise<Camel<IngestionBatchResponse>> {
   if (documents.length > MAX_INGESTION_BATCH_SIZE) {
     throw new AppError(
       "PAYLOAD_TOO_LARGE",
       `A batch holds at most ${MAX_INGESTION_BATCH_SIZE} documents; this one has ${documents.length}.`,
     );
   }
-  const results: Array<IngestionBatchItemResult | undefined> = Array.from({ length: documents.length });
+  const results: Array<Camel<IngestionBatchItemResult> | undefined> = Array.from({ length: documents.length });
   const inputs: Array<IngestionInput & { index: number }> = [];
   documents.forEach((document, index) => {
     const bodyLoc = ["body", "documents", index];
@@ -95,14 +96,14 @@ async function writeIndependently({
   db: Db;
   boss: PgBoss;
   items: readonly PendingWrite[];
-  results: Array<IngestionBatchItemResult | undefined>;
+  results: Array<Camel<IngestionBatchItemResult> | undefined>;
 }): Promise<void> {
   if (items.length === 0) return;
   try {
     const written = await writeDocuments({ db, boss, documents: items.map((item) => item.write) });
     items.forEach((item, position) => {
       const row = written[position];
-      if (row) results[item.index] = { document_id: row.id, already_existed: !row.inserted };
+      if (row) results[item.index] = { documentId: row.id, alreadyExisted: !row.inserted };
     });
   } catch (error) {
     if (!isAppError(error)) throw error;
@@ -130,7 +131,7 @@ function roundsOfUniqueIds(items: readonly PendingWrite[]): PendingWrite[][] {
 }
 
 /** An item's result for the error its single call would have answered with. */
-function itemError(error: AppError): IngestionBatchItemResult {
+function itemError(error: AppError): Camel<IngestionBatchItemResult> {
   const body = error.toResponseBody() as { detail: string | IngestionBatchDetail };
   const status = error.httpStatus;
   if (status !== 400 && status !== 403 && status !== 422) throw error;

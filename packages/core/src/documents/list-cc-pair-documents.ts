@@ -1,5 +1,5 @@
 import { Prisma, type DbOrTx } from "@svc/db";
-import type { DocMinimalInfoPage } from "@svc/schema";
+import type { Camel, DocMinimalInfoPage } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { requireViewableCcPair } from "../connectors/cc-pair-record";
 import { toDocumentPage, type DocumentPageRow } from "./document-page";
@@ -21,7 +21,7 @@ export async function listCcPairDocuments({
   ccPairId: number;
   limit: number;
   afterId: string | null;
-}): Promise<DocMinimalInfoPage> {
+}): Promise<Camel<DocMinimalInfoPage>> {
   await requireViewableCcPair(db, principal, ccPairId);
   const rows = await db.$queryRaw<DocumentPageRow[]>`
     SELECT d.id, d.semantic_identifier, d.link

@@ -1,5 +1,5 @@
 import { Prisma, type DbOrTx } from "@svc/db";
-import type { DocMinimalInfoPage } from "@svc/schema";
+import type { Camel, DocMinimalInfoPage } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { accessRuleOf } from "../auth/access-policy";
 import { viewableDocumentSql } from "../auth/access-policy-sql";
@@ -20,7 +20,7 @@ export async function listIngestedDocuments({
   principal: Principal;
   limit: number;
   afterId: string | null;
-}): Promise<DocMinimalInfoPage> {
+}): Promise<Camel<DocMinimalInfoPage>> {
   const rows = await db.$queryRaw<DocumentPageRow[]>`
     SELECT d.id, d.semantic_identifier, d.link
     FROM document d

@@ -1,5 +1,5 @@
 import type { DbOrTx } from "@svc/db";
-import type { DocMinimalInfo } from "@svc/schema";
+import type { Camel, DocMinimalInfo } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { requireViewableCcPair } from "../connectors/cc-pair-record";
 import { walkDocumentPages } from "./document-page";
@@ -19,7 +19,7 @@ export async function streamCcPairDocuments({
   principal: Principal;
   ccPairId: number;
   afterId: string | null;
-}): Promise<AsyncIterable<DocMinimalInfo[]>> {
+}): Promise<AsyncIterable<Camel<DocMinimalInfo>[]>> {
   await requireViewableCcPair(db, principal, ccPairId);
   return walkDocumentPages((after, limit) => listCcPairDocuments({ db, principal, ccPairId, limit, afterId: after }), afterId);
 }

@@ -1,5 +1,5 @@
 import type { DbOrTx } from "@svc/db";
-import type { DocMinimalInfo } from "@svc/schema";
+import type { Camel, DocMinimalInfo } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { walkDocumentPages } from "./document-page";
 import { listIngestedDocuments } from "./list-ingested-documents";
@@ -17,6 +17,6 @@ export function streamIngestedDocuments({
   db: DbOrTx;
   principal: Principal;
   afterId: string | null;
-}): AsyncIterable<DocMinimalInfo[]> {
+}): AsyncIterable<Camel<DocMinimalInfo>[]> {
   return walkDocumentPages((after, limit) => listIngestedDocuments({ db, principal, limit, afterId: after }), afterId);
 }

@@ -1,5 +1,5 @@
 import type { Db } from "@svc/db";
-import type { FileUploadResponse, UserFile } from "@svc/schema";
+import type { Camel, FileUploadResponse, UserFile } from "@svc/schema";
 import { ACCEPTED_IMAGE_TYPES, detectImageType } from "./detect-image-type";
 
 export interface IncomingFile {
@@ -17,12 +17,12 @@ export interface UploadFilesInput {
   maxFileBytes: number;
 }
 
-export async function uploadFiles({ db, files, maxFileBytes }: UploadFilesInput): Promise<FileUploadResponse> {
-  const response: FileUploadResponse = { user_files: [], rejected_files: [] };
+export async function uploadFiles({ db, files, maxFileBytes }: UploadFilesInput): Promise<Camel<FileUploadResponse>> {
+  const response: Camel<FileUploadResponse> = { userFiles: [], rejectedFiles: [] };
   for (const file of files) {
     const reason = rejectionReason(file, maxFileBytes);
     if (reason) {
-      response.rejected_files.push({ file_name: file.name, reason });
+      response.rejectedFiles.push({ fileName: file.name, reason });
       continue;
     }
     const stored = await db.uploadedFile.create({
@@ -34,7 +34,7 @@ export async function uploadFiles({ db, files, maxFileBytes }: UploadFilesInput)
       },
       select: userFileSelect,
     });
-    response.user_files.push(toUserFile(stored));
+    response.userFiles.push(toUserFile(stored));
   }
   return response;
 }
@@ -60,13 +60,13 @@ export function toUserFile(row: {
   fileType: string;
   sizeBytes: number;
   createdAt: Date;
-}): UserFile {
+}): Camel<UserFile> {
   return {
     id: row.id,
     name: row.name,
-    file_id: row.fileId,
-    file_type: row.fileType,
-    size_bytes: row.sizeBytes,
-    created_at: row.createdAt.toISOString(),
+    fileId: row.fileId,
+    fileType: row.fileType,
+    sizeBytes: row.sizeBytes,
+    createdAt: row.createdAt.toISOString(),
   };
 }

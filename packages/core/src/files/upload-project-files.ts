@@ -1,4 +1,4 @@
-import type { CategorizedFilesSnapshot } from "@svc/schema";
+import type { Camel, CategorizedFilesSnapshot } from "@svc/schema";
 import { uploadFiles, type UploadFilesInput } from "./upload-files";
 
 /**
@@ -6,24 +6,24 @@ import { uploadFiles, type UploadFilesInput } from "./upload-files";
  * path, `POST /user/projects/file/upload` (docs/decisions.md "Uploads"): its clients read
  * `file_id` from a `UserFileSnapshot`.
  */
-export async function uploadProjectFiles(input: UploadFilesInput): Promise<CategorizedFilesSnapshot> {
+export async function uploadProjectFiles(input: UploadFilesInput): Promise<Camel<CategorizedFilesSnapshot>> {
   const uploaded = await uploadFiles(input);
   return {
-    user_files: uploaded.user_files.map((file) => ({
-      id: file.file_id,
-      temp_id: null,
+    userFiles: uploaded.userFiles.map((file) => ({
+      id: file.fileId,
+      tempId: null,
       name: file.name,
-      project_id: null,
-      user_id: null,
-      file_id: file.file_id,
-      created_at: file.created_at,
+      projectId: null,
+      userId: null,
+      fileId: file.fileId,
+      createdAt: file.createdAt,
       status: "COMPLETED",
-      last_accessed_at: null,
-      file_type: file.file_type,
-      chat_file_type: "image",
-      token_count: null,
-      chunk_count: null,
+      lastAccessedAt: null,
+      fileType: file.fileType,
+      chatFileType: "image",
+      tokenCount: null,
+      chunkCount: null,
     })),
-    rejected_files: uploaded.rejected_files,
+    rejectedFiles: uploaded.rejectedFiles,
   };
 }

@@ -1,5 +1,5 @@
 import type { Db } from "@svc/db";
-import type { IndexRebuildStatus } from "@svc/schema";
+import type { Camel, IndexRebuildStatus } from "@svc/schema";
 import { requireUnscopedAdmin, type Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 import { syncLastAttemptStatus } from "./cc-pair-rows";
@@ -24,7 +24,7 @@ export async function cancelIndexRebuild({
   db: Db;
   boss: PgBoss;
   principal: Principal;
-}): Promise<IndexRebuildStatus> {
+}): Promise<Camel<IndexRebuildStatus>> {
   requireUnscopedAdmin(principal);
   await db.$transaction(async (tx) => {
     await lockIndexGenerationsExclusive(tx);

@@ -9,6 +9,7 @@ import {
   type SqlClient,
   type Tx,
 } from "@svc/db";
+import type { Camel, CreatedCcPair } from "@svc/schema";
 import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { servingAttemptSql } from "../search-index/index-generations";
 
@@ -23,12 +24,8 @@ import { servingAttemptSql } from "../search-index/index-generations";
  * `last_attempt_status` is a copy of the pair's latest attempt (index-attempts.ts) taken after it changes.
  */
 
-/** The ids of a new pair and its connector and credential (the transports map them to the wire's CreatedCcPair). */
-export interface NewCcPairIds {
-  ccPairId: number;
-  connectorId: number;
-  credentialId: number;
-}
+/** The ids of a new pair and its connector and credential: the wire's CreatedCcPair, in core's camelCase. */
+export type NewCcPairIds = Camel<CreatedCcPair>;
 
 /** A new connector, credential and the pair joining them; the pair starts as SCHEDULED. */
 export async function insertCcPair(

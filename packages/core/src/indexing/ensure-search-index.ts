@@ -63,7 +63,7 @@ export async function ensureSearchIndex({
     if (!isAppError(error) || error.code !== "NOT_FOUND") throw error;
   });
   const status = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
-  return { refillReason: reason, generationId: status.rebuild?.generation_id ?? null };
+  return { refillReason: reason, generationId: status.rebuild?.generationId ?? null };
 }
 
 /** What is wrong with the index, or null when it can be served. */

@@ -28,10 +28,10 @@ async function inRepeatedErrorState(ccPairId: number): Promise<boolean> {
   const listing = await listIndexingStatus({ db, principal: admin, request: IndexingStatusRequestSchema.parse({ get_all_connectors: true }) });
   const { inRepeatedErrorState: onPairPage } = await getPairIndexingSummary({ db, principal: admin, ccPairId });
   for (const group of listing) {
-    for (const row of group.indexing_statuses) {
-      if ("cc_pair_id" in row && row.cc_pair_id === ccPairId) {
-        expect(onPairPage).toBe(row.in_repeated_error_state);
-        return row.in_repeated_error_state;
+    for (const row of group.indexingStatuses) {
+      if ("ccPairId" in row && row.ccPairId === ccPairId) {
+        expect(onPairPage).toBe(row.inRepeatedErrorState);
+        return row.inRepeatedErrorState;
       }
     }
   }

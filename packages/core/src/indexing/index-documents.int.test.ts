@@ -18,7 +18,7 @@ async function search(query: string) {
     principal: OPERATOR_PRINCIPAL,
     request: SearchRequestSchema.parse({ query, limit: 100 }),
   });
-  return results.map((result) => ({ document_id: result.document_id }));
+  return results.map((result) => ({ document_id: result.documentId }));
 }
 
 /** How many rows the current generation's index table holds for the document. */

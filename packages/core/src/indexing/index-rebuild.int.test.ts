@@ -32,7 +32,7 @@ async function search(query: string): Promise<string[]> {
     principal: OPERATOR_PRINCIPAL,
     request: SearchRequestSchema.parse({ query, limit: 100 }),
   });
-  return results.map((result) => result.document_id).sort();
+  return results.map((result) => result.documentId).sort();
 }
 
 /** Chunks per generation of one document: `{ [generation_id]: count }`. */
@@ -42,7 +42,7 @@ async function chunksByGeneration(documentId: string): Promise<Record<number, nu
 }
 
 async function currentGenerationId(): Promise<number> {
-  return (await getIndexRebuildStatus({ db })).current.generation_id;
+  return (await getIndexRebuildStatus({ db })).current.generationId;
 }
 
 /** The listing row of one pair, for current or secondary attempts. */
@@ -56,7 +56,7 @@ async function listingRow(ccPairId: number, secondaryIndex: boolean, lastStatusF
       last_status_filters: lastStatusFilters,
     }),
   });
-  return groups.flatMap((group) => group.indexing_statuses).find((row) => "cc_pair_id" in row && row.cc_pair_id === ccPairId);
+  return groups.flatMap((group) => group.indexingStatuses).find((row) => "ccPairId" in row && row.ccPairId === ccPairId);
 }
 
 describe("index rebuilds", () => {
@@ -67,43 +67,43 @@ describe("index rebuilds", () => {
     await ingestAndIndexTestDocuments(queue, [{ id: "size-3", text: `${LONG_TEXT} A quokka ends it.`, ccPairId }]);
     const before = await getDocument({ db, principal: OPERATOR_PRINCIPAL, documentId: "size-1" });
     const oldGeneration = await currentGenerationId();
-    expect(before.chunk_count).toBe((await chunksByGeneration("size-1"))[oldGeneration]);
+    expect(before.chunkCount).toBe((await chunksByGeneration("size-1"))[oldGeneration]);
 
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 128 });
     const building = started.rebuild;
-    expect(started).toMatchObject({ status: "building", current: { generation_id: oldGeneration, chunk_token_limit: 512 } });
-    expect(building).toMatchObject({ status: "building", chunk_token_limit: 128, text_search_config: "english", docs_done: 0 });
-    expect(building?.docs_total).toBeGreaterThanOrEqual(3);
+    expect(started).toMatchObject({ status: "building", current: { generationId: oldGeneration, chunkTokenLimit: 512 } });
+    expect(building).toMatchObject({ status: "building", chunkTokenLimit: 128, textSearchConfig: "english", docsDone: 0 });
+    expect(building?.docsTotal).toBeGreaterThanOrEqual(3);
     // The job was queued with the generation.
     const [job] = await db.$queryRaw<{ data: unknown }[]>`SELECT data FROM pgboss.job WHERE name = 'rebuild-index'`;
-    expect(job?.data).toEqual({ generationId: building?.generation_id });
+    expect(job?.data).toEqual({ generationId: building?.generationId });
 
     // A second start while one is building: 409.
     await expect(startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL })).rejects.toSatisfy((error) => isAppError(error) && error.code === "CONFLICT");
     // Until the swap, search reads generation `oldGeneration`.
     expect(await search("lighthouse keeper")).toEqual(["size-1", "size-2", "size-3"]);
 
-    const run = await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: building?.generation_id ?? 0, batchSize: 2 });
+    const run = await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: building?.generationId ?? 0, batchSize: 2 });
     expect(run).toMatchObject({ swapped: true, docsFailed: 0 });
-    expect(run.docsDone).toBe(building?.docs_total);
+    expect(run.docsDone).toBe(building?.docsTotal);
 
     const after = await getIndexRebuildStatus({ db });
     expect(after).toMatchObject({
       status: "idle",
-      current: { generation_id: building?.generation_id, chunk_token_limit: 128, text_search_config: "english" },
+      current: { generationId: building?.generationId, chunkTokenLimit: 128, textSearchConfig: "english" },
       rebuild: null,
-      last_rebuild: { generation_id: building?.generation_id, status: "current", docs_done: run.docsDone, docs_failed: 0 },
+      lastRebuild: { generationId: building?.generationId, status: "current", docsDone: run.docsDone, docsFailed: 0 },
     });
-    expect(after.last_rebuild?.docs_total).toBe(run.docsDone);
-    expect(after.last_rebuild?.completed_at).not.toBeNull();
+    expect(after.lastRebuild?.docsTotal).toBe(run.docsDone);
+    expect(after.lastRebuild?.completedAt).not.toBeNull();
 
     // Every chunk of the new generation fits 128 tokens (content; prefix and suffix are small here).
     const [largest] = await db.$queryRaw<{ largest: number }[]>`
-      SELECT max(token_count)::int AS largest FROM document_chunk WHERE generation_id = ${building?.generation_id}`;
+      SELECT max(token_count)::int AS largest FROM document_chunk WHERE generation_id = ${building?.generationId}`;
     expect(largest?.largest).toBeLessThanOrEqual(128);
     const rebuilt = await getDocument({ db, principal: OPERATOR_PRINCIPAL, documentId: "size-1" });
-    expect(rebuilt.chunk_count).toBe((await chunksByGeneration("size-1"))[building?.generation_id ?? 0]);
-    expect(rebuilt.chunk_count).toBeGreaterThan((before.chunk_count ?? 0) * 2);
+    expect(rebuilt.chunkCount).toBe((await chunksByGeneration("size-1"))[building?.generationId ?? 0]);
+    expect(rebuilt.chunkCount).toBeGreaterThan((before.chunkCount ?? 0) * 2);
     expect(await search("lighthouse keeper")).toEqual(["size-1", "size-2", "size-3"]);
     const { results } = await searchDocuments({
       db,
@@ -112,8 +112,8 @@ describe("index rebuilds", () => {
       request: SearchRequestSchema.parse({ query: "quokka" }),
     });
     // The match is in the last of the new, smaller chunks.
-    expect(results.map((result) => [result.document_id, result.chunks.map((chunk) => chunk.chunk_index)])).toEqual([
-      ["size-3", [(rebuilt.chunk_count ?? 0) - 1]],
+    expect(results.map((result) => [result.documentId, result.chunks.map((chunk) => chunk.chunkIndex)])).toEqual([
+      ["size-3", [(rebuilt.chunkCount ?? 0) - 1]],
     ]);
 
     // The retired generation's chunks are purged by the job the swap queued.
@@ -123,10 +123,10 @@ describe("index rebuilds", () => {
     expect(purged.purged).toBe(true);
     expect(purged.chunksDeleted).toBeGreaterThanOrEqual(9);
     expect(await db.documentChunk.count({ where: { generationId: oldGeneration } })).toBe(0);
-    expect(await chunksByGeneration("size-2")).toEqual({ [building?.generation_id ?? 0]: rebuilt.chunk_count });
+    expect(await chunksByGeneration("size-2")).toEqual({ [building?.generationId ?? 0]: rebuilt.chunkCount });
 
     // Running the job again finds nothing to do.
-    expect(await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: building?.generation_id ?? 0 })).toEqual({
+    expect(await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: building?.generationId ?? 0 })).toEqual({
       swapped: false,
       docsDone: 0,
       docsFailed: 0,
@@ -140,9 +140,9 @@ describe("index rebuilds", () => {
     const oldGeneration = await currentGenerationId();
 
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, textSearchConfig: "simple" });
-    const newGeneration = started.rebuild?.generation_id ?? 0;
+    const newGeneration = started.rebuild?.generationId ?? 0;
     // The chunk size is kept when none is asked for.
-    expect(started.rebuild).toMatchObject({ text_search_config: "simple", chunk_token_limit: started.current.chunk_token_limit });
+    expect(started.rebuild).toMatchObject({ textSearchConfig: "simple", chunkTokenLimit: started.current.chunkTokenLimit });
 
     await ingestAndIndexTestDocuments(queue, [{ id: "during-2", text: "New wording about flamingos.", ccPairId }]);
     await ingestAndIndexTestDocuments(queue, [{ id: "during-3", text: "A document that arrived while the index was being rebuilt.", ccPairId }]);
@@ -154,7 +154,7 @@ describe("index rebuilds", () => {
     expect(await search("flamingos")).toEqual(["during-2"]);
 
     await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId: newGeneration, batchSize: 3 });
-    expect((await getIndexRebuildStatus({ db })).current).toMatchObject({ generation_id: newGeneration, text_search_config: "simple" });
+    expect((await getIndexRebuildStatus({ db })).current).toMatchObject({ generationId: newGeneration, textSearchConfig: "simple" });
     // The simple configuration does not stem.
     expect(await search("runner")).toEqual([]);
     expect(await search("runners")).toEqual(["during-1"]);
@@ -174,16 +174,16 @@ describe("index rebuilds", () => {
       queue,
       ids.map((id) => ({ id, text: `Resumable rebuild text ${id}`, ccPairId })),
     );
-    expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "success", latest_index_attempt_docs_indexed: 4 });
+    expect(await listingRow(ccPairId, false)).toMatchObject({ lastStatus: "success", latestIndexAttemptDocsIndexed: 4 });
     // No rebuild: the secondary fields are null/false.
     expect(await listingRow(ccPairId, true)).toMatchObject({
-      in_progress: false,
-      in_repeated_error_state: false,
-      last_status: null,
-      last_finished_status: null,
-      last_success: null,
-      latest_index_attempt_docs_indexed: null,
-      docs_indexed: 4,
+      inProgress: false,
+      inRepeatedErrorState: false,
+      lastStatus: null,
+      lastFinishedStatus: null,
+      lastSuccess: null,
+      latestIndexAttemptDocsIndexed: null,
+      docsIndexed: 4,
     });
 
     // Only this test's documents are rebuilt: the others are deleted first.
@@ -191,7 +191,7 @@ describe("index rebuilds", () => {
       await deleteDocument({ index: testSearchIndex(), db, principal: OPERATOR_PRINCIPAL, documentId: id });
     }
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
-    const generationId = started.rebuild?.generation_id ?? 0;
+    const generationId = started.rebuild?.generationId ?? 0;
     // The second batch fails as a crash would (its claim of the cursor errors): the run stops after the first batch.
     await db.$executeRawUnsafe(`
       CREATE FUNCTION reject_resume_3() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -205,19 +205,19 @@ describe("index rebuilds", () => {
     await expect(runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 2 })).rejects.toThrow(/disk on fire/);
 
     const halfway = await getIndexRebuildStatus({ db });
-    expect(halfway.rebuild).toMatchObject({ status: "building", docs_done: 2, docs_failed: 0, docs_total: 4 });
-    expect(halfway.rebuild?.started_at).not.toBeNull();
+    expect(halfway.rebuild).toMatchObject({ status: "building", docsDone: 2, docsFailed: 0, docsTotal: 4 });
+    expect(halfway.rebuild?.startedAt).not.toBeNull();
     expect(await search("resumable")).toEqual(ids);
     expect(await listingRow(ccPairId, true)).toMatchObject({
-      in_progress: true,
-      last_status: "in_progress",
-      last_finished_status: null,
-      latest_index_attempt_docs_indexed: 2,
+      inProgress: true,
+      lastStatus: "in_progress",
+      lastFinishedStatus: null,
+      latestIndexAttemptDocsIndexed: 2,
     });
     expect(await listingRow(ccPairId, true, ["in_progress"])).toBeDefined();
     expect(await listingRow(ccPairId, true, ["success"])).toBeUndefined();
     // The current fields still show the indexing job's attempt.
-    expect(await listingRow(ccPairId, false)).toMatchObject({ in_progress: false, last_status: "success", latest_index_attempt_docs_indexed: 4 });
+    expect(await listingRow(ccPairId, false)).toMatchObject({ inProgress: false, lastStatus: "success", latestIndexAttemptDocsIndexed: 4 });
     expect(await listingRow(ccPairId, false, ["success"])).toBeDefined();
 
     // The retry resumes after the cursor: the first batch is neither rewritten nor counted again.
@@ -230,16 +230,16 @@ describe("index rebuilds", () => {
     const run = await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 2 });
     expect(run).toEqual({ swapped: true, docsDone: 2, docsFailed: 0 });
     expect(await firstBatch()).toEqual(written);
-    expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ docs_done: 4, docs_total: 4 });
+    expect((await getIndexRebuildStatus({ db })).lastRebuild).toMatchObject({ docsDone: 4, docsTotal: 4 });
 
     // The run that was cut off left its attempt `interrupted` (closed at its last batch); the run that
     // finished opened one of its own. After the swap both are the pair's latest attempts; the
     // secondary view is empty again.
     expect(await listingRow(ccPairId, false)).toMatchObject({
-      in_progress: false,
-      last_status: "success",
-      last_finished_status: "success",
-      latest_index_attempt_docs_indexed: 2,
+      inProgress: false,
+      lastStatus: "success",
+      lastFinishedStatus: "success",
+      latestIndexAttemptDocsIndexed: 2,
     });
     const attempts = await db.indexAttempt.findMany({ where: { ccPairId }, orderBy: { id: "asc" } });
     expect(attempts.map((attempt) => [attempt.generationId === generationId, attempt.status, attempt.docsIndexed])).toEqual([
@@ -249,7 +249,7 @@ describe("index rebuilds", () => {
     ]);
     expect(attempts[1]?.finishedAt).toEqual(attempts[1]?.lastActivityAt);
     expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).lastAttemptStatus).toBe("success");
-    expect(await listingRow(ccPairId, true)).toMatchObject({ in_progress: false, last_status: null, latest_index_attempt_docs_indexed: null });
+    expect(await listingRow(ccPairId, true)).toMatchObject({ inProgress: false, lastStatus: null, latestIndexAttemptDocsIndexed: null });
   });
 
   it("cancels a rebuild: the generation stops, its attempts end canceled, its chunks go, the current index stays", async () => {
@@ -257,22 +257,22 @@ describe("index rebuilds", () => {
     await ingestAndIndexTestDocuments(queue, [{ id: "cancel-1", text: "A document that outlives a canceled rebuild.", ccPairId }]);
     const current = await currentGenerationId();
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 256 });
-    const generationId = started.rebuild?.generation_id ?? 0;
+    const generationId = started.rebuild?.generationId ?? 0;
     await ingestAndIndexTestDocuments(queue, [{ id: "cancel-2", text: "Written to both generations before the cancel.", ccPairId }]);
     expect(await chunksByGeneration("cancel-2")).toEqual({ [current]: 1, [generationId]: 1 });
     const before = await listingRow(ccPairId, false);
-    const lastSuccess = before && "last_success" in before ? before.last_success : null;
+    const lastSuccess = before && "lastSuccess" in before ? before.lastSuccess : null;
     expect(lastSuccess).not.toBeNull();
     // One batch of the pass, so the pair has an open rebuild attempt when the cancel comes.
     await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 1_000, maxBatches: 1 });
-    expect(await listingRow(ccPairId, true)).toMatchObject({ last_status: "in_progress" });
+    expect(await listingRow(ccPairId, true)).toMatchObject({ lastStatus: "in_progress" });
 
     const canceled = await cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
     expect(canceled).toMatchObject({
       status: "idle",
-      current: { generation_id: current },
+      current: { generationId: current },
       rebuild: null,
-      last_rebuild: { generation_id: generationId, status: "canceled", chunk_token_limit: 256 },
+      lastRebuild: { generationId, status: "canceled", chunkTokenLimit: 256 },
     });
     await expect(cancelIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL })).rejects.toSatisfy((error) => isAppError(error) && error.code === "NOT_FOUND");
     expect(await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId })).toEqual({ swapped: false, docsDone: 0, docsFailed: 0 });
@@ -280,7 +280,7 @@ describe("index rebuilds", () => {
     const attempts = await db.indexAttempt.findMany({ where: { generationId }, select: { ccPairId: true, status: true, finishedAt: true } });
     expect(attempts.filter((attempt) => attempt.ccPairId === ccPairId)).toEqual([{ ccPairId, status: "canceled", finishedAt: expect.any(Date) as unknown }]);
     expect(attempts.every((attempt) => attempt.status === "canceled")).toBe(true);
-    expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "canceled", last_finished_status: "canceled", last_success: lastSuccess });
+    expect(await listingRow(ccPairId, false)).toMatchObject({ lastStatus: "canceled", lastFinishedStatus: "canceled", lastSuccess: lastSuccess });
     expect((await db.connectorCredentialPair.findUniqueOrThrow({ where: { id: ccPairId } })).lastAttemptStatus).toBe("canceled");
 
     await ingestAndIndexTestDocuments(queue, [{ id: "cancel-3", text: "Only in the current generation.", ccPairId }]);
@@ -289,7 +289,7 @@ describe("index rebuilds", () => {
     expect(await db.documentChunk.count({ where: { generationId } })).toBe(0);
     expect(await search("canceled rebuild")).toEqual(["cancel-1"]);
     // Indexing after the cancel is a new attempt of the pair.
-    expect(await listingRow(ccPairId, false)).toMatchObject({ last_status: "success" });
+    expect(await listingRow(ccPairId, false)).toMatchObject({ lastStatus: "success" });
   });
 
   it("a document whose chunks the rebuild cannot write fails alone, and is failed once the generation is swapped in", async () => {
@@ -304,7 +304,7 @@ describe("index rebuilds", () => {
       await deleteDocument({ index: testSearchIndex(), db, principal: OPERATOR_PRINCIPAL, documentId: id });
     }
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL });
-    const generationId = started.rebuild?.generation_id ?? 0;
+    const generationId = started.rebuild?.generationId ?? 0;
     // From now on PostgreSQL refuses the second document's chunks (indexed before, so still `indexed`).
     await installPoisonTrigger(db);
     try {
@@ -312,7 +312,7 @@ describe("index rebuilds", () => {
     } finally {
       await removePoisonTrigger(db);
     }
-    expect((await getIndexRebuildStatus({ db })).last_rebuild).toMatchObject({ generation_id: generationId, docs_done: 2, docs_failed: 1 });
+    expect((await getIndexRebuildStatus({ db })).lastRebuild).toMatchObject({ generationId, docsDone: 2, docsFailed: 1 });
     // Search no longer finds it, and it no longer reads as indexed.
     const documents = await db.document.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" }, select: { id: true, indexingStatus: true, lastError: true } });
     expect(documents.map((document) => [document.id, document.indexingStatus])).toEqual([
@@ -335,7 +335,7 @@ describe("index rebuilds", () => {
     const edition = (round: number) => ids.map((id) => ({ id, text: `Concurrent ${id} edition${round}`, ccPairId }));
     await ingestAndIndexTestDocuments(queue, edition(0));
     const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 256 });
-    const generationId = started.rebuild?.generation_id ?? 0;
+    const generationId = started.rebuild?.generationId ?? 0;
 
     const rewrite = async () => {
       for (const round of [1, 2, 3]) await ingestAndIndexTestDocuments(queue, edition(round));
@@ -348,11 +348,11 @@ describe("index rebuilds", () => {
     // One run swapped; together they wrote each document once.
     expect(runs.slice(0, 2).filter((run) => run?.swapped)).toHaveLength(1);
     const status = await getIndexRebuildStatus({ db });
-    expect(status.current.generation_id).toBe(generationId);
+    expect(status.current.generationId).toBe(generationId);
     // Every document counted once, as done or (the earlier test's failed document) as failed.
-    expect((status.last_rebuild?.docs_done ?? 0) + (status.last_rebuild?.docs_failed ?? 0)).toBe(started.rebuild?.docs_total);
+    expect((status.lastRebuild?.docsDone ?? 0) + (status.lastRebuild?.docsFailed ?? 0)).toBe(started.rebuild?.docsTotal);
 
-    await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: started.current.generation_id });
+    await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: started.current.generationId });
     for (const id of ids) expect(await chunksByGeneration(id)).toEqual({ [generationId]: 1 });
     expect(await search("edition3")).toEqual(ids);
     expect(await search("edition0 | edition1 | edition2")).toEqual([]);

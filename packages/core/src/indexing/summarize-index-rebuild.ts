@@ -1,28 +1,28 @@
-import type { ConsoleRebuildStatus, IndexRebuildStatus } from "@svc/schema";
+import type { Camel, ConsoleRebuildStatus, IndexRebuildStatus } from "@svc/schema";
 
 /** The index-rebuild status (GET /manage/admin/search-index/rebuild) as the console's health page shows it. */
-export function summarizeIndexRebuild(status: IndexRebuildStatus): ConsoleRebuildStatus {
-  const { rebuild, current, last_rebuild: last } = status;
+export function summarizeIndexRebuild(status: Camel<IndexRebuildStatus>): ConsoleRebuildStatus {
+  const { rebuild, current, lastRebuild: last } = status;
   return {
     status: status.status,
-    generationId: rebuild?.generation_id ?? null,
-    docsDone: rebuild?.docs_done ?? 0,
-    docsTotal: rebuild?.docs_total ?? 0,
-    docsFailed: rebuild?.docs_failed ?? 0,
-    // When the rebuild was asked for: its job may still wait in the queue (started_at null).
-    startedAt: rebuild ? new Date(rebuild.created_at) : null,
+    generationId: rebuild?.generationId ?? null,
+    docsDone: rebuild?.docsDone ?? 0,
+    docsTotal: rebuild?.docsTotal ?? 0,
+    docsFailed: rebuild?.docsFailed ?? 0,
+    // When the rebuild was asked for: its job may still wait in the queue (startedAt null).
+    startedAt: rebuild ? new Date(rebuild.createdAt) : null,
     current: {
-      generationId: current.generation_id,
-      chunkTokenLimit: current.chunk_token_limit,
-      textSearchConfig: current.text_search_config,
+      generationId: current.generationId,
+      chunkTokenLimit: current.chunkTokenLimit,
+      textSearchConfig: current.textSearchConfig,
     },
     lastRebuild: last
       ? {
-          generationId: last.generation_id,
+          generationId: last.generationId,
           status: last.status,
-          docsDone: last.docs_done,
-          docsFailed: last.docs_failed,
-          completedAt: last.completed_at === null ? null : new Date(last.completed_at),
+          docsDone: last.docsDone,
+          docsFailed: last.docsFailed,
+          completedAt: last.completedAt === null ? null : new Date(last.completedAt),
         }
       : null,
   };

@@ -1,5 +1,5 @@
 import type { DbOrTx, IndexGenerationStatus as StoredGenerationStatus } from "@svc/db";
-import type { IndexGenerationSettings, IndexGenerationStatus, IndexRebuildProgress, IndexRebuildStatus } from "@svc/schema";
+import type { Camel, IndexGenerationSettings, IndexGenerationStatus, IndexRebuildProgress, IndexRebuildStatus } from "@svc/schema";
 import type { SameValues } from "../same-values";
 
 // The wire enum and the database enum are the same set of values (STYLE.md habit 3).
@@ -37,7 +37,7 @@ type GenerationRow = {
  * progress with its progress (documents done and failed of the total), and the last rebuild that
  * ended (swapped in or canceled), which keeps its final counts.
  */
-export async function getIndexRebuildStatus({ db }: { db: DbOrTx }): Promise<IndexRebuildStatus> {
+export async function getIndexRebuildStatus({ db }: { db: DbOrTx }): Promise<Camel<IndexRebuildStatus>> {
   const active = await db.indexGeneration.findMany({
     where: { status: { in: ["current", "building"] } },
     select: generationSelect,
@@ -55,23 +55,23 @@ export async function getIndexRebuildStatus({ db }: { db: DbOrTx }): Promise<Ind
     status: building ? "building" : "idle",
     current: toSettings(current),
     rebuild: building ? toProgress(building) : null,
-    last_rebuild: lastEnded ? toProgress(lastEnded) : null,
+    lastRebuild: lastEnded ? toProgress(lastEnded) : null,
   };
 }
 
-function toSettings(row: GenerationRow): IndexGenerationSettings {
-  return { generation_id: row.id, chunk_token_limit: row.chunkTokenLimit, text_search_config: row.textSearchConfig };
+function toSettings(row: GenerationRow): Camel<IndexGenerationSettings> {
+  return { generationId: row.id, chunkTokenLimit: row.chunkTokenLimit, textSearchConfig: row.textSearchConfig };
 }
 
-function toProgress(row: GenerationRow): IndexRebuildProgress {
+function toProgress(row: GenerationRow): Camel<IndexRebuildProgress> {
   return {
     ...toSettings(row),
     status: row.status,
-    docs_total: row.docsTotal,
-    docs_done: row.docsDone,
-    docs_failed: row.docsFailed,
-    created_at: row.createdAt.toISOString(),
-    started_at: row.startedAt?.toISOString() ?? null,
-    completed_at: row.completedAt?.toISOString() ?? null,
+    docsTotal: row.docsTotal,
+    docsDone: row.docsDone,
+    docsFailed: row.docsFailed,
+    createdAt: row.createdAt.toISOString(),
+    startedAt: row.startedAt?.toISOString() ?? null,
+    completedAt: row.completedAt?.toISOString() ?? null,
   };
 }

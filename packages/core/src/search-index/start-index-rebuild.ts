@@ -1,6 +1,6 @@
 import type { Db } from "@svc/db";
 import { SUPPORTED_TEXT_SEARCH_CONFIGS } from "@svc/search-index";
-import type { IndexRebuildStatus } from "@svc/schema";
+import type { Camel, IndexRebuildStatus } from "@svc/schema";
 import { requireUnscopedAdmin, type Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 import { rebuildIndexJob } from "../jobs/catalog";
@@ -29,7 +29,7 @@ export async function startIndexRebuild({
   principal: Principal;
   chunkTokenLimit?: number | null;
   textSearchConfig?: string | null;
-}): Promise<IndexRebuildStatus> {
+}): Promise<Camel<IndexRebuildStatus>> {
   requireUnscopedAdmin(principal);
   if (textSearchConfig != null) requireTextSearchConfig(textSearchConfig);
   await db.$transaction(

@@ -1,5 +1,5 @@
 import { Prisma, querySql, withCancelOnAbort, type Db } from "@svc/db";
-import { SEARCH_CHUNKS_PER_DOCUMENT, type DocumentSource, type SearchFilters, type SearchRequest, type SearchResponse } from "@svc/schema";
+import { SEARCH_CHUNKS_PER_DOCUMENT, type Camel, type DocumentSource, type SearchFilters, type SearchRequest, type SearchResponse } from "@svc/schema";
 import { searchDocuments as searchIndex, SearchIndexError, type GenerationTable, type SearchHit } from "@svc/search-index";
 import { searchAccessRule, searchIndexAccess, type AccessRule } from "../auth/access-policy";
 import { findableDocumentSql } from "../auth/access-policy-sql";
@@ -57,7 +57,7 @@ export async function searchDocuments({
   request: SearchRequest;
   timeoutMs?: number;
   signal?: AbortSignal;
-}): Promise<SearchResponse> {
+}): Promise<Camel<SearchResponse>> {
   const deadline = Date.now() + timeoutMs;
   const rule = searchAccessRule(principal, request.principal);
   try {
@@ -128,20 +128,20 @@ async function admitDocuments(
   return new Set(rows.map((row) => row.id));
 }
 
-function toSearchResult(hit: SearchHit): SearchResponse["results"][number] {
+function toSearchResult(hit: SearchHit): Camel<SearchResponse>["results"][number] {
   return {
-    document_id: hit.documentId,
-    semantic_identifier: hit.semanticIdentifier,
+    documentId: hit.documentId,
+    semanticIdentifier: hit.semanticIdentifier,
     title: hit.title,
     source: hit.source as DocumentSource,
     link: hit.link,
     score: hit.score,
-    doc_updated_at: hit.docUpdatedAt.toISOString(),
+    docUpdatedAt: hit.docUpdatedAt.toISOString(),
     chunks: hit.chunks.slice(0, SEARCH_CHUNKS_PER_DOCUMENT).map((chunk) => ({
-      chunk_index: chunk.chunkIndex,
+      chunkIndex: chunk.chunkIndex,
       snippet: chunk.snippet,
       link: chunk.link,
-      image_file_id: chunk.imageFileId,
+      imageFileId: chunk.imageFileId,
       score: chunk.score,
     })),
   };

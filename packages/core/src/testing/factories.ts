@@ -54,8 +54,8 @@ export async function ingestTestDocument(
   principal: Principal = OPERATOR_PRINCIPAL,
 ): Promise<IndexDocumentPayload> {
   const written = await ingestDocument({ db, boss, principal, input: IngestionDocumentSchema.parse(testIngestionBody(document)) });
-  const [job] = await currentIndexJobs(db, [written.document_id]);
-  if (!job) throw new Error(`${written.document_id} was not written`);
+  const [job] = await currentIndexJobs(db, [written.documentId]);
+  if (!job) throw new Error(`${written.documentId} was not written`);
   return job;
 }
 

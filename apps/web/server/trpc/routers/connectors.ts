@@ -16,14 +16,14 @@ import {
 } from "@svc/core";
 import {
   CcPairIdInputSchema,
-  CcPairSchema,
   ConnectorAttemptsInputSchema,
   ConnectorDocumentsInputSchema,
-  ConnectorIndexingStatusResponseSchema,
-  CreateCcPairRequestSchema,
-  CreatedCcPairSchema,
+  ConsoleCcPairSchema,
+  ConsoleCreateCcPairInputSchema,
+  ConsoleCreatedCcPairSchema,
+  ConsoleDocumentPageSchema,
+  ConsoleIndexingStatusSchema,
   CreateFederatedConnectorRequestSchema,
-  DocMinimalInfoPageSchema,
   FailedDocumentCountsInputSchema,
   FailedDocumentCountsSchema,
   FederatedConnectorIdInputSchema,
@@ -38,7 +38,6 @@ import {
   UpdateConnectorInputSchema,
 } from "@svc/schema";
 import { z } from "zod";
-import { toCreatedCcPair } from "../../created-cc-pair";
 import { acknowledge, adminProcedure, router, sessionProcedure } from "../init";
 
 // Reads are open to every console user within the key's scope (core applies it); creating and
@@ -48,12 +47,12 @@ export const connectorsRouter = router({
   /** The REST listing's request, in the console's order. */
   indexingStatus: sessionProcedure
     .input(ConsoleIndexingStatusInputSchema)
-    .output(ConnectorIndexingStatusResponseSchema)
+    .output(ConsoleIndexingStatusSchema)
     .query(({ ctx, input: { sort, ...request }, signal }) => listIndexingStatus({ db: ctx.db, principal: ctx.principal, request, sort, signal })),
 
   get: sessionProcedure
     .input(CcPairIdInputSchema)
-    .output(CcPairSchema)
+    .output(ConsoleCcPairSchema)
     .query(({ ctx, input }) => getCcPair({ db: ctx.db, principal: ctx.principal, ccPairId: input.ccPairId })),
 
   attempts: sessionProcedure
@@ -63,7 +62,7 @@ export const connectorsRouter = router({
 
   documents: sessionProcedure
     .input(ConnectorDocumentsInputSchema)
-    .output(DocMinimalInfoPageSchema)
+    .output(ConsoleDocumentPageSchema)
     .query(({ ctx, input }) =>
       listCcPairDocuments({ db: ctx.db, principal: ctx.principal, ccPairId: input.ccPairId, limit: input.limit, afterId: input.cursor }),
     ),
@@ -108,16 +107,14 @@ export const connectorsRouter = router({
     .mutation(({ ctx, input }) => retryPairFailedDocuments({ db: ctx.db, boss: ctx.boss, principal: ctx.principal, ccPairId: input.ccPairId })),
 
   create: adminProcedure
-    .input(CreateCcPairRequestSchema)
-    .output(CreatedCcPairSchema)
-    .mutation(async ({ ctx, input }) =>
-      toCreatedCcPair(await createCcPair({ db: ctx.db, name: input.name, source: input.source, accessType: input.access_type })),
-    ),
+    .input(ConsoleCreateCcPairInputSchema)
+    .output(ConsoleCreatedCcPairSchema)
+    .mutation(({ ctx, input }) => createCcPair({ db: ctx.db, name: input.name, source: input.source, accessType: input.accessType })),
 
   // Admin only, as REST's PATCH /manage/admin/cc-pair/{id}; a scoped admin only within its scope.
   update: adminProcedure
     .input(UpdateConnectorInputSchema)
-    .output(CcPairSchema)
+    .output(ConsoleCcPairSchema)
     .mutation(({ ctx, input }) =>
       updateCcPair({
         db: ctx.db,

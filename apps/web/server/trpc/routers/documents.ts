@@ -1,5 +1,5 @@
 import { deleteDocument, getDocumentWithChunks, retryDocumentIndexing, searchDocuments } from "@svc/core";
-import { DocumentIdInputSchema, DocumentWithChunksSchema, OkSchema, SearchRequestSchema, SearchResponseSchema } from "@svc/schema";
+import { ConsoleDocumentSchema, ConsoleSearchResponseSchema, DocumentIdInputSchema, OkSchema, SearchRequestSchema } from "@svc/schema";
 import { acknowledge, router, sessionProcedure } from "../init";
 
 // Same rules as the REST document endpoints, applied in core: a scoped key sees the documents of the
@@ -7,14 +7,14 @@ import { acknowledge, router, sessionProcedure } from "../init";
 export const documentsRouter = router({
   search: sessionProcedure
     .input(SearchRequestSchema)
-    .output(SearchResponseSchema)
+    .output(ConsoleSearchResponseSchema)
     .query(({ ctx, input, signal }) =>
       searchDocuments({ db: ctx.db, index: ctx.index, principal: ctx.principal, request: input, timeoutMs: ctx.searchTimeoutMs, signal }),
     ),
 
   get: sessionProcedure
     .input(DocumentIdInputSchema)
-    .output(DocumentWithChunksSchema)
+    .output(ConsoleDocumentSchema)
     .query(({ ctx, input }) => getDocumentWithChunks({ db: ctx.db, principal: ctx.principal, documentId: input.documentId })),
 
   delete: sessionProcedure

@@ -28,12 +28,13 @@ import {
   DOCUMENT_SOURCES,
   DocsCountOperatorSchema,
   IndexingStatusSchema,
-  type ConnectorIndexingStatusGroup,
-  type ConnectorIndexingStatusLite,
+  type Camel,
+  type ConnectorIndexingStatusGroup as WireGroup,
+  type ConnectorIndexingStatusLite as WirePairRow,
   type ConnectorSort,
   type ConnectorSortColumn,
   type DocumentSource,
-  type FederatedConnectorStatus,
+  type FederatedConnectorStatus as WireFederatedRow,
   type IndexingStatusRequest,
 } from "@svc/schema";
 import Link from "next/link";
@@ -106,7 +107,7 @@ function ConnectorsListing() {
     }),
   );
   const pairIds = useMemo(
-    () => (listing.data ?? []).flatMap((group) => group.indexing_statuses.filter(isPair).map((row) => row.cc_pair_id)),
+    () => (listing.data ?? []).flatMap((group) => group.indexingStatuses.filter(isPair).map((row) => row.ccPairId)),
     [listing.data],
   );
   const failedCounts = useQuery(
@@ -324,11 +325,11 @@ function Filters({
 }
 
 function Totals({ groups, failed, failedTotal }: { groups: ConnectorIndexingStatusGroup[]; failed: FailedByPair; failedTotal: number | null }) {
-  const total = groups.reduce((sum, group) => sum + group.summary.total_connectors, 0);
-  const active = groups.reduce((sum, group) => sum + group.summary.active_connectors, 0);
-  const docs = groups.reduce((sum, group) => sum + group.summary.total_docs_indexed, 0);
-  const shown = groups.flatMap((group) => group.indexing_statuses).filter(isPair);
-  const inProgress = shown.filter((row) => row.in_progress).length;
+  const total = groups.reduce((sum, group) => sum + group.summary.totalConnectors, 0);
+  const active = groups.reduce((sum, group) => sum + group.summary.activeConnectors, 0);
+  const docs = groups.reduce((sum, group) => sum + group.summary.totalDocsIndexed, 0);
+  const shown = groups.flatMap((group) => group.indexingStatuses).filter(isPair);
+  const inProgress = shown.filter((row) => row.inProgress).length;
   const failing = shown.filter((row) => hasErrors(row, failed)).length;
   return (
     <SimpleGrid cols={{ base: 2, md: 6 }} spacing="md">
@@ -348,15 +349,18 @@ function Totals({ groups, failed, failedTotal }: { groups: ConnectorIndexingStat
 }
 
 function isPair(row: ConnectorIndexingStatusLite | FederatedConnectorStatus): row is ConnectorIndexingStatusLite {
-  return "cc_pair_id" in row;
+  return "ccPairId" in row;
 }
 
 /** Failed documents per pair id (pairs without any are absent). */
 type FailedByPair = Map<number, number>;
+type ConnectorIndexingStatusGroup = Camel<WireGroup>;
+type ConnectorIndexingStatusLite = Camel<WirePairRow>;
+type FederatedConnectorStatus = Camel<WireFederatedRow>;
 
 /** A pair is in error while any of its documents is failed, not only while its last attempt is. */
 function hasErrors(row: ConnectorIndexingStatusLite, failed: FailedByPair): boolean {
-  return row.in_repeated_error_state || row.last_status === "failed" || row.cc_pair_status === "INVALID" || (failed.get(row.cc_pair_id) ?? 0) > 0;
+  return row.inRepeatedErrorState || row.lastStatus === "failed" || row.ccPairStatus === "INVALID" || (failed.get(row.ccPairId) ?? 0) > 0;
 }
 
 /** Each column's sort, and where a first click starts: names A→Z, counts and times largest or newest first. */
@@ -488,19 +492,19 @@ function SourceRows({
                 {sourceLabel(group.source)}
               </Title>
               <Text size="xs" c="dimmed" data-testid={`summary-${group.source}`}>
-                {plural(summary.total_connectors, "connector")} · {formatCount(summary.active_connectors)} active ·{" "}
-                {formatCount(summary.public_connectors)} public · {plural(summary.total_docs_indexed, "document")} indexed
+                {plural(summary.totalConnectors, "connector")} · {formatCount(summary.activeConnectors)} active ·{" "}
+                {formatCount(summary.publicConnectors)} public · {plural(summary.totalDocsIndexed, "document")} indexed
               </Text>
             </Group>
-            {!showAll && group.total_pages > 1 ? (
+            {!showAll && group.totalPages > 1 ? (
               <Group gap="xs" wrap="wrap">
                 <Text size="xs" c="dimmed">
-                  Page {group.current_page} of {group.total_pages}
+                  Page {group.currentPage} of {group.totalPages}
                 </Text>
                 <Pagination
                   size="xs"
-                  total={group.total_pages}
-                  value={group.current_page}
+                  total={group.totalPages}
+                  value={group.currentPage}
                   onChange={onPage}
                   aria-label={`${sourceLabel(group.source)} pages`}
                   getControlProps={(control) => ({ "aria-label": `${control} page` })}
@@ -511,8 +515,8 @@ function SourceRows({
           </Group>
         </Table.Th>
       </Table.Tr>
-      {group.indexing_statuses.map((row) =>
-        isPair(row) ? <PairRow key={`pair-${row.cc_pair_id}`} row={row} failed={failed} /> : <FederatedRow key={`federated-${row.id}`} row={row} />,
+      {group.indexingStatuses.map((row) =>
+        isPair(row) ? <PairRow key={`pair-${row.ccPairId}`} row={row} failed={failed} /> : <FederatedRow key={`federated-${row.id}`} row={row} />,
       )}
     </Table.Tbody>
   );
@@ -520,40 +524,40 @@ function SourceRows({
 
 function PairRow({ row, failed }: { row: ConnectorIndexingStatusLite; failed: FailedByPair }) {
   const errors = hasErrors(row, failed);
-  const failedDocuments = failed.get(row.cc_pair_id) ?? 0;
+  const failedDocuments = failed.get(row.ccPairId) ?? 0;
   return (
     <Table.Tr
-      bg={errors ? "var(--mantine-color-red-light)" : row.in_progress ? "var(--mantine-color-blue-light)" : undefined}
-      data-cc-pair-id={row.cc_pair_id}
+      bg={errors ? "var(--mantine-color-red-light)" : row.inProgress ? "var(--mantine-color-blue-light)" : undefined}
+      data-cc-pair-id={row.ccPairId}
     >
       <Table.Td>
-        <Anchor component={Link} href={`/admin/connectors/${row.cc_pair_id}`} fw={600} size="sm">
+        <Anchor component={Link} href={`/admin/connectors/${row.ccPairId}`} fw={600} size="sm">
           {row.name}
         </Anchor>
         <Text size="xs" c="dimmed" data-testid="pair-access">
-          #{row.cc_pair_id} · {row.access_type}
-          {row.is_editable ? "" : " · read-only"}
+          #{row.ccPairId} · {row.accessType}
+          {row.isEditable ? "" : " · read-only"}
         </Text>
       </Table.Td>
       <Table.Td>
         <Group gap={4}>
-          <PairStatusBadge status={row.cc_pair_status} />
-          {row.in_progress ? (
+          <PairStatusBadge status={row.ccPairStatus} />
+          {row.inProgress ? (
             <Badge color="blue" variant="filled" leftSection={<Loader size={10} color="white" aria-hidden />}>
               Indexing
             </Badge>
           ) : null}
-          {row.in_repeated_error_state ? <RepeatedErrorsBadge /> : null}
+          {row.inRepeatedErrorState ? <RepeatedErrorsBadge /> : null}
         </Group>
       </Table.Td>
       <Table.Td>
-        <AttemptStatusBadge status={row.last_status} />
+        <AttemptStatusBadge status={row.lastStatus} />
       </Table.Td>
       <Table.Td style={{ whiteSpace: "nowrap" }}>
-        <RelativeTime value={row.last_success} />
+        <RelativeTime value={row.lastSuccess} />
       </Table.Td>
-      <Table.Td ta="right" ff="monospace" data-testid="docs-indexed" title={plural(row.docs_indexed, "document")}>
-        {formatCount(row.docs_indexed)}
+      <Table.Td ta="right" ff="monospace" data-testid="docs-indexed" title={plural(row.docsIndexed, "document")}>
+        {formatCount(row.docsIndexed)}
       </Table.Td>
       <Table.Td
         ta="right"
@@ -566,7 +570,7 @@ function PairRow({ row, failed }: { row: ConnectorIndexingStatusLite; failed: Fa
         {formatCount(failedDocuments)}
       </Table.Td>
       <Table.Td ta="right" ff="monospace">
-        {row.latest_index_attempt_docs_indexed === null ? "—" : formatCount(row.latest_index_attempt_docs_indexed)}
+        {row.latestIndexAttemptDocsIndexed === null ? "—" : formatCount(row.latestIndexAttemptDocsIndexed)}
       </Table.Td>
     </Table.Tr>
   );

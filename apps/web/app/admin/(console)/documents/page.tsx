@@ -14,7 +14,7 @@ import {
   Text,
 } from "@mantine/core";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { DOCUMENT_SOURCES, type DocumentSource, type SearchResult } from "@svc/schema";
+import { DOCUMENT_SOURCES, type Camel, type DocumentSource, type SearchResult } from "@svc/schema";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { Suspense, useMemo, useState, type FormEvent } from "react";
@@ -114,7 +114,7 @@ function DocumentSearch() {
             {plural(search.data.results.length, "document")}, best first
           </Text>
           {search.data.results.map((result) => (
-            <ResultCard key={result.document_id} result={result} />
+            <ResultCard key={result.documentId} result={result} />
           ))}
         </Stack>
       )}
@@ -204,15 +204,15 @@ function snippetHtml(snippet: string): string {
   return snippet.replace(/<(?!\/?mark>)/g, "&lt;");
 }
 
-function ResultCard({ result }: { result: SearchResult }) {
+function ResultCard({ result }: { result: Camel<SearchResult> }) {
   return (
-    <Paper withBorder p="md" radius="md" component="article" aria-label={result.semantic_identifier}>
+    <Paper withBorder p="md" radius="md" component="article" aria-label={result.semanticIdentifier}>
       <Group justify="space-between" align="flex-start" wrap="nowrap">
         <Box>
-          <Anchor component={Link} href={documentHref(result.document_id)} fw={700}>
-            {result.semantic_identifier}
+          <Anchor component={Link} href={documentHref(result.documentId)} fw={700}>
+            {result.semanticIdentifier}
           </Anchor>
-          {result.title && result.title !== result.semantic_identifier ? (
+          {result.title && result.title !== result.semanticIdentifier ? (
             <Text size="sm" c="dimmed">
               {result.title}
             </Text>
@@ -226,7 +226,7 @@ function ResultCard({ result }: { result: SearchResult }) {
         </Group>
       </Group>
       <Text size="xs" c="dimmed" mb="xs">
-        <code>{result.document_id}</code> · updated {formatDateTime(result.doc_updated_at)}
+        <code>{result.documentId}</code> · updated {formatDateTime(result.docUpdatedAt)}
         {result.link ? (
           <>
             {" · "}
@@ -239,7 +239,7 @@ function ResultCard({ result }: { result: SearchResult }) {
       <Stack gap={6}>
         {result.chunks.map((chunk) => (
           <Text
-            key={chunk.chunk_index}
+            key={chunk.chunkIndex}
             size="sm"
             className="svc-snippet"
             pl="sm"

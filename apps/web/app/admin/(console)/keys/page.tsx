@@ -55,7 +55,7 @@ function CreateKey() {
   const pairOptions = useMemo(
     () =>
       (pairs.data ?? []).flatMap((group) =>
-        group.indexing_statuses.flatMap((row) => ("cc_pair_id" in row ? [{ value: String(row.cc_pair_id), label: `#${row.cc_pair_id} ${row.name}` }] : [])),
+        group.indexingStatuses.flatMap((row) => ("ccPairId" in row ? [{ value: String(row.ccPairId), label: `#${row.ccPairId} ${row.name}` }] : [])),
       ),
     [pairs.data],
   );

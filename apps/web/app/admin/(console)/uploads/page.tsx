@@ -1,7 +1,7 @@
 "use client";
 import { Alert, Button, Code, CopyButton, FileInput, Group, Paper, Stack, Table, Text, Title } from "@mantine/core";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { FileUploadResponse } from "@svc/schema";
+import type { Camel, FileUploadResponse } from "@svc/schema";
 import { useState, type FormEvent } from "react";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
 import { FileThumbnail } from "../../../../components/file-thumbnail";
@@ -10,7 +10,7 @@ import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError } from "../../.
 import { useTRPC } from "../../../../lib/trpc/client";
 
 /** POST /api/admin/upload: the console's cookie-authenticated twin of /api/user/file/upload. */
-async function uploadImages(files: File[]): Promise<FileUploadResponse> {
+async function uploadImages(files: File[]): Promise<Camel<FileUploadResponse>> {
   const body = new FormData();
   for (const file of files) body.append("files", file);
   const response = await fetch("/api/admin/upload", { method: "POST", body, credentials: "same-origin" });
@@ -19,7 +19,7 @@ async function uploadImages(files: File[]): Promise<FileUploadResponse> {
     const detail = (payload as { detail?: unknown } | null)?.detail;
     throw new Error(typeof detail === "string" ? detail : `Upload failed (${response.status})`);
   }
-  return payload as FileUploadResponse;
+  return payload as Camel<FileUploadResponse>;
 }
 
 export default function UploadsPage() {
@@ -91,18 +91,18 @@ export default function UploadsPage() {
           ) : (
             <DataTable label="Recent uploads" minWidth={680} columns={["", "Name", "file_id", "Type", { label: "Size", align: "right" }, "Uploaded"]}>
                   {uploads.data.map((file) => (
-                    <Table.Tr key={file.file_id}>
+                    <Table.Tr key={file.fileId}>
                       <Table.Td w={64}>
-                        <FileThumbnail fileId={file.file_id} name={file.name} size={48} />
+                        <FileThumbnail fileId={file.fileId} name={file.name} size={48} />
                       </Table.Td>
                       <Table.Td fw={600}>{file.name}</Table.Td>
                       <Table.Td>
-                        <FileId fileId={file.file_id} />
+                        <FileId fileId={file.fileId} />
                       </Table.Td>
-                      <Table.Td>{file.file_type}</Table.Td>
-                      <Table.Td ta="right">{formatBytes(file.size_bytes)}</Table.Td>
+                      <Table.Td>{file.fileType}</Table.Td>
+                      <Table.Td ta="right">{formatBytes(file.sizeBytes)}</Table.Td>
                       <Table.Td>
-                        <RelativeTime value={file.created_at} />
+                        <RelativeTime value={file.createdAt} />
                       </Table.Td>
                     </Table.Tr>
                   ))}
@@ -114,23 +114,23 @@ export default function UploadsPage() {
   );
 }
 
-function UploadResult({ result }: { result: FileUploadResponse }) {
+function UploadResult({ result }: { result: Camel<FileUploadResponse> }) {
   return (
     <Stack gap="xs" mt="md" role="status">
-      {result.user_files.map((file) => (
-        <Alert key={file.file_id} color="green" variant="light" p="xs">
+      {result.userFiles.map((file) => (
+        <Alert key={file.fileId} color="green" variant="light" p="xs">
           <Group gap="xs">
             <Text size="sm" fw={600}>
               {file.name}
             </Text>
-            <FileId fileId={file.file_id} />
+            <FileId fileId={file.fileId} />
           </Group>
         </Alert>
       ))}
-      {result.rejected_files.map((file) => (
-        <Alert key={file.file_name} color="red" variant="light" p="xs">
+      {result.rejectedFiles.map((file) => (
+        <Alert key={file.fileName} color="red" variant="light" p="xs">
           <Text size="sm">
-            <b>{file.file_name}</b> was rejected: {file.reason}
+            <b>{file.fileName}</b> was rejected: {file.reason}
           </Text>
         </Alert>
       ))}

@@ -18,7 +18,7 @@ import {
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { CcPair, PairIndexingSummary } from "@svc/schema";
+import type { Camel, CcPair, PairIndexingSummary } from "@svc/schema";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
@@ -80,7 +80,7 @@ function ConnectorDetail({ ccPairId }: { ccPairId: number }) {
             ) : null}
           </Group>
         }
-        description={`${sourceLabel(pair.data.source)} · ${pair.data.access_type} · pair #${pair.data.id}`}
+        description={`${sourceLabel(pair.data.source)} · ${pair.data.accessType} · pair #${pair.data.id}`}
         actions={<PairActions pair={pair.data} />}
       />
       <Stack gap="lg">
@@ -115,7 +115,7 @@ const PAUSE_TOGGLE = {
   },
 } as const;
 
-function PairActions({ pair }: { pair: CcPair }) {
+function PairActions({ pair }: { pair: Camel<CcPair> }) {
   const trpc = useTRPC();
   const user = useConsoleUser();
   const router = useRouter();
@@ -160,13 +160,13 @@ function PairActions({ pair }: { pair: CcPair }) {
         }}
       >
         The pair goes to <b>Deleting</b> and a background job removes it with every document no other pair still holds
-        ({formatCount(pair.docs_indexed)} indexed now). This cannot be undone.
+        ({formatCount(pair.docsIndexed)} indexed now). This cannot be undone.
       </ConfirmAction>
     </>
   );
 }
 
-function RenameButton({ pair, disabled, onRename }: { pair: CcPair; disabled: boolean; onRename: (name: string) => Promise<unknown> }) {
+function RenameButton({ pair, disabled, onRename }: { pair: Camel<CcPair>; disabled: boolean; onRename: (name: string) => Promise<unknown> }) {
   const [opened, { open, close }] = useDisclosure(false);
   const [name, setName] = useState(pair.name);
   const { pending, error, run, reset } = useAsyncAction();
@@ -202,22 +202,22 @@ function RenameButton({ pair, disabled, onRename }: { pair: CcPair; disabled: bo
   );
 }
 
-function Fields({ pair, failed }: { pair: CcPair; failed: number | null }) {
+function Fields({ pair, failed }: { pair: Camel<CcPair>; failed: number | null }) {
   return (
     <SimpleGrid cols={{ base: 2, md: 5 }} spacing="md">
-      <Stat label="Documents indexed" value={<span data-testid="pair-docs-indexed">{formatCount(pair.docs_indexed)}</span>} />
+      <Stat label="Documents indexed" value={<span data-testid="pair-docs-indexed">{formatCount(pair.docsIndexed)}</span>} />
       <Stat
         label="Failed documents"
         value={<span data-testid="pair-failed-documents">{failed === null ? "…" : formatCount(failed)}</span>}
         color={failed ? "red" : undefined}
         hint="stay failed until indexed"
       />
-      <Stat label="Status" value={<PairStatusBadge status={pair.status} />} hint={`updated ${formatRelative(pair.updated_at)}`} />
+      <Stat label="Status" value={<PairStatusBadge status={pair.status} />} hint={`updated ${formatRelative(pair.updatedAt)}`} />
       <Stat label="Source" value={<Text fz="lg" fw={700}>{sourceLabel(pair.source)}</Text>} hint={<Code>{pair.source}</Code>} />
       <Stat
         label="Access"
-        value={<Text fz="lg" fw={700}>{pair.access_type}</Text>}
-        hint={`connector #${pair.connector_id} · credential #${pair.credential_id} · created ${formatDateTime(pair.created_at)}`}
+        value={<Text fz="lg" fw={700}>{pair.accessType}</Text>}
+        hint={`connector #${pair.connectorId} · credential #${pair.credentialId} · created ${formatDateTime(pair.createdAt)}`}
       />
     </SimpleGrid>
   );

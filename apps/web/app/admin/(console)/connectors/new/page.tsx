@@ -60,13 +60,13 @@ function PairForm() {
     trpc.connectors.create.mutationOptions({
       onSuccess: async (created) => {
         await queryClient.invalidateQueries(trpc.connectors.pathFilter());
-        router.push(`/admin/connectors/${created.cc_pair_id}`);
+        router.push(`/admin/connectors/${created.ccPairId}`);
       },
     }),
   );
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate({ name: name.trim(), source, access_type: accessType });
+    create.mutate({ name: name.trim(), source, accessType });
   };
   return (
     <Paper withBorder radius="md" p="lg" component="section" aria-labelledby="pair-form-heading">

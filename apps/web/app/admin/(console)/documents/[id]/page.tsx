@@ -40,7 +40,7 @@ export default function DocumentPage() {
       {
         // Follow a document through its indexing; stop once it settles.
         refetchInterval: (query) => {
-          const status = query.state.data?.indexing_status;
+          const status = query.state.data?.indexingStatus;
           return status === "queued" || status === "indexing" ? REFRESH_WHILE_INDEXING_MS : false;
         },
       },
@@ -79,25 +79,25 @@ function DocumentDetail({ document }: { document: DocumentWithChunks }) {
   const retry = useMutation(
     trpc.documents.retry.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.documents.get.queryFilter({ documentId: document.id })) }),
   );
-  const upToDate = document.indexed_version === document.current_version;
+  const upToDate = document.indexedVersion === document.currentVersion;
 
   return (
     <>
       <PageHeader
         title={
           <Group gap="sm" component="span">
-            <span>{document.semantic_identifier}</span>
-            <DocumentStatusBadge status={document.indexing_status} />
+            <span>{document.semanticIdentifier}</span>
+            <DocumentStatusBadge status={document.indexingStatus} />
           </Group>
         }
         description={
           <>
-            <Code>{document.id}</Code> · {sourceLabel(document.source)} · updated {formatDateTime(document.doc_updated_at)}
+            <Code>{document.id}</Code> · {sourceLabel(document.source)} · updated {formatDateTime(document.docUpdatedAt)}
           </>
         }
         actions={
           <>
-            {document.indexing_status === "failed" ? (
+            {document.indexingStatus === "failed" ? (
               <ConfirmAction
                 label="Retry indexing"
                 title="Retry indexing?"
@@ -105,13 +105,13 @@ function DocumentDetail({ document }: { document: DocumentWithChunks }) {
                 color="indigo"
                 onConfirm={() => retry.mutateAsync({ documentId: document.id })}
               >
-                The document is queued again at its current version ({document.current_version}).
+                The document is queued again at its current version ({document.currentVersion}).
               </ConfirmAction>
             ) : null}
-            {document.from_ingestion_api ? (
+            {document.fromIngestionApi ? (
               <ConfirmAction
                 label="Delete"
-                title={`Delete “${document.semantic_identifier}”?`}
+                title={`Delete “${document.semanticIdentifier}”?`}
                 confirmLabel="Delete document"
                 onConfirm={async () => {
                   await remove.mutateAsync({ documentId: document.id });
@@ -127,10 +127,10 @@ function DocumentDetail({ document }: { document: DocumentWithChunks }) {
         }
       />
       <Stack gap="lg">
-        {document.last_error ? (
+        {document.lastError ? (
           <Alert color="red" title={`Indexing failed (${plural(document.attempts, "try", "tries")})`} role="alert">
             <Text size="sm" className="svc-pre">
-              {document.last_error}
+              {document.lastError}
             </Text>
           </Alert>
         ) : null}
@@ -139,7 +139,7 @@ function DocumentDetail({ document }: { document: DocumentWithChunks }) {
             label="Versions"
             value={
               <span>
-                {document.indexed_version ?? "—"} / {document.current_version}
+                {document.indexedVersion ?? "—"} / {document.currentVersion}
               </span>
             }
             hint={
@@ -148,14 +148,14 @@ function DocumentDetail({ document }: { document: DocumentWithChunks }) {
               </Badge>
             }
           />
-          <Stat label="Chunks" value={document.chunk_count === null ? "—" : formatCount(document.chunk_count)} hint="in the search index" />
-          <Stat label="Indexed" value={<Text fz="lg" fw={700}>{formatRelative(document.indexed_at)}</Text>} hint={formatDateTime(document.indexed_at)} />
+          <Stat label="Chunks" value={document.chunkCount === null ? "—" : formatCount(document.chunkCount)} hint="in the search index" />
+          <Stat label="Indexed" value={<Text fz="lg" fw={700}>{formatRelative(document.indexedAt)}</Text>} hint={formatDateTime(document.indexedAt)} />
           <Stat
             label="Connectors"
             value={
               <Group gap={4}>
-                {document.cc_pair_ids.length === 0 ? <Text c="dimmed">none</Text> : null}
-                {document.cc_pair_ids.map((ccPairId) => (
+                {document.ccPairIds.length === 0 ? <Text c="dimmed">none</Text> : null}
+                {document.ccPairIds.map((ccPairId) => (
                   <Anchor key={ccPairId} component={Link} href={`/admin/connectors/${ccPairId}`} fz="lg" fw={700}>
                     #{ccPairId}
                   </Anchor>
@@ -187,7 +187,7 @@ function DocumentDetail({ document }: { document: DocumentWithChunks }) {
 
 function Properties({ document }: { document: DocumentWithChunks }) {
   const metadata = Object.entries(document.metadata);
-  const access = document.external_access;
+  const access = document.externalAccess;
   return (
     <Paper withBorder radius="md" p="md" component="section" aria-labelledby="properties-heading">
       <Title order={2} size="h4" id="properties-heading" mb="sm">
@@ -220,23 +220,23 @@ function Properties({ document }: { document: DocumentWithChunks }) {
             <Table.Td>
               {access === null
                 ? "From its connectors' access types"
-                : access.is_public
+                : access.isPublic
                   ? "Public"
-                  : `Users: ${access.external_user_emails.join(", ") || "none"} · groups: ${access.external_user_group_ids.join(", ") || "none"}`}
+                  : `Users: ${access.externalUserEmails.join(", ") || "none"} · groups: ${access.externalUserGroupIds.join(", ") || "none"}`}
             </Table.Td>
           </Table.Tr>
           <Table.Tr>
             <Table.Th>Owners</Table.Th>
             <Table.Td>
-              {[...(document.primary_owners ?? []), ...(document.secondary_owners ?? [])]
-                .map((owner) => owner.display_name ?? owner.email ?? [owner.first_name, owner.last_name].filter(Boolean).join(" "))
+              {[...(document.primaryOwners ?? []), ...(document.secondaryOwners ?? [])]
+                .map((owner) => owner.displayName ?? owner.email ?? [owner.firstName, owner.lastName].filter(Boolean).join(" "))
                 .filter(Boolean)
                 .join(", ") || "—"}
             </Table.Td>
           </Table.Tr>
           <Table.Tr>
             <Table.Th>Ingested through</Table.Th>
-            <Table.Td>{document.from_ingestion_api ? "the ingestion API" : "a connector"}</Table.Td>
+            <Table.Td>{document.fromIngestionApi ? "the ingestion API" : "a connector"}</Table.Td>
           </Table.Tr>
         </Table.Tbody>
       </Table>
@@ -252,7 +252,7 @@ function Sections({ document }: { document: DocumentWithChunks }) {
         <Paper key={index} withBorder p="sm" radius="sm" bg="var(--mantine-color-default-hover)">
           <Group justify="space-between" mb={4}>
             <Text size="xs" c="dimmed" fw={700}>
-              Section {index + 1} · {section.image_file_id ? "image" : "text"}
+              Section {index + 1} · {section.imageFileId ? "image" : "text"}
             </Text>
             {section.link ? (
               <Anchor href={section.link} target="_blank" rel="noreferrer" size="xs">
@@ -260,11 +260,11 @@ function Sections({ document }: { document: DocumentWithChunks }) {
               </Anchor>
             ) : null}
           </Group>
-          {section.image_file_id ? (
+          {section.imageFileId ? (
             <Group gap="sm" mb={4}>
-              <FileThumbnail fileId={section.image_file_id} name={`section ${index + 1}`} />
+              <FileThumbnail fileId={section.imageFileId} name={`section ${index + 1}`} />
               <Text size="sm">
-                Image <Code>{section.image_file_id}</Code>
+                Image <Code>{section.imageFileId}</Code>
               </Text>
             </Group>
           ) : null}
@@ -285,17 +285,17 @@ function Chunks({ document }: { document: DocumentWithChunks }) {
   if (document.chunks.length === 0) {
     return (
       <Text c="dimmed" size="sm">
-        {document.indexing_status === "indexed" ? "The index holds no chunks for it." : "No chunks yet: the document is not indexed."}
+        {document.indexingStatus === "indexed" ? "The index holds no chunks for it." : "No chunks yet: the document is not indexed."}
       </Text>
     );
   }
   return (
     <Stack gap="sm">
       {document.chunks.map((chunk) => (
-        <Paper key={chunk.chunk_index} withBorder p="sm" radius="sm">
+        <Paper key={chunk.chunkIndex} withBorder p="sm" radius="sm">
           <Group justify="space-between" mb={4}>
             <Text size="xs" c="dimmed" fw={700}>
-              Chunk {chunk.chunk_index} · {plural(chunk.token_count, "token")}
+              Chunk {chunk.chunkIndex} · {plural(chunk.tokenCount, "token")}
             </Text>
             {chunk.link ? (
               <Anchor href={chunk.link} target="_blank" rel="noreferrer" size="xs">
@@ -303,11 +303,11 @@ function Chunks({ document }: { document: DocumentWithChunks }) {
               </Anchor>
             ) : null}
           </Group>
-          {chunk.image_file_id ? (
+          {chunk.imageFileId ? (
             <Group gap="sm" mb={4}>
-              <FileThumbnail fileId={chunk.image_file_id} name={`chunk ${chunk.chunk_index}`} size={48} />
+              <FileThumbnail fileId={chunk.imageFileId} name={`chunk ${chunk.chunkIndex}`} size={48} />
               <Text size="sm">
-                Image <Code>{chunk.image_file_id}</Code>
+                Image <Code>{chunk.imageFileId}</Code>
               </Text>
             </Group>
           ) : null}
