@@ -1,4 +1,4 @@
-import { IndexingStatusRequestSchema, SearchRequestSchema } from "@svc/schema";
+import { IndexingStatusRequestSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { listIndexingStatus } from "../connectors/list-indexing-status";
@@ -30,7 +30,7 @@ async function search(query: string): Promise<string[]> {
     db,
     index: testSearchIndex(),
     principal: OPERATOR_PRINCIPAL,
-    request: SearchRequestSchema.parse({ query, limit: 100 }),
+    request: { query, limit: 100, filters: null, principal: null },
   });
   return results.map((result) => result.documentId).sort();
 }
@@ -109,7 +109,7 @@ describe("index rebuilds", () => {
       db,
       index: testSearchIndex(),
       principal: OPERATOR_PRINCIPAL,
-      request: SearchRequestSchema.parse({ query: "quokka" }),
+      request: { query: "quokka", limit: 10, filters: null, principal: null },
     });
     // The match is in the last of the new, smaller chunks.
     expect(results.map((result) => [result.documentId, result.chunks.map((chunk) => chunk.chunkIndex)])).toEqual([
