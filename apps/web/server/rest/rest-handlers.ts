@@ -29,6 +29,7 @@ import {
   CategorizedFilesSnapshotSchema,
   DocumentDetailSchema,
   FileUploadResponseSchema,
+  IndexingStatusRequestSchema,
   IndexRebuildStatusSchema,
   IngestionBatchResponseSchema,
   IngestionResultSchema,
@@ -120,7 +121,7 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
       }),
     ),
   getConnectorIndexingStatus: async ({ request, body, principal, services }) =>
-    toWire(ConnectorIndexingStatusResponseSchema, await listIndexingStatus({ db: services.db, principal, request: body, signal: request.signal })),
+    toWire(ConnectorIndexingStatusResponseSchema, await listIndexingStatus({ db: services.db, principal, request: fromWire(IndexingStatusRequestSchema, body), signal: request.signal })),
   createCcPair: async ({ body, services }) =>
     toWire(CreatedCcPairSchema, await createCcPair({ db: services.db, name: body.name, source: body.source, accessType: body.access_type })),
   getCcPair: async ({ path, principal, services }) => toWire(CcPairSchema, await getCcPair({ db: services.db, principal, ccPairId: path.id })),

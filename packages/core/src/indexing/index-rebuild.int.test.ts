@@ -1,4 +1,4 @@
-import { IndexingStatusRequestSchema } from "@svc/schema";
+import { camelInput, IndexingStatusRequestSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { listIndexingStatus } from "../connectors/list-indexing-status";
@@ -50,11 +50,7 @@ async function listingRow(ccPairId: number, secondaryIndex: boolean, lastStatusF
   const groups = await listIndexingStatus({
     db,
     principal: OPERATOR_PRINCIPAL,
-    request: IndexingStatusRequestSchema.parse({
-      secondary_index: secondaryIndex,
-      get_all_connectors: true,
-      last_status_filters: lastStatusFilters,
-    }),
+    request: camelInput(IndexingStatusRequestSchema).parse({ secondaryIndex, getAllConnectors: true, lastStatusFilters }),
   });
   return groups.flatMap((group) => group.indexingStatuses).find((row) => "ccPairId" in row && row.ccPairId === ccPairId);
 }
