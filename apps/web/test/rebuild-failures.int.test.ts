@@ -98,7 +98,7 @@ describe("an index rebuild carries failure truthfully", () => {
 
     // The console reads the same: the listing, the attempts, the pair page's counts, the health page.
     const { caller } = await signedIn(app.adminKey);
-    const consoleRows = (await caller.connectors.indexingStatus({ get_all_connectors: true })).flatMap((group) => group.indexingStatuses);
+    const consoleRows = (await caller.connectors.indexingStatus({ getAllConnectors: true })).flatMap((group) => group.indexingStatuses);
     for (const [ccPairId, row] of [
       [mixed, after.mixed],
       [failing, after.failing],
@@ -152,7 +152,7 @@ describe("an index rebuild carries failure truthfully", () => {
     const { caller } = await signedIn(app.adminKey);
     const consoleRow = async () =>
       asWireRow(
-        (await caller.connectors.indexingStatus({ get_all_connectors: true }))
+        (await caller.connectors.indexingStatus({ getAllConnectors: true }))
           .flatMap((group) => group.indexingStatuses)
           .find((candidate) => "ccPairId" in candidate && candidate.ccPairId === ccPairId),
       );
@@ -173,7 +173,7 @@ describe("an index rebuild carries failure truthfully", () => {
     expect(await consoleRow()).toEqual(after);
     expect(await caller.connectors.indexingSummary({ ccPairId })).toMatchObject({ inRepeatedErrorState: true });
     const sorted = asWireRow(
-      (await caller.connectors.indexingStatus({ get_all_connectors: true, sort: { column: "last_success", direction: "desc" } }))
+      (await caller.connectors.indexingStatus({ getAllConnectors: true, sort: { column: "last_success", direction: "desc" } }))
         .flatMap((group) => group.indexingStatuses)
         .find((candidate) => "ccPairId" in candidate && candidate.ccPairId === ccPairId),
     );

@@ -2,7 +2,6 @@ import { rm } from "node:fs/promises";
 import { getIndexRebuildStatus, OPERATOR_PRINCIPAL, searchDocuments } from "@svc/core";
 import { createTestPair, testSearchIndex, useTestJobQueue, waitForIndexed } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
-import { SearchRequestSchema } from "@svc/schema";
 import { writeIndexMarker } from "@svc/search-index";
 import { describe, expect, it } from "vitest";
 import { indexRowInconsistencies, ingestMany, useWorkerProcess } from "./testing/worker-process";
@@ -18,7 +17,7 @@ async function searchIds(query: string, limit = 100): Promise<string[]> {
     db,
     index: testSearchIndex(),
     principal: OPERATOR_PRINCIPAL,
-    request: SearchRequestSchema.parse({ query, limit }),
+    request: { query, limit, filters: null, principal: null },
   });
   return results.map((result) => result.documentId).sort();
 }

@@ -1,7 +1,7 @@
 import { getIndexRebuildStatus, listIndexingStatus, OPERATOR_PRINCIPAL } from "@svc/core";
 import { createTestPair, holdPairLocks, useTestJobQueue, waitForIndexed } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
-import { IndexingStatusRequestSchema } from "@svc/schema";
+import { camelInput, IndexingStatusRequestSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { indexedProgress, ingestMany, startRebuildUntilLockWait, useWorkerProcess } from "./testing/worker-process";
 
@@ -19,7 +19,7 @@ async function listingRow(ccPairId: number, secondaryIndex: boolean) {
   const listing = await listIndexingStatus({
     db,
     principal: OPERATOR_PRINCIPAL,
-    request: IndexingStatusRequestSchema.parse({ get_all_connectors: true, secondary_index: secondaryIndex }),
+    request: camelInput(IndexingStatusRequestSchema).parse({ getAllConnectors: true, secondaryIndex }),
   });
   return listing.flatMap((group) => group.indexingStatuses).find((row) => "ccPairId" in row && row.ccPairId === ccPairId);
 }

@@ -224,10 +224,13 @@ export function pyJson() {
 
 /**
  * `dict[Enum, V]`: keys outside the enum are pydantic's `enum` error at `[…, key, "[key]"]`, all
- * reported together; values are validated once the keys are right.
+ * reported together; values are validated once the keys are right. Typed with `string` keys: the keys
+ * are data (enum values such as `google_drive`), which `Camel<T>` (wire-case.ts) would rename were they
+ * literal keys of the type; the schema still admits only the enum's.
  */
 export function pyEnumKeyDict<Key extends z.ZodEnum, Value extends z.ZodType>(key: Key, value: Value) {
   const keys: readonly unknown[] = key.options;
+  const record: z.ZodType<Partial<Record<string, z.output<Value>>>> = z.partialRecord(key, value);
   return z.preprocess(
     (input: unknown, ctx) => {
       if (input === undefined) {
@@ -242,7 +245,7 @@ export function pyEnumKeyDict<Key extends z.ZodEnum, Value extends z.ZodType>(ke
       for (const badKey of badKeys) ctx.addIssue(pydanticIssue(pydanticErrors.enum(keys), badKey, [badKey, "[key]"]));
       return badKeys.length > 0 ? z.NEVER : input;
     },
-    z.partialRecord(key, value),
+    record,
   );
 }
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ConnectorIndexingStatusResponseSchema } from "./indexing-status";
+import { ConnectorIndexingStatusResponseSchema, IndexingStatusRequestSchema } from "./indexing-status";
 import { DocumentDetailSchema } from "./ingested-document";
 import { IngestionBatchResponseSchema } from "./ingestion-batch";
 import { SearchRequestSchema } from "./search";
-import { camelSchema, fromWire, toWire, type CamelOf } from "./wire-case";
+import { camelInput, camelSchema, fromWire, toWire, type CamelOf } from "./wire-case";
 
 const detail: CamelOf<typeof DocumentDetailSchema> = {
   id: "doc-1",
@@ -95,5 +95,26 @@ describe("wire case", () => {
     const camel = camelSchema(DocumentDetailSchema);
     expect(camel.parse({ ...detail, extra: 1 })).toEqual({ ...detail, primaryOwners: [{ displayName: "Ada" }] });
     expect(camel.safeParse({ ...detail, ccPairIds: undefined }).success).toBe(false);
+  });
+
+  it("keeps a record's keys as data both ways: source names in the status listing's `source_to_page`", () => {
+    const request = IndexingStatusRequestSchema.parse({ source_to_page: { google_drive: 2, google_sites: 3 }, get_all_connectors: true });
+    const camel = fromWire(IndexingStatusRequestSchema, request);
+    expect(camel).toMatchObject({ sourceToPage: { google_drive: 2, google_sites: 3 }, getAllConnectors: true, accessTypeFilters: [] });
+    expect(toWire(IndexingStatusRequestSchema, camel)).toEqual(request);
+  });
+
+  it("parses a camelCase request with the wire schema's own checks, coercions and defaults", () => {
+    const input = camelInput(SearchRequestSchema);
+    expect(input.parse({ query: "q", filters: { ccPairIds: [2], docUpdatedAfter: "2024-01-01T00:00:00Z" } })).toEqual({
+      query: "q",
+      limit: 10,
+      filters: { sources: null, ccPairIds: [2], tags: null, docUpdatedAfter: new Date("2024-01-01T00:00:00Z"), docUpdatedBefore: null },
+      principal: null,
+    });
+    const tooManyTerms = input.safeParse({ query: Array.from({ length: 65 }, (_, i) => `w${i}`).join(" ") });
+    expect(tooManyTerms.success).toBe(false);
+    const badPair = input.safeParse({ query: "q", filters: { ccPairIds: ["x"] } });
+    expect(badPair.error?.issues[0]?.path).toEqual(["filters", "cc_pair_ids", 0]);
   });
 });

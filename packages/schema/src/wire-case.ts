@@ -10,12 +10,14 @@ import { z } from "zod";
 /** `cc_pair_id` → `ccPairId`. */
 export type CamelKey<Key extends string> = Key extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelKey<Tail>>}` : Key;
 
-/** A wire type with every object key in camelCase, deeply: what core takes and returns. */
-export type Camel<T> = T extends readonly (infer Item)[]
-  ? Camel<Item>[]
-  : T extends object
-    ? { [Key in keyof T as Key extends string ? CamelKey<Key> : Key]: Camel<T[Key]> }
-    : T;
+/** A wire type with every object key in camelCase, deeply (a Date is a value): what core takes and returns. */
+export type Camel<T> = T extends Date
+  ? T
+  : T extends readonly (infer Item)[]
+    ? Camel<Item>[]
+    : T extends object
+      ? { [Key in keyof T as Key extends string ? CamelKey<Key> : Key]: Camel<T[Key]> }
+      : T;
 
 /** The camelCase form of a wire schema's (parsed) value. */
 export type CamelOf<Schema extends z.ZodType> = Camel<z.output<Schema>>;
@@ -38,6 +40,20 @@ export function toWire<Schema extends z.ZodType>(schema: Schema, value: CamelOf<
 /** A value parsed with a wire schema, in core's camelCase: what a REST handler passes on. */
 export function fromWire<Schema extends z.ZodType>(schema: Schema, value: z.output<Schema>): CamelOf<Schema> {
   return mapperFor(schema, "fromWire")(value) as CamelOf<Schema>;
+}
+
+/**
+ * A tRPC input for a request the console sends in camelCase: the value is renamed to the wire's keys
+ * and parsed with the wire schema itself (every pydantic check, default and coercion, as REST applies
+ * them), then handed on in camelCase. An issue's path names the wire field.
+ */
+export function camelInput<Schema extends z.ZodType>(schema: Schema): z.ZodType<CamelOf<Schema>, unknown> {
+  return z.unknown().transform((value, ctx) => {
+    const parsed = schema.safeParse(mapperFor(schema, "toWire")(value));
+    if (parsed.success) return fromWire(schema, parsed.data);
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
 }
 
 /** A mapper for each schema and direction, built once: a walk over the value only, not the schema. */

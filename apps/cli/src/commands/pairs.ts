@@ -8,7 +8,7 @@ import {
   updateCcPair,
   type PgBoss,
 } from "@svc/core";
-import { ConnectorIndexingStatusResponseSchema, IndexingStatusRequestSchema, toWire, type AccessType, type DocumentSource } from "@svc/schema";
+import { camelInput, ConnectorIndexingStatusResponseSchema, IndexingStatusRequestSchema, toWire, type AccessType, type DocumentSource } from "@svc/schema";
 import { printJson, printTable } from "../output/print-table";
 import type { DatabaseContext } from "../with-database";
 
@@ -29,7 +29,7 @@ export async function listPairs({ db }: DatabaseContext, options: { json?: boole
   const listing = await listIndexingStatus({
     db,
     principal: OPERATOR_PRINCIPAL,
-    request: IndexingStatusRequestSchema.parse({ get_all_connectors: true }),
+    request: camelInput(IndexingStatusRequestSchema).parse({ getAllConnectors: true }),
   });
   if (options.json) return printJson(toWire(ConnectorIndexingStatusResponseSchema, listing));
   // Failed documents by the console's one definition (docs/decisions.md, "Failed").

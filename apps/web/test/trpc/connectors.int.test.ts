@@ -30,9 +30,9 @@ describe("connectors.indexingStatus", () => {
   });
 
   it("applies the request's filters and rejects bad ones", async () => {
-    const filtered = rows(await fixture.admin.connectors.indexingStatus({ name_filter: "handbook", access_type_filters: ["public"] }));
+    const filtered = rows(await fixture.admin.connectors.indexingStatus({ nameFilter: "handbook", accessTypeFilters: ["public"] }));
     expect(filtered.map((row) => row.ccPairId)).toEqual([fixture.otherPublicPair]);
-    await expectTrpcError(fixture.admin.connectors.indexingStatus({ source_to_page: { web: 0 } }), "BAD_REQUEST");
+    await expectTrpcError(fixture.admin.connectors.indexingStatus({ sourceToPage: { web: 0 } }), "BAD_REQUEST");
   });
 
   it("orders each source's rows by the console's sort before paging, and the sources by `source`", async () => {
@@ -45,7 +45,7 @@ describe("connectors.indexingStatus", () => {
     }
     const zendesk = await createTestPair(app.db, { name: "sorted zendesk", source: "zendesk" });
     const listed = async (sort: ConnectorSort | null, page = 1) =>
-      (await fixture.admin.connectors.indexingStatus({ name_filter: "sorted", source_to_page: { github: page }, sort })).map((group) => [
+      (await fixture.admin.connectors.indexingStatus({ nameFilter: "sorted", sourceToPage: { github: page }, sort })).map((group) => [
         group.source,
         rows(group ? [group] : []).map((row) => row.name),
       ]);

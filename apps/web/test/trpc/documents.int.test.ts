@@ -18,7 +18,7 @@ describe("documents.search and documents.get", () => {
     await ingestAndIndexOverApi(app, { id: "secret-holidays", text: "Holidays of team B.", ccPairId: fixture.otherPrivatePair });
     const asAdmin = await fixture.admin.documents.search({ query: "holidays" });
     expect(asAdmin.results.map((result) => result.documentId).sort()).toEqual(["holidays", "secret-holidays"]);
-    const asCurator = await fixture.scopedCurator.documents.search({ query: "holidays", filters: { cc_pair_ids: [fixture.ownPair] } });
+    const asCurator = await fixture.scopedCurator.documents.search({ query: "holidays", filters: { ccPairIds: [fixture.ownPair] } });
     expect(asCurator.results.map((result) => result.documentId)).toEqual(["holidays"]);
     expect(asCurator.results[0]?.chunks[0]?.snippet).toContain("<mark>Holidays</mark>");
     await expectTrpcError(fixture.admin.documents.search({ query: "" }), "BAD_REQUEST");

@@ -14,7 +14,7 @@ beforeAll(async () => {
 }, 60_000);
 
 it("answers a console query that runs past the statement timeout with SERVICE_UNAVAILABLE", async () => {
-  const error = await fixture.admin.connectors.indexingStatus(SLOW_LISTING).then(
+  const error = await fixture.admin.connectors.indexingStatus({ nameFilter: SLOW_LISTING.name_filter, getAllConnectors: SLOW_LISTING.get_all_connectors }).then(
     () => new Error("expected the listing to time out"),
     (thrown: unknown) => thrown,
   );

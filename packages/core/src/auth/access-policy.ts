@@ -51,7 +51,7 @@ export interface SearchableDocument {
 /** Whom a search is for, when an admin searches on behalf of someone. */
 export interface OnBehalfOf {
   email: string | null;
-  group_ids: readonly string[];
+  groupIds: readonly string[];
 }
 
 export const ALL_PAIRS: AccessRule = { allPairs: true };
@@ -71,7 +71,7 @@ export function accessRuleOf(subject: AccessSubject): AccessRule {
 export function searchAccessRule(subject: AccessSubject, onBehalfOf: OnBehalfOf | null): AccessRule {
   if (subject.role === "admin") {
     if (onBehalfOf === null) return ALL_PAIRS;
-    return { allPairs: false, pairIds: [], email: onBehalfOf.email, groupIds: onBehalfOf.group_ids };
+    return { allPairs: false, pairIds: [], email: onBehalfOf.email, groupIds: onBehalfOf.groupIds };
   }
   if (onBehalfOf !== null) throw new AppError("FORBIDDEN", "Only an admin key may search on behalf of a principal.");
   return accessRuleOf(subject);

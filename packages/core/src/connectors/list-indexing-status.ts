@@ -75,8 +75,8 @@ function lastSuccessSql(pairAttempts: (attempt: string) => Prisma.Sql): Prisma.S
  */
 type AttemptSource = { kind: "current" | "building"; buildingGenerationId: number | null };
 
-async function attemptSourceFor(db: DbOrTx, request: IndexingStatusRequest): Promise<AttemptSource> {
-  return { kind: request.secondary_index ? "building" : "current", buildingGenerationId: await readBuildingGenerationId(db) };
+async function attemptSourceFor(db: DbOrTx, request: Camel<IndexingStatusRequest>): Promise<AttemptSource> {
+  return { kind: request.secondaryIndex ? "building" : "current", buildingGenerationId: await readBuildingGenerationId(db) };
 }
 
 /** The condition an `index_attempt` row (under the alias `attempt`) must meet to count for the given attempt source. */
@@ -161,7 +161,7 @@ export async function listIndexingStatus({
 }: {
   db: DbOrTx;
   principal: Principal;
-  request: IndexingStatusRequest;
+  request: Camel<IndexingStatusRequest>;
   /** The console's order; without it, the contract's (newest pair first, sources by name). */
   sort?: ConnectorSort | null;
   /** Aborts when the client goes away: the running statement is then cancelled. */
@@ -176,15 +176,15 @@ export async function listIndexingStatus({
     Prisma.sql`p.status <> 'DELETING'`,
   ];
   if (request.source !== null) pairFilters.push(Prisma.sql`c.source = ${request.source}::"DocumentSource"`);
-  if (request.access_type_filters.length > 0) {
-    pairFilters.push(Prisma.sql`p.access_type::text = ANY(${request.access_type_filters}::text[])`);
+  if (request.accessTypeFilters.length > 0) {
+    pairFilters.push(Prisma.sql`p.access_type::text = ANY(${request.accessTypeFilters}::text[])`);
   }
-  if (request.docs_count_operator !== null && request.docs_count_value !== null) {
+  if (request.docsCountOperator !== null && request.docsCountValue !== null) {
     pairFilters.push(
-      Prisma.sql`p.docs_indexed ${COMPARISONS[request.docs_count_operator]} ${request.docs_count_value}::bigint`,
+      Prisma.sql`p.docs_indexed ${COMPARISONS[request.docsCountOperator]} ${request.docsCountValue}::bigint`,
     );
   }
-  const nameFilter = request.name_filter ? request.name_filter : null;
+  const nameFilter = request.nameFilter ? request.nameFilter : null;
   if (nameFilter !== null) pairFilters.push(Prisma.sql`strpos(lower(p.name), lower(${nameFilter})) > 0`);
   pairFilters.push(viewablePairSql(rule, "p"));
 
@@ -193,24 +193,24 @@ export async function listIndexingStatus({
   // building generation's attempts have no such column: its pairs' latest attempts are read in one
   // pass over `index_attempt (generation_id, cc_pair_id, id DESC)` and joined (a probe per pair
   // would cost 10,000 index look-ups).
-  const statusOnPair = request.last_status_filters.length > 0 && attemptSource.kind === "current";
+  const statusOnPair = request.lastStatusFilters.length > 0 && attemptSource.kind === "current";
   if (statusOnPair) {
-    pairFilters.push(Prisma.sql`p.last_attempt_status::text = ANY(${request.last_status_filters}::text[])`);
+    pairFilters.push(Prisma.sql`p.last_attempt_status::text = ANY(${request.lastStatusFilters}::text[])`);
   }
   const statusJoin =
-    request.last_status_filters.length > 0 && !statusOnPair
+    request.lastStatusFilters.length > 0 && !statusOnPair
       ? Prisma.sql`
         JOIN (
           SELECT DISTINCT ON (ia.cc_pair_id) ia.cc_pair_id, ia.status FROM index_attempt ia
           WHERE ${attempts}
           ORDER BY ia.cc_pair_id, ia.id DESC
-        ) latest ON latest.cc_pair_id = p.id AND latest.status::text = ANY(${request.last_status_filters}::text[])`
+        ) latest ON latest.cc_pair_id = p.id AND latest.status::text = ANY(${request.lastStatusFilters}::text[])`
       : Prisma.empty;
 
   const editable = editablePairSql(rule, "p");
   const federatedNameFilter =
     nameFilter === null ? Prisma.empty : Prisma.sql`AND strpos(lower(f.display_name), lower(${nameFilter})) > 0`;
-  const pageFilter = request.get_all_connectors
+  const pageFilter = request.getAllConnectors
     ? Prisma.empty
     : Prisma.sql`
       WHERE r.position > (pg.page - 1) * ${INDEXING_STATUS_PAGE_SIZE}
@@ -278,7 +278,7 @@ export async function listIndexingStatus({
     ), page_rows AS (
       SELECT r.* FROM ranked r
       CROSS JOIN LATERAL (
-        SELECT COALESCE((${JSON.stringify(request.source_to_page)}::jsonb ->> r.source::text)::bigint, 1) AS page
+        SELECT COALESCE((${JSON.stringify(request.sourceToPage)}::jsonb ->> r.source::text)::bigint, 1) AS page
       ) pg
       ${pageFilter}
     )
@@ -312,7 +312,7 @@ export async function listIndexingStatus({
 }
 
 /** Rows arrive ordered by source, then position: one group per run of a source. */
-function groupBySource(rows: ListingRow[], request: IndexingStatusRequest, principal: Principal): Camel<ConnectorIndexingStatusResponse> {
+function groupBySource(rows: ListingRow[], request: Camel<IndexingStatusRequest>, principal: Principal): Camel<ConnectorIndexingStatusResponse> {
   const groups: Camel<ConnectorIndexingStatusResponse> = [];
   let group: Camel<ConnectorIndexingStatusGroup> | undefined;
   for (const row of rows) {
@@ -325,7 +325,7 @@ function groupBySource(rows: ListingRow[], request: IndexingStatusRequest, princ
           publicConnectors: row.public_connectors,
           totalDocsIndexed: Number(row.total_docs_indexed),
         },
-        currentPage: request.source_to_page[row.source] ?? 1,
+        currentPage: request.sourceToPage[row.source] ?? 1,
         totalPages: Math.ceil(row.total_connectors / INDEXING_STATUS_PAGE_SIZE),
         indexingStatuses: [],
       };

@@ -1,4 +1,4 @@
-import { IndexingStatusRequestSchema } from "@svc/schema";
+import { camelInput, IndexingStatusRequestSchema } from "@svc/schema";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../auth/principal";
 import { listIndexingStatus } from "../connectors/list-indexing-status";
@@ -25,7 +25,7 @@ beforeAll(async () => {
  * rule, repeatedErrorStateSql) must say the same.
  */
 async function inRepeatedErrorState(ccPairId: number): Promise<boolean> {
-  const listing = await listIndexingStatus({ db, principal: admin, request: IndexingStatusRequestSchema.parse({ get_all_connectors: true }) });
+  const listing = await listIndexingStatus({ db, principal: admin, request: camelInput(IndexingStatusRequestSchema).parse({ getAllConnectors: true }) });
   const { inRepeatedErrorState: onPairPage } = await getPairIndexingSummary({ db, principal: admin, ccPairId });
   for (const group of listing) {
     for (const row of group.indexingStatuses) {

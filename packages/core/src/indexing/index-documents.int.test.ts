@@ -4,7 +4,6 @@ import { testSearchIndex } from "../testing/test-search-index";
 import { createTestPair, ingestTestDocument } from "../testing/factories";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { searchDocuments } from "../search/search-documents";
-import { SearchRequestSchema } from "@svc/schema";
 import { indexDocuments } from "./index-documents";
 
 const queue = await useTestJobQueue();
@@ -16,7 +15,7 @@ async function search(query: string) {
     db,
     index: testSearchIndex(),
     principal: OPERATOR_PRINCIPAL,
-    request: SearchRequestSchema.parse({ query, limit: 100 }),
+    request: { query, limit: 100, filters: null, principal: null },
   });
   return results.map((result) => ({ document_id: result.documentId }));
 }

@@ -1,4 +1,4 @@
-import { IndexingStatusRequestSchema, SearchRequestSchema } from "@svc/schema";
+import { camelInput, IndexingStatusRequestSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { listIndexingStatus } from "../connectors/list-indexing-status";
@@ -30,7 +30,7 @@ async function search(query: string): Promise<string[]> {
     db,
     index: testSearchIndex(),
     principal: OPERATOR_PRINCIPAL,
-    request: SearchRequestSchema.parse({ query, limit: 100 }),
+    request: { query, limit: 100, filters: null, principal: null },
   });
   return results.map((result) => result.documentId).sort();
 }
@@ -50,11 +50,7 @@ async function listingRow(ccPairId: number, secondaryIndex: boolean, lastStatusF
   const groups = await listIndexingStatus({
     db,
     principal: OPERATOR_PRINCIPAL,
-    request: IndexingStatusRequestSchema.parse({
-      secondary_index: secondaryIndex,
-      get_all_connectors: true,
-      last_status_filters: lastStatusFilters,
-    }),
+    request: camelInput(IndexingStatusRequestSchema).parse({ secondaryIndex, getAllConnectors: true, lastStatusFilters }),
   });
   return groups.flatMap((group) => group.indexingStatuses).find((row) => "ccPairId" in row && row.ccPairId === ccPairId);
 }
@@ -109,7 +105,7 @@ describe("index rebuilds", () => {
       db,
       index: testSearchIndex(),
       principal: OPERATOR_PRINCIPAL,
-      request: SearchRequestSchema.parse({ query: "quokka" }),
+      request: { query: "quokka", limit: 10, filters: null, principal: null },
     });
     // The match is in the last of the new, smaller chunks.
     expect(results.map((result) => [result.documentId, result.chunks.map((chunk) => chunk.chunkIndex)])).toEqual([

@@ -11,13 +11,13 @@ import type { SearchIndexTables } from "../search-index/search-index-tables";
 const TOO_LONG = "Search took too long; narrow the query";
 
 /** The request's filters as conditions on `document d`; all must hold. */
-function filterConditions(filters: SearchFilters | null): Prisma.Sql[] {
+function filterConditions(filters: Camel<SearchFilters> | null): Prisma.Sql[] {
   if (filters === null) return [];
   const conditions: Prisma.Sql[] = [];
   if (filters.sources !== null) conditions.push(Prisma.sql`d.source::text = ANY(${filters.sources}::text[])`);
-  if (filters.cc_pair_ids !== null) {
+  if (filters.ccPairIds !== null) {
     conditions.push(Prisma.sql`EXISTS (SELECT 1 FROM document_by_cc_pair l
-      WHERE l.document_id = d.id AND l.cc_pair_id = ANY(${filters.cc_pair_ids}::int[]))`);
+      WHERE l.document_id = d.id AND l.cc_pair_id = ANY(${filters.ccPairIds}::int[]))`);
   }
   if (filters.tags !== null) {
     // A metadata value is a string or a list of strings: the tag matches either shape.
@@ -25,8 +25,8 @@ function filterConditions(filters: SearchFilters | null): Prisma.Sql[] {
       WHERE d.metadata @> jsonb_build_object(t.key, t.value)
          OR d.metadata @> jsonb_build_object(t.key, jsonb_build_array(t.value)))`);
   }
-  if (filters.doc_updated_after !== null) conditions.push(Prisma.sql`d.doc_updated_at >= ${filters.doc_updated_after}`);
-  if (filters.doc_updated_before !== null) conditions.push(Prisma.sql`d.doc_updated_at <= ${filters.doc_updated_before}`);
+  if (filters.docUpdatedAfter !== null) conditions.push(Prisma.sql`d.doc_updated_at >= ${filters.docUpdatedAfter}`);
+  if (filters.docUpdatedBefore !== null) conditions.push(Prisma.sql`d.doc_updated_at <= ${filters.docUpdatedBefore}`);
   return conditions;
 }
 
@@ -54,7 +54,7 @@ export async function searchDocuments({
   db: Db;
   index: SearchIndexTables;
   principal: Principal;
-  request: SearchRequest;
+  request: Camel<SearchRequest>;
   timeoutMs?: number;
   signal?: AbortSignal;
 }): Promise<Camel<SearchResponse>> {
@@ -76,13 +76,7 @@ export async function searchDocuments({
         query: request.query,
         limit: request.limit,
         access: searchIndexAccess(rule, state.public_pair_ids),
-        filter: request.filters && {
-          sources: request.filters.sources,
-          ccPairIds: request.filters.cc_pair_ids,
-          tags: request.filters.tags,
-          docUpdatedAfter: request.filters.doc_updated_after,
-          docUpdatedBefore: request.filters.doc_updated_before,
-        },
+        filter: request.filters,
         admit: (documentIds) => admitDocuments(db, rule, request.filters, documentIds, signal),
         deadline,
         signal: signal ?? null,
@@ -114,7 +108,7 @@ export async function searchDocuments({
 async function admitDocuments(
   db: Db,
   rule: AccessRule,
-  filters: SearchFilters | null,
+  filters: Camel<SearchFilters> | null,
   documentIds: string[],
   signal: AbortSignal | undefined,
 ): Promise<Set<string>> {

@@ -36,6 +36,7 @@ import {
   PairIndexingSummarySchema,
   RetryPairDocumentsResultSchema,
   UpdateConnectorInputSchema,
+  camelInput,
 } from "@svc/schema";
 import { z } from "zod";
 import { acknowledge, adminProcedure, router, sessionProcedure } from "../init";
@@ -46,7 +47,7 @@ import { acknowledge, adminProcedure, router, sessionProcedure } from "../init";
 export const connectorsRouter = router({
   /** The REST listing's request, in the console's order. */
   indexingStatus: sessionProcedure
-    .input(ConsoleIndexingStatusInputSchema)
+    .input(camelInput(ConsoleIndexingStatusInputSchema))
     .output(ConsoleIndexingStatusSchema)
     .query(({ ctx, input: { sort, ...request }, signal }) => listIndexingStatus({ db: ctx.db, principal: ctx.principal, request, sort, signal })),
 

@@ -1,12 +1,12 @@
 import { deleteDocument, getDocumentWithChunks, retryDocumentIndexing, searchDocuments } from "@svc/core";
-import { ConsoleDocumentSchema, ConsoleSearchResponseSchema, DocumentIdInputSchema, OkSchema, SearchRequestSchema } from "@svc/schema";
+import { ConsoleDocumentSchema, ConsoleSearchResponseSchema, DocumentIdInputSchema, OkSchema, SearchRequestSchema, camelInput } from "@svc/schema";
 import { acknowledge, router, sessionProcedure } from "../init";
 
 // Same rules as the REST document endpoints, applied in core: a scoped key sees the documents of the
 // pairs it sees, and changes only documents all of whose pairs are its own.
 export const documentsRouter = router({
   search: sessionProcedure
-    .input(SearchRequestSchema)
+    .input(camelInput(SearchRequestSchema))
     .output(ConsoleSearchResponseSchema)
     .query(({ ctx, input, signal }) =>
       searchDocuments({ db: ctx.db, index: ctx.index, principal: ctx.principal, request: input, timeoutMs: ctx.searchTimeoutMs, signal }),

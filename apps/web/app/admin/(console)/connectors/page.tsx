@@ -64,8 +64,8 @@ export default function ConnectorsPage() {
   );
 }
 
-/** The URL's search params as the REST IndexingStatusRequest; unknown values are dropped. */
-function requestFromParams(params: { get(key: string): string | null; keys(): IterableIterator<string> }): IndexingStatusRequest {
+/** The URL's search params as the REST IndexingStatusRequest, in camelCase; unknown values are dropped. */
+function requestFromParams(params: { get(key: string): string | null; keys(): IterableIterator<string> }): Camel<IndexingStatusRequest> {
   const source = params.get("source");
   const operator = params.get("op");
   const count = params.get("count");
@@ -80,16 +80,16 @@ function requestFromParams(params: { get(key: string): string | null; keys(): It
   }
   const validOperator = OPERATORS.find((candidate) => candidate === operator) ?? null;
   return {
-    secondary_index: params.get("secondary") === "1",
+    secondaryIndex: params.get("secondary") === "1",
     source: DOCUMENT_SOURCES.find((candidate) => candidate === source) ?? null,
-    access_type_filters: listParam(params, "access", ACCESS_TYPES),
-    last_status_filters: listParam(params, "status", LAST_STATUSES),
+    accessTypeFilters: listParam(params, "access", ACCESS_TYPES),
+    lastStatusFilters: listParam(params, "status", LAST_STATUSES),
     // The comparison needs both halves; half a filter filters nothing.
-    docs_count_operator: validOperator !== null && countValue !== null ? validOperator : null,
-    docs_count_value: validOperator !== null && countValue !== null ? countValue : null,
-    name_filter: params.get("name") || null,
-    source_to_page: sourceToPage,
-    get_all_connectors: params.get("all") === "1",
+    docsCountOperator: validOperator !== null && countValue !== null ? validOperator : null,
+    docsCountValue: validOperator !== null && countValue !== null ? countValue : null,
+    nameFilter: params.get("name") || null,
+    sourceToPage,
+    getAllConnectors: params.get("all") === "1",
   };
 }
 
@@ -116,12 +116,12 @@ function ConnectorsListing() {
   const failed = useMemo(() => new Map(failedCounts.data?.byPair.map((row) => [row.ccPairId, row.failed])), [failedCounts.data]);
   const filtered =
     request.source !== null ||
-    request.access_type_filters.length > 0 ||
-    request.last_status_filters.length > 0 ||
-    request.docs_count_operator !== null ||
-    request.get_all_connectors ||
-    request.name_filter !== null ||
-    request.secondary_index;
+    request.accessTypeFilters.length > 0 ||
+    request.lastStatusFilters.length > 0 ||
+    request.docsCountOperator !== null ||
+    request.getAllConnectors ||
+    request.nameFilter !== null ||
+    request.secondaryIndex;
 
   return (
     <>
@@ -182,7 +182,7 @@ function ConnectorsListing() {
             <ConnectorsTable
               groups={listing.data}
               failed={failed}
-              showAll={request.get_all_connectors}
+              showAll={request.getAllConnectors}
               sort={sort}
               onSort={(next) => update({ sort: sortParam(next) }, { resetPages: true })}
               onPage={(source, page) => update({ [`page.${source}`]: page > 1 ? String(page) : null })}
@@ -216,14 +216,14 @@ function Filters({
   update,
   filtered,
 }: {
-  request: IndexingStatusRequest;
+  request: Camel<IndexingStatusRequest>;
   /** As chosen, even before a count is typed (the request leaves a half comparison out). */
   operator: string | null;
   update: Update;
   filtered: boolean;
 }) {
-  const [name, setName] = useState(request.name_filter ?? "");
-  const [count, setCount] = useState<string | number>(request.docs_count_value ?? "");
+  const [name, setName] = useState(request.nameFilter ?? "");
+  const [count, setCount] = useState<string | number>(request.docsCountValue ?? "");
   const applyName = useDebouncedCallback((value: string) => update({ name: value.trim() || null }, { resetPages: true }), 300);
   const applyCount = useDebouncedCallback(
     (value: string | number) => update({ count: value === "" ? null : String(value) }, { resetPages: true }),
@@ -254,17 +254,17 @@ function Filters({
         />
         <MultiSelect
           label="Access type"
-          placeholder={request.access_type_filters.length ? undefined : "Any access"}
+          placeholder={request.accessTypeFilters.length ? undefined : "Any access"}
           data={ACCESS_TYPES.map((value) => ({ value, label: value }))}
-          value={request.access_type_filters}
+          value={request.accessTypeFilters}
           onChange={(values) => set({ access: values.join(",") || null })}
           clearable
         />
         <MultiSelect
           label="Last attempt"
-          placeholder={request.last_status_filters.length ? undefined : "Any status"}
+          placeholder={request.lastStatusFilters.length ? undefined : "Any status"}
           data={LAST_STATUSES.map((value) => ({ value, label: ATTEMPT_STATUS_LABELS[value] }))}
-          value={request.last_status_filters}
+          value={request.lastStatusFilters}
           onChange={(values) => set({ status: values.join(",") || null })}
           clearable
         />
@@ -296,12 +296,12 @@ function Filters({
           <Switch
             label="Secondary index"
             description="The index being rebuilt"
-            checked={request.secondary_index}
+            checked={request.secondaryIndex}
             onChange={(event) => set({ secondary: event.currentTarget.checked ? "1" : null })}
           />
           <Switch
             label="All rows on one page"
-            checked={request.get_all_connectors}
+            checked={request.getAllConnectors}
             onChange={(event) => set({ all: event.currentTarget.checked ? "1" : null })}
           />
         </Stack>

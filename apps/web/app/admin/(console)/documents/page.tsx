@@ -24,16 +24,16 @@ import { listParam, useUrlState } from "../../../../components/use-url-state";
 import { useTRPC } from "../../../../lib/trpc/client";
 import { TextField } from "../../../../components/text-field";
 
-/** The REST search body as it travels (dates as ISO strings; the server's schema parses them). */
+/** The search request as it travels, in camelCase (dates as ISO strings; the server's REST schema parses them). */
 interface SearchRequest {
   query: string;
   limit: number;
   filters: {
     sources: DocumentSource[] | null;
-    cc_pair_ids: number[] | null;
+    ccPairIds: number[] | null;
     tags: { key: string; value: string }[] | null;
-    doc_updated_after: string | null;
-    doc_updated_before: string | null;
+    docUpdatedAfter: string | null;
+    docUpdatedBefore: string | null;
   };
   principal: null;
 }
@@ -72,11 +72,11 @@ function requestFromParams(params: Params): SearchRequest | null {
     limit: LIMITS.includes(String(limit)) ? limit : 10,
     filters: {
       sources: sources.length ? sources : null,
-      cc_pair_ids: pairs.length ? pairs : null,
+      ccPairIds: pairs.length ? pairs : null,
       tags: tags.length ? tags : null,
       // Whole days: from the start of `after` to the end of `before`, in UTC.
-      doc_updated_after: after && DATE.test(after) ? `${after}T00:00:00Z` : null,
-      doc_updated_before: before && DATE.test(before) ? `${before}T23:59:59.999Z` : null,
+      docUpdatedAfter: after && DATE.test(after) ? `${after}T00:00:00Z` : null,
+      docUpdatedBefore: before && DATE.test(before) ? `${before}T23:59:59.999Z` : null,
     },
     principal: null,
   };

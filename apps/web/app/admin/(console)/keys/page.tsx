@@ -51,7 +51,7 @@ function CreateKey() {
   const [name, setName] = useState("");
   const [role, setRole] = useState<ApiKeyRole>("curator");
   const [scope, setScope] = useState<string[]>([]);
-  const pairs = useQuery(trpc.connectors.indexingStatus.queryOptions({ get_all_connectors: true }));
+  const pairs = useQuery(trpc.connectors.indexingStatus.queryOptions({ getAllConnectors: true }));
   const pairOptions = useMemo(
     () =>
       (pairs.data ?? []).flatMap((group) =>
