@@ -45,14 +45,19 @@ export async function findFreePort() {
   return port;
 }
 
-/** Prepares the database (migrations, queues) through the CLI and returns a new admin key. */
-export function createAdminKey(url) {
-  const output = execFileSync(process.execPath, [path.join(root, "apps/cli/dist/svc.js"), "keys", "create", "--name", "bench", "--role", "admin"], {
+/** Runs the built `svc` command on the database at `url`; returns the last line it printed (a new key, say). */
+export function runSvc(url, args) {
+  const output = execFileSync(process.execPath, [path.join(root, "apps/cli/dist/svc.js"), ...args], {
     env: { ...process.env, DATABASE_URL: url },
     encoding: "utf8",
     stdio: ["ignore", "pipe", "ignore"],
   });
   return output.trim().split("\n").at(-1);
+}
+
+/** Prepares the database (migrations, queues) through the CLI and returns a new admin key. */
+export function createAdminKey(url) {
+  return runSvc(url, ["keys", "create", "--name", "bench", "--role", "admin"]);
 }
 
 /** Child processes that must live for the whole run: one dying early ends the run. */

@@ -11,12 +11,11 @@
 // Options: --chunks (the kept corpus's size: 100000 → svc_bench_search_rest_100k), --servers
 // name=path,... (paths from the repository root), --queries per class (30, after 3 warm-ups),
 // --classes (all; a comma list of names as printed), --seed (19, the corpus's).
-import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { databaseUrl, describeMachine, findFreePort, percentile, processCpuSeconds, ProcessGroup, root, waitForHttp } from "../lib/harness.mjs";
+import { databaseUrl, describeMachine, findFreePort, percentile, processCpuSeconds, ProcessGroup, root, runSvc, waitForHttp } from "../lib/harness.mjs";
 import { createRandom, createVocabulary } from "../search/corpus.mjs";
 import { queryClasses, samplePhrases } from "./queries.mjs";
 
@@ -44,15 +43,7 @@ await db.connect();
 const pairIds = JSON.parse((await db.query("SELECT value FROM bench_meta WHERE key = 'pairs'")).rows[0].value);
 const phrases = await samplePhrases(db);
 await db.end();
-const cli = (args) =>
-  execFileSync(process.execPath, [path.join(root, "apps/cli/dist/svc.js"), ...args], {
-    env: { ...process.env, DATABASE_URL: url },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "ignore"],
-  })
-    .trim()
-    .split("\n")
-    .at(-1);
+const cli = (args) => runSvc(url, args);
 const keys = {
   admin: cli(["keys", "create", "--name", "bench-ab-admin", "--role", "admin"]),
   // As run.mjs: a curator scoped to one private pair (public pairs' documents plus that pair's).

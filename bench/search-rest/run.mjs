@@ -37,6 +37,7 @@ import {
   recreateDatabase,
   createAdminKey,
   root,
+  runSvc,
   serverUrl,
   waitForHttp,
 } from "../lib/harness.mjs";
@@ -93,16 +94,6 @@ async function freePort() {
   return port;
 }
 
-function cli(url, args) {
-  return execFileSync(process.execPath, [path.join(root, "apps/cli/dist/svc.js"), ...args], {
-    env: { ...process.env, DATABASE_URL: url },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "ignore"],
-  })
-    .trim()
-    .split("\n")
-    .at(-1);
-}
 
 async function api(base, key, method, route, body) {
   const response = await fetch(`${base}/api${route}`, {
@@ -410,7 +401,7 @@ async function measureSize(target) {
     }
     const workerMemory = processMemory(worker.pid);
     // A curator scoped to one private pair: public pairs' documents plus that pair's.
-    const curatorKey = cli(url, ["keys", "create", "--name", "bench-curator", "--role", "curator", "--scope", String(pairIds.at(-1))]);
+    const curatorKey = runSvc(url, ["keys", "create", "--name", "bench-curator", "--role", "curator", "--scope", String(pairIds.at(-1))]);
     const totals = await indexedTotals(targetDb);
     const phrases = await samplePhrases(targetDb);
 
