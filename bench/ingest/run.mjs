@@ -49,6 +49,9 @@ try {
   await recreateDatabase("svc_bench_baseline");
   const svcUrl = databaseUrl("svc_bench_ingest");
   const key = createAdminKey(svcUrl);
+  // No worker runs here (the acceptance path alone), so the queue only grows: lift the queue-depth
+  // limit, which would otherwise answer 429 once ~50,000 documents wait.
+  process.env.SVC_MAX_QUEUE_DEPTH ??= String(1_000_000_000);
   processes.startWebServer(svcUrl, SVC_PORT);
   processes.start("baseline", [path.join(root, "bench/ingest/baseline-server.mjs")], {
     env: { ...process.env, BASELINE_DATABASE_URL: databaseUrl("svc_bench_baseline"), BASELINE_PORT: String(BASELINE_PORT) },

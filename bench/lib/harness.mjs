@@ -81,9 +81,13 @@ export class ProcessGroup {
     return child;
   }
 
-  /** The production web server (apps/web/dist/server.js) on 127.0.0.1:port, with `svc start`'s node flags. */
+  /**
+   * The production web server (apps/web/dist/server.js) on 127.0.0.1:port, with `svc start`'s node
+   * flags; BENCH_WEB_NODE_FLAGS, when set, replaces them (to try others; "" for none).
+   */
   startWebServer(url, port) {
-    const { nodeFlags, env: startEnv } = childSettings.web;
+    const { env: startEnv } = childSettings.web;
+    const nodeFlags = process.env.BENCH_WEB_NODE_FLAGS?.split(" ").filter(Boolean) ?? childSettings.web.nodeFlags;
     return this.start("svc", [...nodeFlags, path.join(root, "apps/web/dist/server.js")], {
       cwd: path.join(root, "apps/web"),
       env: { ...startEnv, ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
