@@ -1,9 +1,11 @@
-// bench/e2e: documents made searchable per second, end to end (issue 17, point 1). Two targets, each
+// bench/e2e: documents made searchable per second, end to end (issue 17, point 1). The targets, each
 // on a database of its own, measured alternately in the same run:
 //   svc     `svc start` (supervisor, web, worker) on DATABASE_URL's server; indexed = the document's
 //           indexing_status is 'indexed' (its chunks are in PostgreSQL and in the search index);
 //   anchor  bench/e2e/anchor-server.mjs (node:http + pg): one transaction writes the document and its
-//           chunks with to_tsvector under a GIN index; indexed = committed.
+//           chunks with to_tsvector under a GIN index; indexed = committed;
+//   svc-web `svc start web`: the web server alone, no worker (nothing is indexed): ingestion latency
+//           without indexing beside it, against svc's with it (issue 17, point 4).
 // For each offered rate, an open-loop generator sends BENCH_SECONDS of ingestions at that rate (each
 // sent when due, whatever the earlier ones did), the same seeded small documents to both. A poller
 // asks the database, one query after another, which accepted ids are indexed: accept→indexed counts
@@ -12,7 +14,7 @@
 // and the end of the offered load. RSS of web and worker (svc) or of the anchor server, every 500 ms.
 //   pnpm build && node bench/e2e/run.mjs
 //   env: DATABASE_URL, BENCH_RATES (100,200,400,800), BENCH_RUNS (3), BENCH_SECONDS (60),
-//        BENCH_WARMUP_SECONDS (10), BENCH_DRAIN_SECONDS (30), BENCH_TARGETS (anchor,svc)
+//        BENCH_WARMUP_SECONDS (10), BENCH_DRAIN_SECONDS (30), BENCH_TARGETS (anchor,svc; add svc-web for point 4)
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -65,26 +67,36 @@ async function startTarget(name, processes, dbName) {
       port,
       headers: {},
       indexedQuery: "SELECT id FROM anchor_document WHERE id = ANY($1)",
+      indexes: true,
       pids: { anchor: server.pid },
       url,
     };
   }
   const key = createAdminKey(url);
+  const webOnly = name === "svc-web";
   // The search index of this run only, removed with its database.
   const indexDir = mkdtempSync(path.join(os.tmpdir(), "svc-bench-e2e-index-"));
-  const svc = processes.start("svc start", [path.join(root, "apps/cli/dist/svc.js"), "start"], {
+  const svc = processes.start("svc start", [path.join(root, "apps/cli/dist/svc.js"), "start", ...(webOnly ? ["web"] : [])], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: "127.0.0.1", SVC_INDEX_DIR: indexDir, NEXT_TELEMETRY_DISABLED: "1" },
   });
-  await waitUntil("svc to be ready (web, database, a worker heartbeat)", async () => (await fetch(`${base}/api/ready`)).ok, 120_000);
+  // Ready: database and migrations, and a worker heartbeat unless there is no worker.
+  const ready = async () => {
+    const response = await fetch(`${base}/api/ready`);
+    if (response.ok) return true;
+    const { checks } = await response.json();
+    return webOnly && checks.database.status === "ok" && checks.migrations.status === "ok";
+  };
+  await waitUntil("svc to be ready", async () => ready().catch(() => false), 120_000);
   const web = findDescendant(svc.pid, "apps/web/dist/server.js");
-  const worker = findDescendant(svc.pid, "apps/worker/dist/main.js");
-  if (!web || !worker) throw new Error("could not find the web and worker processes under svc start");
+  const worker = webOnly ? null : findDescendant(svc.pid, "apps/worker/dist/main.js");
+  if (!web || (!webOnly && !worker)) throw new Error("could not find the web and worker processes under svc start");
   return {
     port,
     headers: { authorization: `Bearer ${key}` },
     indexedQuery: "SELECT id FROM document WHERE id = ANY($1) AND indexing_status = 'indexed'",
-    pids: { web, worker },
+    pids: webOnly ? { web } : { web, worker },
+    indexes: !webOnly,
     url,
     indexDir,
   };
@@ -93,7 +105,7 @@ async function startTarget(name, processes, dbName) {
 /** One target at one offered rate, open loop, on a fresh database. */
 async function measure(name, rate, run) {
   const processes = new ProcessGroup();
-  const dbName = `svc_bench_e2e_${name}_${process.pid}`;
+  const dbName = `svc_bench_e2e_${name.replaceAll("-", "_")}_${process.pid}`;
   let target;
   let client;
   try {
@@ -118,7 +130,7 @@ async function measure(name, rate, run) {
         answers[status] = (answers[status] ?? 0) + 1;
         if (status !== 200) return;
         timing.accepted = performance.now();
-        waiting.add(id);
+        if (target.indexes) waiting.add(id);
       };
       void postJson({ agent, port: target.port, headers: target.headers, body, timeoutMs: REQUEST_TIMEOUT_MS }).then(({ status }) => finish(status));
     }
@@ -177,6 +189,7 @@ async function measure(name, rate, run) {
       run,
       answers,
       acceptedPerSecond: acceptedInWindow / window,
+      indexes: target.indexes,
       indexedPerSecond: indexedInWindow / window,
       neverIndexed: all.filter((t) => t.accepted !== undefined && t.indexed === undefined).length,
       acceptP50: percentile(acceptLatency, 50),
@@ -215,7 +228,9 @@ for (let run = 1; run <= runs; run += 1) {
       const parts = Object.entries(result.memory).map(([part, m]) => `${part} RSS ${mb(m.idle)} idle, ${mb(m.median)} median, ${mb(m.peak)} peak`);
       console.log(
         `run ${run} ${name} @ ${rate}/s: answers ${JSON.stringify(result.answers)}; accepted ${result.acceptedPerSecond.toFixed(0)}/s, ` +
-          `indexed ${result.indexedPerSecond.toFixed(0)}/s (${keepsUp(result) ? "keeps up" : "falls behind"}), ${result.neverIndexed} not indexed ${drainSeconds} s after the load; ` +
+          (result.indexes
+            ? `indexed ${result.indexedPerSecond.toFixed(0)}/s (${keepsUp(result) ? "keeps up" : "falls behind"}), ${result.neverIndexed} not indexed ${drainSeconds} s after the load; `
+            : "no worker; ") +
           `due→accepted p50 ${ms(result.acceptP50)} p99 ${ms(result.acceptP99)}; accept→indexed p50 ${ms(result.indexedP50)} p99 ${ms(result.indexedP99)}; ` +
           `due→indexed p50 ${ms(result.dueIndexedP50)} p99 ${ms(result.dueIndexedP99)}; ${parts.join("; ")}; load ${load(result.loadBefore)} → ${load(result.loadAfter)}`,
       );
@@ -224,27 +239,31 @@ for (let run = 1; run <= runs; run += 1) {
 }
 
 console.log("\nmedians over runs:");
-console.log("| rate | target | indexed/s | keeps up (runs) | accept→indexed p50 / p99 | due→indexed p50 / p99 | RSS median (peak) |");
-console.log("|---|---|---|---|---|---|---|");
+console.log("| rate | target | indexed/s | keeps up (runs) | due→accepted p50 / p99 | accept→indexed p50 / p99 | due→indexed p50 / p99 | RSS median (peak) |");
+console.log("|---|---|---|---|---|---|---|---|");
 const summary = {};
 for (const rate of rates) {
   for (const name of targets) {
     const mine = results.filter((r) => r.rate === rate && r.name === name);
     const med = (field) => median(mine.map((r) => r[field]));
-    summary[`${name}@${rate}`] = { indexed: med("indexedPerSecond"), keepsUp: mine.filter(keepsUp).length > mine.length / 2 };
+    summary[`${name}@${rate}`] = { indexed: med("indexedPerSecond"), acceptP99: med("acceptP99"), keepsUp: mine.filter(keepsUp).length > mine.length / 2 };
     const parts = Object.keys(mine[0].memory)
       .map((part) => `${part} ${mb(median(mine.map((r) => r.memory[part].median)))} (${mb(median(mine.map((r) => r.memory[part].peak)))})`)
       .join(", ");
     console.log(
       `| ${rate} | ${name} | ${med("indexedPerSecond").toFixed(0)} (${mine.map((r) => r.indexedPerSecond.toFixed(0)).join(", ")}) | ` +
-        `${mine.filter(keepsUp).length}/${mine.length} | ${ms(med("indexedP50"))} / ${ms(med("indexedP99"))} | ${ms(med("dueIndexedP50"))} / ${ms(med("dueIndexedP99"))} | ${parts} |`,
+        `${mine.filter(keepsUp).length}/${mine.length} | ${ms(med("acceptP50"))} / ${ms(med("acceptP99"))} | ${ms(med("indexedP50"))} / ${ms(med("indexedP99"))} | ${ms(med("dueIndexedP50"))} / ${ms(med("dueIndexedP99"))} | ${parts} |`,
     );
   }
   if (targets.includes("svc") && targets.includes("anchor")) {
     console.log(`ratio svc/anchor of indexed/s at ${rate}/s: ${(summary[`svc@${rate}`].indexed / summary[`anchor@${rate}`].indexed).toFixed(2)}`);
   }
+  if (targets.includes("svc") && targets.includes("svc-web")) {
+    const ratio = summary[`svc@${rate}`].acceptP99 / summary[`svc-web@${rate}`].acceptP99;
+    console.log(`due→accepted p99 at ${rate}/s, with the worker / web alone: ${ratio.toFixed(2)} (issue 17 §4: at most 2)`);
+  }
 }
-for (const name of targets) {
+for (const name of targets.filter((target) => target !== "svc-web")) {
   const sustained = rates.filter((rate) => summary[`${name}@${rate}`].keepsUp);
   console.log(`${name}: highest offered rate kept up with: ${sustained.length ? `${Math.max(...sustained)}/s` : "none"} (of ${rates.join(", ")})`);
 }
