@@ -23,6 +23,11 @@ const CliEnvSchema = z.object({
   // The search index, passed to web and worker; beside the embedded database's data by default (also
   // with an external DATABASE_URL). An object-store URI (s3://bucket/svc-index) serves several machines.
   SVC_INDEX_DIR: z.string().min(1).optional(),
+  /**
+   * `svc start`: how much lower than the web server's the worker's CPU priority is (Unix nice, 0–19), so
+   * that on a shared machine accepting documents stays responsive while indexing takes the rest.
+   */
+  SVC_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** `svc start`'s own lines (its web and worker read it too). */
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
 });

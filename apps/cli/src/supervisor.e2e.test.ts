@@ -79,6 +79,13 @@ async function processRunning(root: number, commandPart: string): Promise<number
   return (await descendants(root)).find((process) => process.commandLine.includes(commandPart))?.pid;
 }
 
+/** The nice value of each thread of `pid` (Linux keeps one per thread; /proc/PID/task/TID/stat, field 19). */
+async function threadNiceness(pid: number): Promise<number[]> {
+  const threads = await readdir(`/proc/${pid}/task`);
+  const stats = await Promise.all(threads.map((thread) => readFile(`/proc/${pid}/task/${thread}/stat`, "utf8")));
+  return stats.map((stat) => Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+}
+
 /** Runs `test` with a PostgreSQL data directory the embedded server's `postgres` user (when running as root) can reach, removed after. */
 async function inDataDir(test: (dataDir: string) => Promise<void>): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-supervise-"));
@@ -127,6 +134,10 @@ describe("svc start as a supervisor", () => {
       const { svc, root, pgPort, ingest } = await startWithEmbeddedDatabase(dataDir);
 
       const worker = await waitFor("the worker process", () => processRunning(root, "apps/worker/dist/main.js"), SLOW);
+      const web = await waitFor("the web process", () => processRunning(root, "apps/web/dist/server.js"), SLOW);
+      // Indexing yields the CPU to accepting (SVC_WORKER_NICE, 10 by default): every worker thread, none of the web's.
+      expect(new Set(await threadNiceness(worker))).toEqual(new Set([10]));
+      expect(new Set(await threadNiceness(web))).toEqual(new Set([0]));
       process.kill(worker, "SIGKILL");
       const restartLine = await waitFor("the supervisor to name the cause", () =>
         logLines(svc.output()).find((line) => line.name === "svc" && line.part === "worker" && line.cause === "killed by SIGKILL"),
@@ -139,6 +150,7 @@ describe("svc start as a supervisor", () => {
         return pid !== undefined && pid !== worker ? pid : undefined;
       }, SLOW);
       expect(restarted).not.toBe(worker);
+      expect(os.getPriority(restarted)).toBe(10);
 
       const postgres = await waitFor("the embedded PostgreSQL", () => processRunning(root, `-p ${pgPort}`), SLOW);
       process.kill(postgres, "SIGKILL");

@@ -96,7 +96,14 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
   }
   if (part !== "web") {
     const workerEnv = { ...WORKER_MALLOC_ENV, ...childEnv };
-    const worker = superviseChild({ name: "worker", args: [...WORKER_NODE_FLAGS, path.join(REPO_ROOT, "apps/worker/dist/main.js")], cwd: REPO_ROOT, env: workerEnv, log });
+    const worker = superviseChild({
+      name: "worker",
+      args: [...WORKER_NODE_FLAGS, path.join(REPO_ROOT, "apps/worker/dist/main.js")],
+      cwd: REPO_ROOT,
+      env: workerEnv,
+      log,
+      niceness: env.SVC_WORKER_NICE,
+    });
     children.push({ name: "worker", child: worker, graceMs: WORKER_GRACE_MS });
   }
   watchEmbeddedDatabase(database, env, log, {

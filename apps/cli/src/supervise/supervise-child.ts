@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import os from "node:os";
 import type { Logger } from "@svc/core";
 
 export interface SupervisedChild {
@@ -15,6 +16,8 @@ const STABLE_AFTER_MS = 60_000;
  * Runs a child process and starts it again whenever it dies, after a delay that doubles with each
  * quick death (0.5 s up to 30 s), logging one line that names the cause (exit code or signal) and the
  * delay. stdio is shared with this process; an IPC channel lets the child notice when this process dies.
+ * `niceness` lowers the child's CPU priority (Unix nice) as soon as it is spawned, before its runtime
+ * starts the threads that inherit it (Linux keeps a nice value per thread).
  */
 export function superviseChild({
   name,
@@ -22,6 +25,7 @@ export function superviseChild({
   cwd,
   env,
   log,
+  niceness = 0,
 }: {
   name: string;
   /** Arguments to this Node binary (the child's entry script first). */
@@ -29,6 +33,7 @@ export function superviseChild({
   cwd: string;
   env: NodeJS.ProcessEnv;
   log: Logger;
+  niceness?: number;
 }): SupervisedChild {
   let stopping = false;
   let quickDeaths = 0;
@@ -40,6 +45,7 @@ export function superviseChild({
     // The IPC channel carries no messages: its closing tells the child that this process is gone.
     child = spawn(process.execPath, args, { cwd, env, stdio: ["inherit", "inherit", "inherit", "ipc"] });
     child.on("error", (error) => log.error({ part: name, err: error.message }, `${name} could not be started: ${error.message}`));
+    if (niceness !== 0 && child.pid !== undefined) lowerPriority(child.pid, niceness, name, log);
     child.once("exit", (code, signal) => {
       if (stopping) return;
       quickDeaths = Date.now() - startedAt > STABLE_AFTER_MS ? 0 : quickDeaths + 1;
@@ -61,6 +67,16 @@ export function superviseChild({
       return stopProcess(child, graceMs);
     },
   };
+}
+
+/** A priority that cannot be set (a platform without nice, a sandbox) leaves the child as it is, with a warning. */
+function lowerPriority(pid: number, niceness: number, name: string, log: Logger): void {
+  try {
+    os.setPriority(pid, niceness);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log.warn({ part: name, niceness, err: message }, `${name} runs at normal priority: could not lower it (${message})`);
+  }
 }
 
 /** SIGTERM, then SIGKILL if the process has not exited within the grace period. */
