@@ -73,8 +73,9 @@ async function main(): Promise<void> {
   const attemptSweep = startAttemptSweep({ db, window: attemptWindow, logger });
   const maintenance = startIndexMaintenance({ db, index, optimizeSeconds: env.SVC_INDEX_OPTIMIZE_SECONDS, compactSeconds: env.SVC_INDEX_COMPACT_SECONDS, logger });
 
-  // Polls every 0.5 s (pg-boss's minimum) while the queue keeps up, which bounds the wait of a new
-  // job; a fetch that comes back full fetches again at once (burstWhenBatchFull), so a backlog is
+  // Each of the SVC_WORKER_CONCURRENCY pollers polls every 0.5 s (pg-boss's minimum) while the queue
+  // keeps up, spread over that interval (4 pollers: one fetch every 125 ms), which bounds the wait of a
+  // new job; a fetch that comes back full fetches again at once (burstWhenBatchFull), so a backlog is
   // worked through without a pause between batches.
   await workJobs(
     boss,
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
       localConcurrency: env.SVC_WORKER_CONCURRENCY,
       pollingIntervalSeconds: 0.5,
       burstWhenBatchFull: true,
+      staggerPollers: true,
     },
     async (jobs) => {
       const started = performance.now();

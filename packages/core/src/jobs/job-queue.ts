@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setTimeout } from "node:timers/promises";
 import { fromPrisma, PgBoss, type Db as IDatabase, type Job } from "pg-boss";
 import { isDatabaseUnavailable, type SqlClient, type Tx } from "@svc/db";
 import { DEAD_LETTER_QUEUE, JOB_CATALOG, type JobDefinition } from "./catalog";
@@ -109,14 +110,39 @@ export interface ReceivedJob<Payload> {
   signal: AbortSignal;
 }
 
+export interface WorkOptions {
+  batchSize?: number;
+  pollingIntervalSeconds?: number;
+  localConcurrency?: number;
+  burstWhenBatchFull?: boolean;
+  /**
+   * Start the `localConcurrency` pollers spread over one polling interval instead of together. pg-boss
+   * starts them at once, so they fetch in step: a job inserted just after a fetch waits a whole
+   * interval (0.5 s at least) for the next. Spread out, one of them fetches every interval ÷ N, and each
+   * keeps its place while its batches take less than the interval.
+   */
+  staggerPollers?: boolean;
+}
+
 /** Registers a handler; payloads are validated on receipt (a bad payload fails the job). */
 export async function workJobs<Payload>(
   boss: PgBoss,
   job: JobDefinition<Payload>,
-  options: { batchSize?: number; pollingIntervalSeconds?: number; localConcurrency?: number; burstWhenBatchFull?: boolean },
+  { staggerPollers = false, ...options }: WorkOptions,
   handler: (payloads: ReceivedJob<Payload>[]) => Promise<void>,
-): Promise<string> {
-  return boss.work<object>(job.name, options, async (jobs: Job<object>[]) => {
-    await handler(jobs.map((received) => ({ id: received.id, retryCount: received.retryCount, payload: job.payload.parse(received.data), signal: received.signal })));
-  });
+): Promise<void> {
+  const work = (workOptions: Omit<WorkOptions, "staggerPollers">) =>
+    boss.work<object>(job.name, workOptions, async (jobs: Job<object>[]) => {
+      await handler(jobs.map((received) => ({ id: received.id, retryCount: received.retryCount, payload: job.payload.parse(received.data), signal: received.signal })));
+    });
+  const pollers = options.localConcurrency ?? 1;
+  if (!staggerPollers || pollers === 1) {
+    await work(options);
+    return;
+  }
+  const spacingMs = ((options.pollingIntervalSeconds ?? 2) * 1000) / pollers;
+  for (let poller = 0; poller < pollers; poller += 1) {
+    if (poller > 0) await setTimeout(spacingMs);
+    await work({ ...options, localConcurrency: 1 });
+  }
 }
