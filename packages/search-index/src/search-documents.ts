@@ -385,6 +385,15 @@ function groupByDocument(rows: RankedChunk[]): Map<string, RankedChunk[]> {
  * does not return (the caller's system of record may know of a deletion the index has not applied
  * yet); dropped documents make room for the next ones and widen the fetch like any other shortfall,
  * so they never shorten a page while more matches exist. `deadline` (epoch ms) and `signal` bound the work (TIMEOUT, ABORTED).
+ *
+ * `admitAppliesAccess` says that `admit` also drops every document `access` hides. The first ranking
+ * round then leaves the access rule out of its where-clause (filters stay) and `admit`, asked twice
+ * what the page still needs at a time, applies it; only when that round leaves the page short while
+ * more chunks match do the rounds after it prefilter. Either way the page is exact: the visible rows
+ * of a ranking, in order, are the visible ranking. Why: the prefilter's row mask costs in proportion
+ * to the rows the caller may see (a few ms per 500,000 at a million chunks, plus a slower top-k walk),
+ * while the admitted round costs what an unrestricted search does; for a caller who sees little of
+ * the index the first round is wasted, so the caller passes it only for one who sees much (core's search).
  */
 export async function searchDocuments({
   generation,
@@ -393,6 +402,7 @@ export async function searchDocuments({
   access,
   filter = null,
   admit,
+  admitAppliesAccess = false,
   deadline = null,
   signal = null,
 }: {
@@ -402,6 +412,7 @@ export async function searchDocuments({
   access: SearchAccess;
   filter?: SearchFilter | null;
   admit?: (documentIds: string[]) => Promise<ReadonlySet<string>>;
+  admitAppliesAccess?: boolean;
   deadline?: number | null;
   signal?: AbortSignal | null;
 }): Promise<SearchHit[]> {
@@ -410,6 +421,11 @@ export async function searchDocuments({
   const chunkQuery = toChunkQuery(parsed, generation.language.stem);
   if (chunkQuery === null || limit < 1) return [];
   const where = buildSearchFilter(access, filter);
+  // The where-clause of the first ranking round: without the access rule when `admit` applies it.
+  const accessByAdmission = admit !== undefined && admitAppliesAccess && access.all !== true;
+  const firstWhere = accessByAdmission ? buildSearchFilter({ all: true }, filter) : where;
+  /** How many more candidates than the page still needs `admit` is asked about at once. */
+  const askFactor = accessByAdmission ? 2 : 1;
 
   const verdicts = new Map<string, boolean>();
   /** The first `limit` admitted documents of `rows` (best first), each with its chunks among them. */
@@ -421,7 +437,7 @@ export async function searchDocuments({
       const id = ids[at] as string;
       if (admit !== undefined && !verdicts.has(id)) {
         // Asked in rank order, only as many as the page still needs: usually one call for the page.
-        const asked = ids.slice(at).filter((other) => !verdicts.has(other)).slice(0, limit - page.length);
+        const asked = ids.slice(at).filter((other) => !verdicts.has(other)).slice(0, (limit - page.length) * askFactor);
         budget.check();
         const kept = await admit(asked);
         for (const other of asked) verdicts.set(other, kept.has(other));
@@ -439,8 +455,13 @@ export async function searchDocuments({
       const documents = await admittedTop(candidates.rows);
       if (documents.length === limit || candidates.exhausted) return documents.map(([id, chunks]) => [id, chunks.slice(0, CHUNKS_PER_DOCUMENT)]);
     }
-    let top = await topChunks(generation, chunkQuery, where, fetch, budget);
+    let top = await topChunks(generation, chunkQuery, firstWhere, fetch, budget);
     let documents = await admittedTop(top.rows);
+    if (firstWhere !== where && !top.exhausted && documents.length < limit) {
+      // The caller sees too little of this round's ranking: rank under the access rule from here on.
+      top = await topChunks(generation, chunkQuery, where, fetch, budget);
+      documents = await admittedTop(top.rows);
+    }
     while (!top.exhausted && documents.length < limit) {
       fetch *= 4;
       top = await topChunks(generation, chunkQuery, where, fetch, budget);

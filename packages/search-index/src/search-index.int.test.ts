@@ -237,6 +237,40 @@ describe("access filter", () => {
     expect(await ids(generation, "kappa", { ...access, visiblePairIds: [1, 2] }, 12)).toEqual(best(12, 39));
   });
 
+  it("ranks exactly when admission applies the access rule: the first round unfiltered, later rounds prefiltered when it falls short", async () => {
+    // As above: doc-i holds "kappa" i + 1 times; pair 1 holds doc-0 … doc-9, pair 2 the 30 best.
+    const generation = await generationWith(
+      Array.from({ length: 40 }, (_, i) =>
+        chunkRow(`doc-${i}`, `${"kappa ".repeat(i + 1)}${filler(59 - i, "k")}`, { ccPairIds: [i < 10 ? 1 : 2], isPublic: null }),
+      ),
+    );
+    const pairOf = (id: string) => (Number(id.slice(4)) < 10 ? 1 : 2);
+    /** Searches as a caller who sees `pairs`, with an admission that applies that rule and drops `deleted` too. */
+    const search = async (pairs: number[], limit: number, deleted: string[] = []) => {
+      const asked: string[][] = [];
+      const admit = (documentIds: string[]) => {
+        asked.push(documentIds);
+        return Promise.resolve(new Set(documentIds.filter((id) => pairs.includes(pairOf(id)) && !deleted.includes(id))));
+      };
+      const access: SearchAccess = { publicPairIds: [], visiblePairIds: pairs, email: null, groups: [] };
+      const hits = await searchDocuments({ generation, query: "kappa", limit, access, admit, admitAppliesAccess: true });
+      return { ids: hits.map((hit) => hit.documentId), asked };
+    };
+    const best = (count: number, from: number) => Array.from({ length: count }, (_, i) => `doc-${from - i}`);
+    // Pair 1 alone: the unfiltered first round (limit × 12 chunks) holds none of its documents, so
+    // admission drops them all and the search prefilters: the same exact page as without admission.
+    for (const limit of [1, 3]) {
+      const { ids, asked } = await search([1], limit);
+      expect(ids).toEqual(best(limit, 9));
+      expect(asked[0]).toEqual(best(2 * limit, 39));
+    }
+    // Both pairs, two of the best documents dropped: the first round fills the page past them with
+    // one call, asking twice what the page still needs.
+    const both = await search([1, 2], 3, ["doc-38", "doc-36"]);
+    expect(both.ids).toEqual(["doc-39", "doc-37", "doc-35"]);
+    expect(both.asked).toEqual([best(6, 39)]);
+  });
+
   it("shows exactly the documents of rules (a) to (e)", async () => {
     const generation = await generationWith([
       chunkRow("a-public-pair", "omega", { isPublic: null, ccPairIds: [10] }),
