@@ -3,7 +3,8 @@
 // falls on every build alike. Each build is a bundled server (apps/web/dist/server.js, or a copy of an
 // earlier build one directory below apps/web, e.g. apps/web/dist-base/server.js: the server finds
 // Next's build at `..`). Also checks that every build answers every query the same (ids, chunks,
-// snippets), and reports each build's web process CPU time per search (user + system, all its threads:
+// snippets; pages whose documents differ are counted apart from those that differ only in the chunks
+// shown), and reports each build's web process CPU time per search (user + system, all its threads:
 // LanceDB's included), which a busy machine's load does not inflate the way it does latency.
 //
 //   node bench/search-rest/ab.mjs --chunks 100000 --servers base=apps/web/dist-base/server.js,new=apps/web/dist/server.js
@@ -84,30 +85,35 @@ try {
   const wanted = options.classes?.split(",");
   console.log(`bench/search-rest/ab at ${label}, ${new Date().toISOString()}, ${describeMachine()}; ${QUERIES} queries a class, builds alternated; load ${os.loadavg()[0].toFixed(1)}`);
   console.log(
-    `\n| class | ${servers.flatMap(({ name }) => [`${name} admin p50 / p95 ms`, `${name} curator p50 / p95 ms`, `${name} web CPU ms a search`]).join(" | ")} | answers differ | load |`,
+    `\n| class | ${servers.flatMap(({ name }) => [`${name} admin p50 / p95 ms`, `${name} curator p50 / p95 ms`, `${name} web CPU ms a search`]).join(" | ")} | pages differ: documents | only chunks | load |`,
   );
-  console.log(`|---|${servers.map(() => "---|---|---|").join("")}---|---|`);
+  console.log(`|---|${servers.map(() => "---|---|---|").join("")}---|---|---|`);
   for (const [name, makeQuery] of classes) {
     const queries = Array.from({ length: QUERIES + WARMUP }, makeQuery);
     if (wanted && !wanted.includes(name)) continue;
     const times = new Map();
     const cpuBefore = servers.map(({ child }) => processCpuSeconds(child.pid));
+    // Pages whose documents (ids, order) differ between builds, and pages that differ only in the chunks shown.
     let differ = 0;
+    let chunksDiffer = 0;
     for (const [i, query] of queries.entries()) {
       // Each query goes to every build in turn, in an order that alternates.
       const order = i % 2 === 0 ? servers : [...servers].reverse();
       for (const [keyName, key] of Object.entries(keys)) {
         const answers = new Set();
+        const documents = new Set();
         for (const server of order) {
           const started = performance.now();
           const results = await search(server.base, key, query);
           const elapsed = performance.now() - started;
           answers.add(JSON.stringify(results.map((r) => [r.document_id, r.chunks.map((c) => [c.chunk_index, c.snippet])])));
+          documents.add(JSON.stringify(results.map((r) => r.document_id)));
           if (i < WARMUP) continue;
           const series = `${server.name} ${keyName}`;
           times.set(series, [...(times.get(series) ?? []), elapsed]);
         }
-        if (answers.size > 1) differ += 1;
+        if (documents.size > 1) differ += 1;
+        else if (answers.size > 1) chunksDiffer += 1;
       }
     }
     const cell = (series) => {
@@ -117,7 +123,7 @@ try {
     const searches = queries.length * Object.keys(keys).length;
     const cpuMs = servers.map(({ child }, index) => (((processCpuSeconds(child.pid) - cpuBefore[index]) * 1000) / searches).toFixed(1));
     const cells = servers.flatMap((server, index) => [cell(`${server.name} admin`), cell(`${server.name} curator`), cpuMs[index]]);
-    console.log(`| ${name} | ${cells.join(" | ")} | ${differ} | ${os.loadavg()[0].toFixed(1)} |`);
+    console.log(`| ${name} | ${cells.join(" | ")} | ${differ} | ${chunksDiffer} | ${os.loadavg()[0].toFixed(1)} |`);
   }
 } finally {
   for (const { child } of servers) await processes.stop(child);
