@@ -219,6 +219,23 @@ describe("POST /api/svc-api/search: the search index (BM25, access inside the qu
     expect(everyone.every((id) => id.startsWith("crowd-"))).toBe(true);
   });
 
+  it("ranks exactly for a scoped key that sees most of the index: the best matches it may not see are skipped, never shown", async () => {
+    const hidden = await createTestPair(app.db, { name: "hidden private", access: "private" });
+    const seen = await createTestPair(app.db, { name: "seen private", access: "private" });
+    // Five strong matches the key may not see; thirty it may, their scores spread by their lengths.
+    await ingestAndIndexOverApi(
+      app,
+      ...Array.from({ length: 5 }, (_, index) => ({ id: `hidden-${index}`, ccPairId: hidden, text: "tamberlon tamberlon tamberlon" })),
+      ...Array.from({ length: 30 }, (_, index) => ({ id: `seen-${index}`, ccPairId: seen, text: `tamberlon ${"more words ".repeat(index + 1)}` })),
+    );
+    const key = await app.createKey("curator", [seen]);
+    const page = await searchIds({ query: "tamberlon", limit: 10 }, key);
+    // The key's page is the admin's ranking with the hidden documents taken out, in the same order.
+    const everything = await searchIds({ query: "tamberlon", limit: 35 });
+    expect(everything.slice(0, 5).every((id) => id.startsWith("hidden-"))).toBe(true);
+    expect(page).toEqual(everything.filter((id) => id.startsWith("seen-")).slice(0, 10));
+  });
+
   it("applies a change of a pair's access type at the next search, without reindexing", async () => {
     const pair = await createTestPair(app.db, { name: "flipping", access: "private" });
     await ingestAndIndexOverApi(app, { id: "flip-1", ccPairId: pair, text: "ortolanic" });
