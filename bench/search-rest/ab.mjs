@@ -102,17 +102,22 @@ try {
       for (const [keyName, key] of Object.entries(keys)) {
         const answers = new Set();
         const documents = new Set();
+        const pages = [];
         for (const server of order) {
           const started = performance.now();
           const results = await search(server.base, key, query);
           const elapsed = performance.now() - started;
           answers.add(JSON.stringify(results.map((r) => [r.document_id, r.chunks.map((c) => [c.chunk_index, c.snippet])])));
           documents.add(JSON.stringify(results.map((r) => r.document_id)));
+          pages.push(`${server.name}: ${results.map((r) => `${r.document_id} ${r.score.toFixed(4)}`).join(", ")}`);
           if (i < WARMUP) continue;
           const series = `${server.name} ${keyName}`;
           times.set(series, [...(times.get(series) ?? []), elapsed]);
         }
-        if (documents.size > 1) differ += 1;
+        if (documents.size > 1) {
+          differ += 1;
+          log(`documents differ for ${keyName} ${JSON.stringify(query)}:\n  ${pages.join("\n  ")}`);
+        }
         else if (answers.size > 1) chunksDiffer += 1;
       }
     }
