@@ -24,10 +24,12 @@ const CliEnvSchema = z.object({
   // with an external DATABASE_URL). An object-store URI (s3://bucket/svc-index) serves several machines.
   SVC_INDEX_DIR: z.string().min(1).optional(),
   /**
-   * `svc start`: how much lower than the web server's the worker's CPU priority is (Unix nice, 0–19), so
-   * that on a shared machine accepting documents stays responsive while indexing takes the rest.
+   * `svc start`: how much lower than the web server's the worker's CPU priority is (Unix nice, 0–19).
+   * Raised, accepting stays responsive on a saturated machine and indexing gets what is left, so it can
+   * fall behind; 0 by default, since documents searchable per second is what users wait on
+   * (bench/RESULTS.md, "bench/e2e": at 200/s on 2 cores, nice 10 halved the accept p99 and indexed 164/s).
    */
-  SVC_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  SVC_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(0),
   /** `svc start`'s own lines (its web and worker read it too). */
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
 });

@@ -102,9 +102,9 @@ async function waitForGone(processes: number[], options?: { timeoutMs: number })
 }
 
 /** `svc start` with its embedded PostgreSQL in `dataDir`, once it has printed the first admin key. */
-async function startWithEmbeddedDatabase(dataDir: string) {
+async function startWithEmbeddedDatabase(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}) {
   const [port, pgPort] = [await findFreePort(), await findFreePort()];
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_EMBEDDED_PG_PORT: String(pgPort) };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_EMBEDDED_PG_PORT: String(pgPort), ...extraEnv };
   delete env.DATABASE_URL;
   const svc = run(process.execPath, [svcEntry, "start"], env);
   const key = await waitFor("the first admin key", () => /^\s+(svc_\S+)$/m.exec(svc.output())?.[1], { ...SLOW, describe: svc.output });
@@ -131,11 +131,11 @@ async function startAndFindProcesses(dataDir: string) {
 describe("svc start as a supervisor", () => {
   it("restarts a killed worker and a killed embedded PostgreSQL, and stops in order on SIGTERM with exit 0", async () => {
     await inDataDir(async (dataDir) => {
-      const { svc, root, pgPort, ingest } = await startWithEmbeddedDatabase(dataDir);
+      const { svc, root, pgPort, ingest } = await startWithEmbeddedDatabase(dataDir, { SVC_WORKER_NICE: "10" });
 
       const worker = await waitFor("the worker process", () => processRunning(root, "apps/worker/dist/main.js"), SLOW);
       const web = await waitFor("the web process", () => processRunning(root, "apps/web/dist/server.js"), SLOW);
-      // Indexing yields the CPU to accepting (SVC_WORKER_NICE, 10 by default): every worker thread, none of the web's.
+      // SVC_WORKER_NICE lowers the worker's priority below the web's: on every worker thread, none of the web's.
       expect(new Set(await threadNiceness(worker))).toEqual(new Set([10]));
       expect(new Set(await threadNiceness(web))).toEqual(new Set([0]));
       process.kill(worker, "SIGKILL");
