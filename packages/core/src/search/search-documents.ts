@@ -41,7 +41,8 @@ function filterConditions(filters: Camel<SearchFilters> | null): Prisma.Sql[] {
 /**
  * Full-text search over the current index generation's table in the search index (BM25, exact
  * top-k; @svc/search-index): the caller's access rule (access-policy.ts, with the pairs that are
- * public now) and the filters are a where-clause the index applies before its top-k cut. PostgreSQL
+ * public now) and the filters are a where-clause the index applies before its top-k cut (for a caller
+ * who sees at least half the index, the first ranking round leaves the rule to admission). PostgreSQL
  * stays the truth: each candidate document is admitted by one query over the page's ids (it still
  * exists, has an indexed version, the caller may find it and it passes the filters), so a row the
  * index still holds for a document deleted, re-scoped, or not yet committed as indexed is never
