@@ -54,6 +54,12 @@ describe("an index rebuild in the worker", () => {
     const worker = startWorker();
     await ingestMany({ db, boss }, documents);
     await waitForIndexed(db, documents.map((document) => document.id), { timeoutMs: 60_000 });
+    // The documents deleted above left the index holding rows PostgreSQL no longer has, so the worker
+    // refills it at start with a rebuild of its own: the test's rebuild starts once that one is done.
+    await waitFor("the worker's own refill of the index finished", async () => ((await getIndexRebuildStatus({ db })).rebuild === null ? true : undefined), {
+      timeoutMs: 60_000,
+      describe: worker.output,
+    });
 
     // The second pair's row lock held: the pass writes the first batch, then stops half way through the second.
     const locks = await holdPairLocks(db, [second], 120_000);
