@@ -4,10 +4,13 @@
 //      every document is indexed;
 //   2. baseline, same run: the same chunk texts written by PostgreSQL itself, one INSERT … SELECT with
 //      the indexer's weighted to_tsvector into a table shaped like document_chunk;
-//   3. latency: a steady open-loop rate for some seconds, time from each 200 to `indexed`;
-//   4. memory: the worker's RSS while it indexes one 20 MiB document.
+//   3. backlog (indexing alone): the same documents accepted while no worker runs, then a worker
+//      started on the backlog; time from its start until every document is indexed, against the same
+//      baseline;
+//   4. latency: a steady open-loop rate for some seconds, time from each 200 to `indexed`;
+//   5. memory: the worker's RSS while it indexes one 20 MiB document.
 //   pnpm build && node bench/index/run.mjs [--docs 20000] [--runs 3] [--rate 200] [--seconds 60]
-//     [--concurrency 32] [--big-mib 20] [--phases throughput,latency,memory] [--database svc_bench_index]
+//     [--concurrency 32] [--big-mib 20] [--phases throughput,backlog,latency,memory] [--database svc_bench_index]
 //   (env: DATABASE_URL; SVC_WORKER_* reach the worker; BENCH_NODE_ARGS the node of web and worker)
 import http from "node:http";
 import os from "node:os";
@@ -38,7 +41,7 @@ const { values: options } = parseArgs({
     seconds: { type: "string", default: "60" },
     concurrency: { type: "string", default: "32" },
     "big-mib": { type: "string", default: "20" },
-    phases: { type: "string", default: "throughput,latency,memory" },
+    phases: { type: "string", default: "throughput,backlog,latency,memory" },
     // Another engineer's run of this bench on the same server would drop this one's database.
     database: { type: "string", default: "svc_bench_index" },
   },
@@ -60,7 +63,7 @@ const MAX_BUSY_ANSWERS = 50;
 const BUSY_PAUSE_MS = 200;
 const RSS_SAMPLE_MS = 50;
 const INDEX_DEADLINE_MS = 30 * 60_000;
-const TARGET_RATIO = 0.5;
+const TARGET_RATIO = 0.8; // issue 17 §2 (it was 0.5 in issue 3)
 const TARGET_P99_MS = 2000;
 const TARGET_RSS_MB = 200; // issue 17 §2 (it was 300 in issue 3)
 
@@ -206,22 +209,35 @@ function cpuSeconds(service) {
   const own = process.cpuUsage();
   return {
     web: processCpuSeconds(service.web.pid),
-    worker: processCpuSeconds(service.worker.pid),
+    worker: service.worker.exitCode === null && service.worker.signalCode === null ? processCpuSeconds(service.worker.pid) : 0,
     postgres: postgresCpuSeconds(),
     clients: (own.user + own.system) / 1e6,
   };
 }
 
-async function measureThroughput(processes, run, documents, warmup, totalBytes) {
+/**
+ * Throughput: the documents sent by `concurrency` clients with the worker running beside the web
+ * server, timed from the first request; or, with `backlog`, accepted while no worker runs and timed
+ * from the start of a fresh worker (indexing alone: its start-up, ~1 s, counts against it).
+ */
+async function measureThroughput(processes, run, documents, warmup, totalBytes, { backlog = false } = {}) {
   const service = await startService(processes, warmup);
   const { db, key } = service;
   try {
+    if (backlog) await processes.stop(service.worker);
     await db.query("CHECKPOINT");
     const loadBefore = load();
-    const cpuBefore = cpuSeconds(service);
-    const started = Date.now();
+    let cpuBefore = cpuSeconds(service);
+    const ingestStarted = Date.now();
     await ingestAll(key, documents, concurrency);
     const accepted = Date.now();
+    let started = ingestStarted;
+    if (backlog) {
+      await db.query("CHECKPOINT");
+      cpuBefore = cpuSeconds(service);
+      started = Date.now();
+      service.worker = processes.startWorker(databaseUrl(DATABASE));
+    }
     await waitForIndexed(db, warmup.length + documents.length);
     // The last indexed_at (the worker's clock, this machine) is when the last document was indexed.
     const { rows: [last] } = await db.query(`
@@ -236,7 +252,8 @@ async function measureThroughput(processes, run, documents, warmup, totalBytes) 
     const baseline = await measureBaseline(db);
     if (baseline.rows !== chunks.n) throw new Error(`baseline wrote ${baseline.rows} chunks, the worker ${chunks.n}`);
     const result = {
-      acceptSeconds: (accepted - started) / 1000,
+      backlog,
+      acceptSeconds: (accepted - ingestStarted) / 1000,
       indexSeconds,
       docsPerSecond: documents.length / indexSeconds,
       mbPerSecond: mb(totalBytes) / indexSeconds,
@@ -250,7 +267,7 @@ async function measureThroughput(processes, run, documents, warmup, totalBytes) 
       cpu,
     };
     log(
-      `run ${run}: accepted in ${result.acceptSeconds.toFixed(1)} s, indexed in ${indexSeconds.toFixed(1)} s ` +
+      `${backlog ? "backlog" : "throughput"} run ${run}: accepted in ${result.acceptSeconds.toFixed(1)} s, indexed in ${indexSeconds.toFixed(1)} s ` +
         `(${result.docsPerSecond.toFixed(0)} docs/s, ${result.mbPerSecond.toFixed(2)} MB/s, ${chunks.n} chunks); ` +
         `baseline ${baseline.seconds.toFixed(1)} s (${result.baselineDocsPerSecond.toFixed(0)} docs/s); ratio ${result.ratio.toFixed(2)}; load ${result.load}; ` +
         `CPU s ${Object.entries(cpu).map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`).join(", ")}`,
@@ -368,20 +385,27 @@ try {
   const rows = [];
   const notes = [`machine: ${describeMachine()}; ${workerSettings}`];
   const warmup = buildDocuments(2, "warm", WARMUP_DOCUMENTS);
-  if (phases.has("throughput")) {
+  if (phases.has("throughput") || phases.has("backlog")) {
     log(`generating ${documentCount} documents…`);
     const documents = buildDocuments(1, "doc", documentCount);
     const sizes = documents.map((document) => document.bytes).sort((a, b) => a - b);
     const totalBytes = sizes.reduce((sum, size) => sum + size, 0);
     const sizeSummary = `p50 ${sizes[Math.floor(sizes.length / 2)]} B, p99 ${percentile(sizes, 99)} B, min ${sizes[0]} B, max ${sizes.at(-1)} B`;
     log(`  ${mb(totalBytes).toFixed(1)} MB of text: ${sizeSummary}`);
-    const results = [];
-    for (let run = 1; run <= runs; run += 1) results.push(await measureThroughput(processes, run, documents, warmup, totalBytes));
+    // The two phases alternate run by run, so that both see the same machine.
+    const results = { throughput: [], backlog: [] };
+    for (let run = 1; run <= runs; run += 1) {
+      for (const phase of ["throughput", "backlog"].filter((name) => phases.has(name))) {
+        results[phase].push(await measureThroughput(processes, run, documents, warmup, totalBytes, { backlog: phase === "backlog" }));
+      }
+    }
+    const measured = [...results.throughput, ...results.backlog];
     notes.push(
-      `corpus: ${documentCount} documents, ${mb(totalBytes).toFixed(1)} MB of section text (${sizeSummary}), ${results[0].chunks} chunks; ` +
-        `${concurrency} clients; ${runs} runs, load (1 min) ${results.map((result) => result.load).join("; ")}`,
+      `corpus: ${documentCount} documents, ${mb(totalBytes).toFixed(1)} MB of section text (${sizeSummary}), ${measured[0].chunks} chunks; ` +
+        `${concurrency} clients; ${runs} runs, load (1 min) ${measured.map((result) => result.load).join("; ")}`,
     );
-    rows.push(...throughputRows(results));
+    if (results.throughput.length > 0) rows.push(...throughputRows(results.throughput));
+    if (results.backlog.length > 0) rows.push(...throughputRows(results.backlog));
   }
   if (phases.has("latency")) {
     log(`latency: ${rate} documents/s for ${seconds} s…`);
@@ -429,9 +453,10 @@ function throughputRows(results) {
   const cpuMedian = (name) => median(results.map((result) => result.cpu[name])).toFixed(1);
   const cpuList = (name) => results.map((result) => result.cpu[name].toFixed(1)).join(", ");
   const ratio = pick("ratio");
+  const backlog = results[0].backlog;
   return [
-    `| accepted by the API, s | ${pick("acceptSeconds").toFixed(1)} | ${list("acceptSeconds", 1)} | |`,
-    `| first request → all indexed, s | ${pick("indexSeconds").toFixed(1)} | ${list("indexSeconds", 1)} | |`,
+    `| ${backlog ? "backlog: accepted with no worker running" : "accepted by the API"}, s | ${pick("acceptSeconds").toFixed(1)} | ${list("acceptSeconds", 1)} | |`,
+    `| ${backlog ? "worker started" : "first request"} → all indexed, s | ${pick("indexSeconds").toFixed(1)} | ${list("indexSeconds", 1)} | |`,
     `| indexed documents/s | ${pick("docsPerSecond").toFixed(0)} | ${list("docsPerSecond")} | |`,
     `| indexed MB/s | ${pick("mbPerSecond").toFixed(2)} | ${list("mbPerSecond", 2)} | |`,
     `| baseline INSERT … SELECT to_tsvector, s | ${pick("baselineSeconds").toFixed(1)} | ${list("baselineSeconds", 1)} | |`,
@@ -439,7 +464,7 @@ function throughputRows(results) {
     `| baseline MB/s | ${pick("baselineMbPerSecond").toFixed(2)} | ${list("baselineMbPerSecond", 2)} | |`,
     `| CPU s while indexing: web / worker / PostgreSQL / bench clients | ${parts.map(cpuMedian).join(" / ")} | ` +
       `${parts.map((name) => `${name} ${cpuList(name)}`).join("; ")} | |`,
-    `| **throughput / baseline** | **${ratio.toFixed(2)}** | ${list("ratio", 2)} | ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? "met" : "**missed**"} |`,
+    `| **${backlog ? "indexing alone" : "throughput"} / baseline** | **${ratio.toFixed(2)}** | ${list("ratio", 2)} | ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? "met" : "**missed**"} |`,
   ];
 }
 
