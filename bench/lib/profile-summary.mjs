@@ -2,14 +2,15 @@
 // went, by self time per function and per origin (a package, svc's own code, node's internals, or
 // the native side: garbage collection, idle, "(program)"), and the total time under svc's own
 // functions of interest (inclusive time).
-//   node bench/lib/profile-summary.mjs PROFILE.cpuprofile [...] [--top 25] [--under name1,name2]
+//   node bench/lib/profile-summary.mjs PROFILE.cpuprofile [...] [--top 25] [--under name1,name2] [--callers name]
+// (--callers: the stacks, --depth frames up (4), that lead to the self time of the named function)
 // Several profiles (one process's runs) are added together.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
 const { values: options, positionals: files } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: "string", default: "25" }, under: { type: "string", default: "" } },
+  options: { top: { type: "string", default: "25" }, under: { type: "string", default: "" }, callers: { type: "string", default: "" }, depth: { type: "string", default: "4" } },
 });
 if (files.length === 0) {
   process.stderr.write("usage: node bench/lib/profile-summary.mjs PROFILE.cpuprofile [...] [--top N] [--under fn1,fn2]\n");
@@ -31,6 +32,8 @@ function originOf(url, functionName) {
 const selfByFunction = new Map();
 const selfByOrigin = new Map();
 const inclusiveByName = new Map(underNames.map((name) => [name, 0]));
+const callerStacks = new Map();
+const depth = Number(options.depth);
 let totalMs = 0;
 
 for (const file of files) {
@@ -53,6 +56,15 @@ for (const file of files) {
     const origin = originOf(callFrame.url, name);
     selfByOrigin.set(origin, (selfByOrigin.get(origin) ?? 0) + ms);
     totalMs += ms;
+    if (options.callers && name === options.callers) {
+      const frames = [];
+      for (let at = parentOf.get(id); at !== undefined && frames.length < depth; at = parentOf.get(at)) {
+        const frame = nodes.get(at).callFrame;
+        frames.push(`${frame.functionName || "(anonymous)"}${frame.url ? `@${originOf(frame.url, "")}` : ""}`);
+      }
+      const stack = frames.join(" < ");
+      callerStacks.set(stack, (callerStacks.get(stack) ?? 0) + ms);
+    }
     // Inclusive time of the named functions: each sample counts once per name on its stack.
     if (underNames.length > 0) {
       const seen = new Set();
@@ -86,4 +98,10 @@ if (underNames.length > 0) {
   print("| inclusive time under | s | of busy |");
   print("|---|---|---|");
   for (const [name, ms] of inclusiveByName) print(`| \`${name}\` | ${(ms / 1000).toFixed(2)} | ${share(ms)} |`);
+}
+if (options.callers) {
+  print("");
+  print(`| callers of \`${options.callers}\` (nearest first) | s | of busy |`);
+  print("|---|---|---|");
+  for (const [stack, ms] of rows(callerStacks)) print(`| ${stack} | ${(ms / 1000).toFixed(2)} | ${share(ms)} |`);
 }

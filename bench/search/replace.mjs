@@ -4,7 +4,7 @@
 // some documents shrink and some grow), timing each batch's commit. Writes into the index: run it on a
 // copy.
 //
-//   pnpm --filter @svc/bench search -- --chunks 1000000 --dir /tmp/bs/1m --keep
+//   pnpm --filter @svc/bench run search -- --chunks 1000000 --dir /tmp/bs/1m --keep
 //   cp -r /tmp/bs/1m /tmp/bs/1m-copy
 //   node --import tsx bench/search/replace.mjs --dir /tmp/bs/1m-copy --documents 399749
 //
@@ -12,9 +12,12 @@
 // printed by bench/search; re-indexed ids are drawn from them), --batches B (20), --batch-documents K
 // (50, the worker's batch), --seed S (23), --cache-mb M (LanceDB's index and metadata caches capped at
 // M MiB each, as the worker caps them with SVC_WORKER_INDEX_CACHE_MB / _METADATA_CACHE_MB; LanceDB's own
-// defaults when omitted).
+// defaults when omitted), --fresh (batches of new documents, numbered from --documents on, as a
+// backlog of new ones writes them, instead of new versions of existing ones), --optimize-every K (after
+// every K batches, the worker's background maintenance, optimizeGenerationTable, timed in wall and
+// process CPU time, LanceDB's threads included).
 import { parseArgs } from "node:util";
-import { closeSearchIndex, openGenerationTable, openSearchIndex, replaceDocuments } from "@svc/search-index";
+import { closeSearchIndex, openGenerationTable, openSearchIndex, optimizeGenerationTable, replaceDocuments } from "@svc/search-index";
 import { percentile } from "../lib/harness.mjs";
 import { chunkText, createRandom, createVocabulary } from "./corpus.mjs";
 
@@ -26,12 +29,15 @@ const { values: options } = parseArgs({
     "batch-documents": { type: "string", default: "50" },
     seed: { type: "string", default: "23" },
     "cache-mb": { type: "string" },
+    fresh: { type: "boolean", default: false },
+    "optimize-every": { type: "string", default: "0" },
   },
 });
 if (!options.dir || !options.documents) throw new Error("--dir and --documents are required");
 const DOCUMENTS = Number(options.documents);
 const BATCHES = Number(options.batches);
 const BATCH_DOCUMENTS = Number(options["batch-documents"]);
+const OPTIMIZE_EVERY = Number(options["optimize-every"]);
 
 const vocabulary = createVocabulary(Number(options.seed));
 const random = createRandom(Number(options.seed) + 1);
@@ -66,19 +72,45 @@ try {
   if (generation === null) throw new Error(`no generation 1 in ${options.dir}`);
   console.log(`bench/search/replace: ${await generation.table.countRows()} rows in ${options.dir}; ${BATCHES} batches of ${BATCH_DOCUMENTS} documents`);
   const times = [];
+  const optimizeTimes = [];
+  const optimizeCpu = [];
+  const cpuSeconds = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6;
+  };
+  const cpuStarted = cpuSeconds();
+  const wallStarted = performance.now();
+  let nextFresh = DOCUMENTS;
   for (let batch = 0; batch < BATCHES; batch += 1) {
     const numbers = new Set();
-    while (numbers.size < BATCH_DOCUMENTS) numbers.add(between(0, DOCUMENTS - 1));
+    if (options.fresh) while (numbers.size < BATCH_DOCUMENTS) numbers.add(nextFresh++);
+    else while (numbers.size < BATCH_DOCUMENTS) numbers.add(between(0, DOCUMENTS - 1));
     const documentIds = [...numbers].map((number) => `bench-doc-${number}`);
     const chunks = [...numbers].flatMap(newVersion);
     const started = performance.now();
     await replaceDocuments({ generation, documentIds, chunks });
     times.push(performance.now() - started);
+    if (OPTIMIZE_EVERY > 0 && (batch + 1) % OPTIMIZE_EVERY === 0) {
+      const optimizeStarted = performance.now();
+      const cpuBefore = cpuSeconds();
+      await optimizeGenerationTable({ generation, pruneOlderThan: new Date(Date.now() - 10 * 60_000) });
+      optimizeCpu.push(cpuSeconds() - cpuBefore);
+      optimizeTimes.push(performance.now() - optimizeStarted);
+    }
   }
+  const wallSeconds = (performance.now() - wallStarted) / 1000;
   const sorted = [...times].sort((a, b) => a - b);
   const p50 = percentile(sorted, 50);
   console.log(`commit ms per batch: p50 ${p50.toFixed(0)}, p95 ${percentile(sorted, 95).toFixed(0)}, first ${times[0].toFixed(0)}`);
   console.log(`documents/s at the median batch: ${((BATCH_DOCUMENTS * 1000) / p50).toFixed(0)}`);
+  if (optimizeTimes.length > 0) {
+    const sortedOptimize = [...optimizeTimes].sort((a, b) => a - b);
+    console.log(
+      `optimize every ${OPTIMIZE_EVERY} batches (${optimizeTimes.length} runs): wall ms p50 ${percentile(sortedOptimize, 50).toFixed(0)}, ` +
+        `max ${sortedOptimize.at(-1).toFixed(0)}; CPU s each ${optimizeCpu.map((seconds) => seconds.toFixed(2)).join(", ")}`,
+    );
+  }
+  console.log(`in all: ${wallSeconds.toFixed(1)} s wall, ${(cpuSeconds() - cpuStarted).toFixed(1)} s CPU, ${((BATCHES * BATCH_DOCUMENTS) / wallSeconds).toFixed(0)} documents/s`);
   console.log(`rows after: ${await generation.table.countRows()}`);
 } finally {
   await closeSearchIndex(index);

@@ -3,7 +3,7 @@
 // query classes of issue 19 (limit 10) for a caller who sees everything and for one whose access
 // rule filters inside the query. Prints p50/p95 per class and the load, merge and memory figures.
 //
-//   pnpm --filter @svc/bench search -- --chunks 100000
+//   pnpm --filter @svc/bench run search -- --chunks 100000
 //
 // Options: --chunks N (100,000), --runs R timed queries per class and caller (100), --seed S (19),
 // --dir D (a fresh temporary directory, removed at the end unless --keep), --reuse (query the index
