@@ -21,6 +21,7 @@ import {
   databaseUrl,
   describeMachine,
   findFreePort,
+  isRunning,
   median,
   percentile,
   postgresCpuSeconds,
@@ -209,7 +210,7 @@ function cpuSeconds(service) {
   const own = process.cpuUsage();
   return {
     web: processCpuSeconds(service.web.pid),
-    worker: service.worker.exitCode === null && service.worker.signalCode === null ? processCpuSeconds(service.worker.pid) : 0,
+    worker: isRunning(service.worker) ? processCpuSeconds(service.worker.pid) : 0,
     postgres: postgresCpuSeconds(),
     clients: (own.user + own.system) / 1e6,
   };

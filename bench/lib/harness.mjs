@@ -61,6 +61,9 @@ export function createAdminKey(url) {
 }
 
 /** Child processes that must live for the whole run: one dying early ends the run. */
+/** Whether a child process has neither exited nor been killed yet. */
+export const isRunning = (child) => child.exitCode === null && child.signalCode === null;
+
 export class ProcessGroup {
   #children = [];
   #stopping = false;
@@ -110,7 +113,7 @@ export class ProcessGroup {
 
   /** Stops one child on purpose (SIGTERM) and resolves once it has exited. */
   async stop(child) {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (!isRunning(child)) return;
     child.removeAllListeners("exit");
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
@@ -125,7 +128,7 @@ export class ProcessGroup {
 
   /** stopAll, then resolves once every child has exited (or 30 s passed). */
   async stopAllAndWait() {
-    const running = this.#children.filter((child) => child.exitCode === null && child.signalCode === null);
+    const running = this.#children.filter(isRunning);
     const exited = running.map((child) => new Promise((resolve) => child.once("exit", resolve)));
     this.stopAll();
     await Promise.race([Promise.all(exited), new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
