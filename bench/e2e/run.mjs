@@ -5,7 +5,9 @@
 //   anchor  bench/e2e/anchor-server.mjs (node:http + pg): one transaction writes the document and its
 //           chunks with to_tsvector under a GIN index; indexed = committed;
 //   svc-web `svc start web`: the web server alone, no worker (nothing is indexed): ingestion latency
-//           without indexing beside it, against svc's with it (issue 17, point 4).
+//           without indexing beside it, against svc's with it (issue 17, point 4);
+//   svc-base svc as another checkout built it (BENCH_BASE_ROOT: a `git worktree` of an earlier commit,
+//           installed and built), measured like svc: an A/B of two versions in one run.
 // For each offered rate, an open-loop generator sends BENCH_SECONDS of ingestions at that rate (each
 // sent when due, whatever the earlier ones did), the same seeded small documents to both. A poller
 // asks the database, one query after another, which accepted ids are indexed: accept→indexed counts
@@ -14,7 +16,8 @@
 // and the end of the offered load. RSS of web and worker (svc) or of the anchor server, every 500 ms.
 //   pnpm build && node bench/e2e/run.mjs
 //   env: DATABASE_URL, BENCH_RATES (100,200,400,800), BENCH_RUNS (3), BENCH_SECONDS (60),
-//        BENCH_WARMUP_SECONDS (10), BENCH_DRAIN_SECONDS (30), BENCH_TARGETS (anchor,svc; add svc-web for point 4)
+//        BENCH_WARMUP_SECONDS (10), BENCH_DRAIN_SECONDS (30), BENCH_TARGETS (anchor,svc; add svc-web for point 4,
+//        svc-base with BENCH_BASE_ROOT)
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -52,6 +55,12 @@ const POLL_PAUSE_MS = 50;
 /** Keeping up: indexed/s in steady state at least this share of the offered rate, and as many accepted. */
 const KEEP_UP = 0.95;
 
+function baseRoot() {
+  const base = process.env.BENCH_BASE_ROOT;
+  if (!base) throw new Error("the svc-base target needs BENCH_BASE_ROOT: a checkout of the earlier version, built");
+  return path.resolve(base);
+}
+
 /** Starts one target on a fresh database; returns where to send, how to ask what is indexed, whose RSS to watch. */
 async function startTarget(name, processes, dbName) {
   await recreateDatabase(dbName);
@@ -72,12 +81,13 @@ async function startTarget(name, processes, dbName) {
       url,
     };
   }
-  const key = createAdminKey(url);
+  const checkout = name === "svc-base" ? baseRoot() : root;
+  const key = createAdminKey(url, checkout);
   const webOnly = name === "svc-web";
   // The search index of this run only, removed with its database.
   const indexDir = mkdtempSync(path.join(os.tmpdir(), "svc-bench-e2e-index-"));
-  const svc = processes.start("svc start", [path.join(root, "apps/cli/dist/svc.js"), "start", ...(webOnly ? ["web"] : [])], {
-    cwd: root,
+  const svc = processes.start("svc start", [path.join(checkout, "apps/cli/dist/svc.js"), "start", ...(webOnly ? ["web"] : [])], {
+    cwd: checkout,
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: "127.0.0.1", SVC_INDEX_DIR: indexDir, NEXT_TELEMETRY_DISABLED: "1" },
   });
   // Ready: database and migrations, and a worker heartbeat unless there is no worker.
@@ -257,6 +267,13 @@ for (const rate of rates) {
   }
   if (targets.includes("svc") && targets.includes("anchor")) {
     console.log(`ratio svc/anchor of indexed/s at ${rate}/s: ${(summary[`svc@${rate}`].indexed / summary[`anchor@${rate}`].indexed).toFixed(2)}`);
+  }
+  if (targets.includes("svc") && targets.includes("svc-base")) {
+    const of = (name) => summary[`${name}@${rate}`];
+    console.log(
+      `svc / svc-base at ${rate}/s: indexed/s ${(of("svc").indexed / of("svc-base").indexed).toFixed(2)}, ` +
+        `due→accepted p99 ${(of("svc").acceptP99 / of("svc-base").acceptP99).toFixed(2)}`,
+    );
   }
   if (targets.includes("svc") && targets.includes("svc-web")) {
     const ratio = summary[`svc@${rate}`].acceptP99 / summary[`svc-web@${rate}`].acceptP99;

@@ -45,9 +45,12 @@ export async function findFreePort() {
   return port;
 }
 
-/** Runs the built `svc` command on the database at `url`; returns the last line it printed (a new key, say). */
-export function runSvc(url, args) {
-  const output = execFileSync(process.execPath, [path.join(root, "apps/cli/dist/svc.js"), ...args], {
+/**
+ * Runs the built `svc` command on the database at `url`; returns the last line it printed (a new key,
+ * say). `checkout`: the repository whose build runs (this one unless a benchmark compares another).
+ */
+export function runSvc(url, args, checkout = root) {
+  const output = execFileSync(process.execPath, [path.join(checkout, "apps/cli/dist/svc.js"), ...args], {
     env: { ...process.env, DATABASE_URL: url },
     encoding: "utf8",
     stdio: ["ignore", "pipe", "ignore"],
@@ -56,8 +59,8 @@ export function runSvc(url, args) {
 }
 
 /** Prepares the database (migrations, queues) through the CLI and returns a new admin key. */
-export function createAdminKey(url) {
-  return runSvc(url, ["keys", "create", "--name", "bench", "--role", "admin"]);
+export function createAdminKey(url, checkout = root) {
+  return runSvc(url, ["keys", "create", "--name", "bench", "--role", "admin"], checkout);
 }
 
 /** Child processes that must live for the whole run: one dying early ends the run. */
