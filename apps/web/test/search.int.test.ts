@@ -54,6 +54,20 @@ describe("POST /api/svc-api/search: matching and ranking", () => {
     expect(snippet).not.toContain("<script>");
   });
 
+  it("shows the same page whether PostgreSQL or the index supplies the shown chunks' text", async () => {
+    await ingestAndIndexOverApi(app, {
+      id: "shown-copy",
+      title: "Marrowfen guide",
+      text: "Marrowfen tides turn twice a day; <b>bold</b> claims aside.",
+      fields: { metadata: { region: "marrowfen coast" } },
+    });
+    const fromPostgres = await search({ query: "marrowfen" });
+    expect(fromPostgres.results[0]?.chunks[0]?.snippet).toContain("<mark>Marrowfen</mark> guide");
+    // The moment between the index's commit and PostgreSQL's: the chunks are not in PostgreSQL yet.
+    await app.db.$executeRaw`DELETE FROM document_chunk WHERE document_id = 'shown-copy'`;
+    expect(await search({ query: "marrowfen" })).toEqual(fromPostgres);
+  });
+
   it("finds nothing for a query without a match or made only of stop words", async () => {
     expect(await searchIds({ query: "nonexistentwordxyz" })).toEqual([]);
     expect(await searchIds({ query: "the and of" })).toEqual([]);

@@ -13,7 +13,14 @@ export { openGenerationTable } from "./open-generation-table";
 export { optimizeGenerationTable } from "./optimize-generation-table";
 export { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";
 export { replaceDocuments } from "./replace-documents";
-export { CHUNKS_PER_DOCUMENT, searchDocuments, type SearchHit, type SearchHitChunk } from "./search-documents";
+export {
+  CHUNKS_PER_DOCUMENT,
+  searchDocuments,
+  type ReadShownChunks,
+  type SearchHit,
+  type SearchHitChunk,
+  type ShownChunk,
+} from "./search-documents";
 export { SearchIndexError, type SearchIndexErrorCode } from "./search-index-error";
 export {
   DEFAULT_TEXT_SEARCH_CONFIG,

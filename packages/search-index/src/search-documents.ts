@@ -1,6 +1,6 @@
 import { BooleanQuery, MatchQuery, Occur, Operator, PhraseQuery, type FullTextQuery } from "@lancedb/lancedb";
 import { buildSearchFilter, type SearchAccess, type SearchFilter } from "./build-search-filter";
-import { parseChunkKey } from "./chunk-row";
+import { chunkKey, parseChunkKey, type ChunkRow } from "./chunk-row";
 import type { GenerationTable } from "./generation-table";
 import { findPhrases, memoNormalize, phraseWords } from "./find-phrase";
 import { highlightSnippet, highlightTerms } from "./highlight-snippet";
@@ -271,27 +271,67 @@ async function topChunks(
   return { rows, exhausted: rows.length < limit };
 }
 
+/** A shown chunk's fields as the caller's system of record holds them (see `readShown`): a ChunkRow's shown part. */
+export type ShownChunk = Pick<
+  ChunkRow,
+  "documentId" | "chunkIndex" | "text" | "semanticIdentifier" | "title" | "source" | "documentLink" | "link" | "imageFileId" | "docUpdatedAt"
+>;
+
+/** Reads shown chunks by key; a chunk it does not return is read from the index instead. */
+export type ReadShownChunks = (chunks: { documentId: string; chunkIndex: number }[]) => Promise<ShownChunk[]>;
+
+type ShownColumns = Omit<ChunkMatch, "document_id" | "chunk_index" | "_score">;
+
 /**
  * The shown chunks' other columns (text, titles, links), read by chunk id once the page is known:
  * ranking reads only what it ranks and groups by, so a search reads text for the few chunks it shows
- * instead of every chunk it ranks. A row deleted between the two reads is left out, as a search a
- * moment later would leave it out.
+ * instead of every chunk it ranks. `readShown`, when given, is asked first: a keyed read of the
+ * system of record costs ~1 ms where the index's lookup by chunk id costs ~10 ms at a million chunks
+ * (bench/RESULTS.md); what it does not return is read from the index. A row deleted between the
+ * reads is left out, as a search a moment later would leave it out.
  */
-async function readShownChunks(generation: GenerationTable, ranked: RankedChunk[], budget: QueryBudget): Promise<Map<string, ChunkMatch>> {
+async function readShownChunks(
+  generation: GenerationTable,
+  ranked: RankedChunk[],
+  budget: QueryBudget,
+  readShown: ReadShownChunks | undefined,
+): Promise<Map<string, ChunkMatch>> {
   if (ranked.length === 0) return new Map();
-  const lookup = generation.table
-    .query()
-    .where(sqlIn("chunk_id", ranked.map((row) => sqlString(row.chunk_id))))
-    .select(SHOWN_COLUMNS)
-    .limit(ranked.length);
-  const rows = (await budget.run((options) => lookup.toArray(options))) as Omit<ChunkMatch, "document_id" | "chunk_index" | "_score">[];
-  const byId = new Map(rows.map((row) => [row.chunk_id, row]));
+  const byId = new Map<string, ShownColumns>();
+  if (readShown !== undefined) {
+    budget.check();
+    const read = await readShown(ranked.map((row) => ({ documentId: row.document_id, chunkIndex: row.chunk_index })));
+    for (const chunk of read) byId.set(chunkKey(chunk), toShownColumns(chunk));
+  }
+  const missing = ranked.filter((row) => !byId.has(row.chunk_id));
+  if (missing.length > 0) {
+    const lookup = generation.table
+      .query()
+      .where(sqlIn("chunk_id", missing.map((row) => sqlString(row.chunk_id))))
+      .select(SHOWN_COLUMNS)
+      .limit(missing.length);
+    for (const row of (await budget.run((options) => lookup.toArray(options))) as ShownColumns[]) byId.set(row.chunk_id, row);
+  }
   return new Map(
     ranked.flatMap((row) => {
       const shown = byId.get(row.chunk_id);
       return shown === undefined ? [] : [[row.chunk_id, { ...shown, ...row }]];
     }),
   );
+}
+
+function toShownColumns(chunk: ShownChunk): ShownColumns {
+  return {
+    chunk_id: chunkKey(chunk),
+    text: chunk.text,
+    semantic_identifier: chunk.semanticIdentifier,
+    title: chunk.title,
+    source: chunk.source,
+    document_link: chunk.documentLink,
+    link: chunk.link,
+    image_file_id: chunk.imageFileId,
+    doc_updated_at: chunk.docUpdatedAt,
+  };
 }
 
 /**
@@ -394,6 +434,9 @@ function groupByDocument(rows: RankedChunk[]): Map<string, RankedChunk[]> {
  * to the rows the caller may see (a few ms per 500,000 at a million chunks, plus a slower top-k walk),
  * while the admitted round costs what an unrestricted search does; for a caller who sees little of
  * the index the first round is wasted, so the caller passes it only for one who sees much (core's search).
+ *
+ * `readShown`, when given, reads the shown chunks' text and fields from the caller's copy of them
+ * (core's search reads PostgreSQL's chunks of the same generation); chunks it lacks come from the index.
  */
 export async function searchDocuments({
   generation,
@@ -403,6 +446,7 @@ export async function searchDocuments({
   filter = null,
   admit,
   admitAppliesAccess = false,
+  readShown,
   deadline = null,
   signal = null,
 }: {
@@ -413,6 +457,7 @@ export async function searchDocuments({
   filter?: SearchFilter | null;
   admit?: (documentIds: string[]) => Promise<ReadonlySet<string>>;
   admitAppliesAccess?: boolean;
+  readShown?: ReadShownChunks;
   deadline?: number | null;
   signal?: AbortSignal | null;
 }): Promise<SearchHit[]> {
@@ -471,13 +516,13 @@ export async function searchDocuments({
   };
 
   let page = await rankPage();
-  let shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget);
+  let shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget, readShown);
   if (await lacksQueryWord(generation, chunkQuery, [...shown.values()], budget)) {
     chunkQuery.main = chunkQuery.exact;
     chunkQuery.mainScale = 1;
     chunkQuery.everyWord = null;
     page = await rankPage();
-    shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget);
+    shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget, readShown);
   }
 
   const terms = highlightTerms([...parsed.words, ...parsed.phrases], generation.language.stem);

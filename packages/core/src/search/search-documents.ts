@@ -1,6 +1,6 @@
 import { Prisma, querySql, withCancelOnAbort, type Db } from "@svc/db";
 import { SEARCH_CHUNKS_PER_DOCUMENT, type Camel, type DocumentSource, type SearchFilters, type SearchRequest, type SearchResponse } from "@svc/schema";
-import { searchDocuments as searchIndex, SearchIndexError, type GenerationTable, type SearchHit } from "@svc/search-index";
+import { searchDocuments as searchIndex, SearchIndexError, type GenerationTable, type SearchHit, type ShownChunk } from "@svc/search-index";
 import { searchAccessRule, searchIndexAccess, type AccessRule } from "../auth/access-policy";
 import { findableDocumentSql, viewablePairSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
@@ -99,6 +99,7 @@ export async function searchDocuments({
         filter: request.filters,
         admit: (documentIds) => admitDocuments(db, rule, request.filters, documentIds, signal),
         admitAppliesAccess: seesMuch,
+        readShown: (chunks) => readShownChunks(db, generationId, chunks, signal),
         deadline,
         signal: signal ?? null,
       });
@@ -141,6 +142,55 @@ async function admitDocuments(
     return querySql<{ id: string }>(db, { text: query.text, values: query.values });
   });
   return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * The shown chunks as PostgreSQL holds them in the generation the index was read in: the chunk's
+ * searched text as the worker built it for the index (title prefix, content and metadata suffix, the
+ * empty ones left out, one per line: write-index-rows' searchedText) and the document's fields, read
+ * by key in ~1 ms where the index's own lookup costs ~10 ms at a million chunks. The worker commits a
+ * document's chunks here right after its index rows, so both hold the same text; a chunk missing here
+ * (the moment between the two commits) is read from the index.
+ */
+async function readShownChunks(
+  db: Db,
+  generationId: number,
+  chunks: { documentId: string; chunkIndex: number }[],
+  signal: AbortSignal | undefined,
+): Promise<ShownChunk[]> {
+  const rows = await withCancelOnAbort(db, signal, (tag) => {
+    const query = Prisma.sql`${tag}
+      SELECT c.document_id, c.chunk_index,
+        concat_ws(chr(10), NULLIF(c.title_prefix, ''), NULLIF(c.content, ''), NULLIF(c.metadata_suffix, '')) AS text,
+        c.link, c.image_file_id, d.semantic_identifier, d.title, d.source::text AS source, d.link AS document_link, d.doc_updated_at
+      FROM unnest(${chunks.map((chunk) => chunk.documentId)}::text[], ${chunks.map((chunk) => chunk.chunkIndex)}::int[]) AS k(document_id, chunk_index)
+      JOIN document_chunk c ON c.document_id = k.document_id AND c.generation_id = ${generationId} AND c.chunk_index = k.chunk_index
+      JOIN document d ON d.id = c.document_id`;
+    return querySql<{
+      document_id: string;
+      chunk_index: number;
+      text: string;
+      link: string | null;
+      image_file_id: string | null;
+      semantic_identifier: string;
+      title: string | null;
+      source: string;
+      document_link: string | null;
+      doc_updated_at: Date;
+    }>(db, { text: query.text, values: query.values });
+  });
+  return rows.map((row) => ({
+    documentId: row.document_id,
+    chunkIndex: row.chunk_index,
+    text: row.text,
+    semanticIdentifier: row.semantic_identifier,
+    title: row.title,
+    source: row.source,
+    documentLink: row.document_link,
+    link: row.link,
+    imageFileId: row.image_file_id,
+    docUpdatedAt: row.doc_updated_at,
+  }));
 }
 
 function toSearchResult(hit: SearchHit): Camel<SearchResponse>["results"][number] {
