@@ -20,6 +20,15 @@ export interface Chunk {
 }
 
 /**
+ * The searched text of a chunk: its title prefix, content and metadata suffix, each on its own line,
+ * as they were weighted together in the tsvector before: a document is found by its title and by a
+ * metadata value. The index holds it (write-index-rows) and snippets are cut from it (search).
+ */
+export function searchedText(chunk: Pick<Chunk, "titlePrefix" | "content" | "metadataSuffix">): string {
+  return [chunk.titlePrefix, chunk.content, chunk.metadataSuffix].filter((part) => part !== "").join("\n");
+}
+
+/**
  * A chunk's whole size by default, title prefix and metadata suffix included, in cl100k_base tokens.
  * Each index generation has its own limit (`chunkTokenLimit`), which a rebuild may change.
  */

@@ -2,7 +2,7 @@ import { Prisma, selectSql, type AnyTx } from "@svc/db";
 import { replaceDocuments, tagsFromMetadata, type ChunkRow } from "@svc/search-index";
 import type { ChunkGeneration } from "../search-index/index-generations";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
-import type { Chunk } from "./build-chunks";
+import { searchedText } from "./build-chunks";
 import type { DocumentChunks } from "./write-generation-chunks";
 
 /** What every row of a document repeats: what search shows, filters on and checks access on. */
@@ -18,15 +18,6 @@ interface DocumentFields {
   external_user_emails: string[];
   external_user_group_ids: string[];
   cc_pair_ids: number[];
-}
-
-/**
- * The searched text of a chunk: its title prefix, content and metadata suffix, each on its own line,
- * as they were weighted together in the tsvector before: a document is found by its title and by a
- * metadata value. Snippets are cut from the same text.
- */
-function searchedText(chunk: Chunk): string {
-  return [chunk.titlePrefix, chunk.content, chunk.metadataSuffix].filter((part) => part !== "").join("\n");
 }
 
 /**

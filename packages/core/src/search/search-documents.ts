@@ -5,6 +5,7 @@ import { searchAccessRule, searchIndexAccess, type AccessRule } from "../auth/ac
 import { findableDocumentSql, viewablePairSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
+import { searchedText } from "../indexing/build-chunks";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 
 /** What a search answers when it runs past its time (decisions: "Limits and overload"). */
@@ -146,8 +147,7 @@ async function admitDocuments(
 
 /**
  * The shown chunks as PostgreSQL holds them in the generation the index was read in: the chunk's
- * searched text as the worker built it for the index (title prefix, content and metadata suffix, the
- * empty ones left out, one per line: write-index-rows' searchedText) and the document's fields, read
+ * parts, joined as the worker joined them for the index (searchedText), and the document's fields, read
  * by key in ~1 ms where the index's own lookup costs ~10 ms at a million chunks. The worker commits a
  * document's chunks here right after its index rows, so both hold the same text; a chunk missing here
  * (the moment between the two commits) is read from the index.
@@ -160,16 +160,16 @@ async function readShownChunks(
 ): Promise<ShownChunk[]> {
   const rows = await withCancelOnAbort(db, signal, (tag) => {
     const query = Prisma.sql`${tag}
-      SELECT c.document_id, c.chunk_index,
-        concat_ws(chr(10), NULLIF(c.title_prefix, ''), NULLIF(c.content, ''), NULLIF(c.metadata_suffix, '')) AS text,
-        c.link, c.image_file_id, d.semantic_identifier, d.title, d.source::text AS source, d.link AS document_link, d.doc_updated_at
+      SELECT c.document_id, c.chunk_index, c.title_prefix, c.content, c.metadata_suffix, c.link, c.image_file_id, d.semantic_identifier, d.title, d.source::text AS source, d.link AS document_link, d.doc_updated_at
       FROM unnest(${chunks.map((chunk) => chunk.documentId)}::text[], ${chunks.map((chunk) => chunk.chunkIndex)}::int[]) AS k(document_id, chunk_index)
       JOIN document_chunk c ON c.document_id = k.document_id AND c.generation_id = ${generationId} AND c.chunk_index = k.chunk_index
       JOIN document d ON d.id = c.document_id`;
     return querySql<{
       document_id: string;
       chunk_index: number;
-      text: string;
+      title_prefix: string;
+      content: string;
+      metadata_suffix: string;
       link: string | null;
       image_file_id: string | null;
       semantic_identifier: string;
@@ -182,7 +182,7 @@ async function readShownChunks(
   return rows.map((row) => ({
     documentId: row.document_id,
     chunkIndex: row.chunk_index,
-    text: row.text,
+    text: searchedText({ titlePrefix: row.title_prefix, content: row.content, metadataSuffix: row.metadata_suffix }),
     semanticIdentifier: row.semantic_identifier,
     title: row.title,
     source: row.source,
