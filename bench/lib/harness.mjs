@@ -1,7 +1,7 @@
 // What every benchmark here needs: a fresh database on DATABASE_URL's server, an admin key, the
 // production web server (and any other process) started and stopped, and the machine described.
 import { execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import os from "node:os";
@@ -71,10 +71,17 @@ export class ProcessGroup {
   #children = [];
   #stopping = false;
 
-  /** BENCH_NODE_ARGS (say "--cpu-prof --cpu-prof-dir=/tmp/prof") go to every child's node, to profile it. */
+  /**
+   * BENCH_NODE_ARGS (say "--cpu-prof --cpu-prof-dir=/tmp/prof") go to every child's node, to profile it.
+   * BENCH_LOG_DIR keeps each child's standard output (its JSON log lines) in a file there, named after
+   * the child and the time it started; without it the output is dropped.
+   */
   start(name, args, options = {}) {
     const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-    const child = spawn(process.execPath, [...nodeArgs, ...args], { ...options, stdio: ["ignore", "ignore", "inherit"] });
+    const logDir = process.env.BENCH_LOG_DIR;
+    const out = logDir ? openSync(path.join(logDir, `${name.replaceAll(" ", "-")}-${Date.now()}.log`), "a") : "ignore";
+    const child = spawn(process.execPath, [...nodeArgs, ...args], { ...options, stdio: ["ignore", out, "inherit"] });
+    if (typeof out === "number") closeSync(out);
     child.on("exit", (code, signal) => {
       if (!this.#stopping) {
         console.error(`${name} exited early with ${code ?? signal}`);
