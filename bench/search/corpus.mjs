@@ -22,3 +22,28 @@ export function chunkText(random, vocabulary) {
   for (let i = 0; i < length; i += 1) words[i] = drawWord(random, vocabulary);
   return words.join(" ");
 }
+
+/**
+ * Chunks of bench document `number` as the index stores them (a ChunkRow each): `count` chunks of
+ * fresh prose, with the document's fields; `fields` overrides them (access, pairs).
+ */
+export function benchChunks({ random, vocabulary, documentId, number, count, fields = {} }) {
+  return Array.from({ length: count }, (_, chunkIndex) => ({
+    documentId,
+    chunkIndex,
+    text: chunkText(random, vocabulary),
+    semanticIdentifier: `Bench document ${number}`,
+    title: `Bench document ${number}`,
+    source: "web",
+    documentLink: `https://example.com/doc/${number}`,
+    link: `https://example.com/doc/${number}#${chunkIndex}`,
+    imageFileId: null,
+    docUpdatedAt: new Date(Date.UTC(2025, 0, 1)),
+    ccPairIds: [0],
+    tags: [],
+    isPublic: null,
+    externalUserEmails: [],
+    externalUserGroupIds: [],
+    ...fields,
+  }));
+}

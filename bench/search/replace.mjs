@@ -19,7 +19,7 @@
 import { parseArgs } from "node:util";
 import { closeSearchIndex, openGenerationTable, openSearchIndex, optimizeGenerationTable, replaceDocuments } from "@svc/search-index";
 import { percentile } from "../lib/harness.mjs";
-import { chunkText, createRandom, createVocabulary } from "./corpus.mjs";
+import { benchChunks, createRandom, createVocabulary } from "./corpus.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -45,24 +45,7 @@ const between = (low, high) => low + Math.floor(random() * (high - low + 1));
 
 /** A new version of existing document `number`: 1–4 chunks of fresh text, public, in pair 0. */
 function newVersion(number) {
-  const documentId = `bench-doc-${number}`;
-  return Array.from({ length: between(1, 4) }, (_, chunkIndex) => ({
-    documentId,
-    chunkIndex,
-    text: chunkText(random, vocabulary),
-    semanticIdentifier: `Bench document ${number}`,
-    title: `Bench document ${number}`,
-    source: "web",
-    documentLink: `https://example.com/doc/${number}`,
-    link: `https://example.com/doc/${number}#${chunkIndex}`,
-    imageFileId: null,
-    docUpdatedAt: new Date(Date.UTC(2025, 0, 1)),
-    ccPairIds: [0],
-    tags: [],
-    isPublic: null,
-    externalUserEmails: [],
-    externalUserGroupIds: [],
-  }));
+  return benchChunks({ random, vocabulary, documentId: `bench-doc-${number}`, number, count: between(1, 4) });
 }
 
 const cacheBytes = options["cache-mb"] === undefined ? undefined : Number(options["cache-mb"]) * 2 ** 20;

@@ -12,7 +12,7 @@ export { closeSearchIndex, openSearchIndex, type SearchIndex, type SearchIndexCa
 export { openGenerationTable } from "./open-generation-table";
 export { optimizeGenerationTable } from "./optimize-generation-table";
 export { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";
-export { replaceDocuments } from "./replace-documents";
+export { appendDocuments, replaceDocuments } from "./replace-documents";
 export {
   CHUNKS_PER_DOCUMENT,
   searchDocuments,

@@ -1,3 +1,4 @@
+import type { Table } from "apache-arrow";
 import { chunkKey, toChunkTable, type ChunkRow } from "./chunk-row";
 import type { GenerationTable } from "./generation-table";
 import { retryCommitConflict } from "./retry-commit-conflict";
@@ -49,27 +50,51 @@ export async function replaceDocuments({
   }
   const { table } = generation;
   const keptIndexes = new Map<string, number[]>();
-  let slice: ChunkRow[] = [];
-  let sliceChars = 0;
-  const upsert = async () => {
-    const data = toChunkTable(slice);
-    slice = [];
-    sliceChars = 0;
-    await retryCommitConflict(() => table.mergeInsert("chunk_id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data));
+  const kept = function* () {
+    for (const chunk of chunks) {
+      if (!ids.has(chunk.documentId)) outsideBatch(chunk);
+      let indexes = keptIndexes.get(chunk.documentId);
+      if (!indexes) keptIndexes.set(chunk.documentId, (indexes = []));
+      indexes.push(chunk.chunkIndex);
+      yield chunk;
+    }
   };
-  for (const chunk of chunks) {
-    if (!ids.has(chunk.documentId)) outsideBatch(chunk);
-    let indexes = keptIndexes.get(chunk.documentId);
-    if (!indexes) keptIndexes.set(chunk.documentId, (indexes = []));
-    indexes.push(chunk.chunkIndex);
-    slice.push(chunk);
-    sliceChars += chunk.text.length;
-    if (slice.length >= SLICE_ROWS || sliceChars >= SLICE_CHARS) await upsert();
-  }
-  if (slice.length > 0) await upsert();
+  await writeSlices(kept(), (data) => table.mergeInsert("chunk_id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data));
   const stale = staleRows(ids, keptIndexes);
   const found = await table.query().where(stale).select(["chunk_id"]).limit(1).toArray();
   if (found.length > 0) await retryCommitConflict(() => table.delete(stale));
+}
+
+/**
+ * Adds the rows of documents the table holds no rows of (the caller knows: write-index-rows.ts), in
+ * slices as replaceDocuments writes them, without its merge on chunk_id: that merge joins the batch
+ * with every row written since the last optimize (the B-tree covers only merged rows), so its cost
+ * grew with the unmerged tail (65 ms a batch of 50 documents against 13 ms for an add, at 68,000
+ * unmerged rows; bench/RESULTS.md, issue 19). Adding rows a table already holds would double them.
+ */
+export async function appendDocuments({ generation, chunks }: { generation: GenerationTable; chunks: Iterable<ChunkRow> }): Promise<void> {
+  await writeSlices(chunks, (data) => generation.table.add(data));
+}
+
+/**
+ * Writes `chunks` slice by slice (at most SLICE_ROWS rows and SLICE_CHARS characters of text), one
+ * commit each, retried on a commit conflict; the rows are read as the slices fill.
+ */
+async function writeSlices(chunks: Iterable<ChunkRow>, write: (data: Table) => Promise<unknown>): Promise<void> {
+  let slice: ChunkRow[] = [];
+  let sliceChars = 0;
+  const flush = async () => {
+    const data = toChunkTable(slice);
+    slice = [];
+    sliceChars = 0;
+    await retryCommitConflict(() => write(data));
+  };
+  for (const chunk of chunks) {
+    slice.push(chunk);
+    sliceChars += chunk.text.length;
+    if (slice.length >= SLICE_ROWS || sliceChars >= SLICE_CHARS) await flush();
+  }
+  if (slice.length > 0) await flush();
 }
 
 /**

@@ -8,7 +8,7 @@ import type { GenerationTable } from "./generation-table";
 import { openGenerationTable } from "./open-generation-table";
 import { closeSearchIndex, openSearchIndex, type SearchIndex } from "./open-search-index";
 import { optimizeGenerationTable } from "./optimize-generation-table";
-import { replaceDocuments } from "./replace-documents";
+import { appendDocuments, replaceDocuments } from "./replace-documents";
 import { searchDocuments } from "./search-documents";
 import { SearchIndexError } from "./search-index-error";
 import { chunkRow, useTempSearchIndex } from "./testing/temp-search-index";
@@ -393,6 +393,20 @@ describe("writes", () => {
     expect(await ids(generation, "theta new")).toEqual(["doc"]);
     await replaceDocuments({ generation, documentIds: ["doc"], chunks: [] });
     expect(await generation.table.countRows()).toBe(0);
+  });
+
+  it("appends new documents' rows in one commit, found at once beside the merged ones", async () => {
+    const generation = await generationWith([chunkRow("seed", "kappa merged")]);
+    const before = await generation.table.version();
+    const chunks = Array.from({ length: 30 }, (_, i) => chunkRow(`new-${i % 10}`, `kappa fresh ${i}`, { chunkIndex: Math.floor(i / 10) }));
+    await appendDocuments({ generation, chunks });
+    expect(await generation.table.version()).toBe(before + 1);
+    expect(await generation.table.countRows()).toBe(31);
+    expect(await generation.table.countRows("document_id = 'new-3'")).toBe(3);
+    expect(await ids(generation, "kappa", ALL, 20)).toHaveLength(11);
+    // A later version of one of them is a replace: it keeps exactly its own rows.
+    await replaceDocuments({ generation, documentIds: ["new-3"], chunks: [chunkRow("new-3", "kappa revised")] });
+    expect(await generation.table.countRows("document_id = 'new-3'")).toBe(1);
   });
 
   it("commits one batch of many documents once", async () => {

@@ -84,6 +84,41 @@ describe("indexDocuments", () => {
     expect(await indexRows("idx-big")).toBe(shrunk.chunkCount);
   }, 120_000);
 
+  it("appends a new document's rows once, and a retry after its transaction failed past the index write replaces them", async () => {
+    const intentOf = (documentId: string) => db.$queryRaw<{ writes: number }[]>`SELECT writes FROM index_write_intent WHERE document_id = ${documentId}`;
+    await ingestTestDocument(queue, { id: "idx-append", text: "Quarterly heron census" });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-append", version: 1 }] });
+    expect(await indexRows("idx-append")).toBe(1);
+    expect(await intentOf("idx-append")).toEqual([]);
+    expect(await search("heron")).toEqual([{ document_id: "idx-append" }]);
+
+    // The index takes the rows, then PostgreSQL refuses the commit (as a worker killed between the two
+    // leaves it): the retry must not add the same rows again beside them.
+    const words = Array.from({ length: 2_000 }, (_, i) => `egret${i % 50}`).join(" ");
+    await ingestTestDocument(queue, { id: "idx-unconfirmed", text: `wetland survey ${words}` });
+    await db.$executeRawUnsafe(`
+      CREATE FUNCTION refuse_indexed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused for the test'; END $$`);
+    await db.$executeRawUnsafe(`
+      CREATE TRIGGER refuse_indexed BEFORE UPDATE ON document FOR EACH ROW
+      WHEN (NEW.id = 'idx-unconfirmed' AND NEW.indexing_status = 'indexed') EXECUTE FUNCTION refuse_indexed()`);
+    try {
+      await expect(indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-unconfirmed", version: 1 }] })).rejects.toThrow();
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER refuse_indexed ON document`);
+      await db.$executeRawUnsafe(`DROP FUNCTION refuse_indexed`);
+    }
+    const written = await indexRows("idx-unconfirmed");
+    expect(written).toBeGreaterThan(1);
+    expect(await intentOf("idx-unconfirmed")).toEqual([{ writes: 1 }]);
+
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-unconfirmed", version: 1 }] });
+    const indexed = await db.document.findUniqueOrThrow({ where: { id: "idx-unconfirmed" } });
+    expect(indexed).toMatchObject({ indexingStatus: "indexed", chunkCount: written });
+    expect(await indexRows("idx-unconfirmed")).toBe(written);
+    expect(await intentOf("idx-unconfirmed")).toEqual([]);
+  });
+
   it("ignores a job whose document no longer exists", async () => {
     await expect(indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "gone", version: 1 }] })).resolves.toBeUndefined();
   });

@@ -8,6 +8,7 @@ import { lockDocumentPairs, recordDocumentFailed, recordDocumentsIndexed, type A
 import { markDocumentsIndexed, markDocumentsIndexing, markDocumentTryFailed, type IndexedDocument } from "./document-rows";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { writeIndexRows } from "./write-index-rows";
+import { findDocumentsWithoutIndexRows, recordIndexWriteIntents, settleIndexWriteIntents } from "./index-write-intents";
 
 /**
  * Indexes the documents of a batch of jobs in one transaction on a plain pg connection, with a fixed
@@ -87,6 +88,8 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
   const chunked = new Map<string, ChunkedDocument>();
   const toChunk = (await readIndexState(db, [...wanted.keys()])).filter((row) => needsIndexing(row, wanted));
   await chunkDocuments(db, toChunk, generationsRead, chunked);
+  // Committed before any row is written to the index: a crash after that write is seen by the next.
+  const intents = await recordIndexWriteIntents(db, [...wanted.keys()]);
 
   return withSqlTransaction(db, async (sql) => {
     // Lock order: the document rows (in id order), the generation lock, then the pair rows.
@@ -104,6 +107,13 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
       return !ready || ready.version !== row.version || !sameGenerations(generations, ready.byGeneration.map(({ generation }) => generation));
     });
     await chunkDocuments(sql, stale, generations, chunked);
+    // Read before the chunks are replaced below: the current generation's table takes the rows of the
+    // documents it holds none of by an append (index-write-intents.ts); a building one, by replace.
+    const currentId = generations.find((generation) => generation.status === "current")?.id;
+    const absent =
+      currentId === undefined
+        ? new Set<string>()
+        : await findDocumentsWithoutIndexRows(sql, { generationId: currentId, documentIds: todo.map((row) => row.id), intents });
 
     const perGeneration = generations.map((generation) => ({
       generation,
@@ -115,10 +125,13 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
     for (const { generation, documents } of perGeneration) await writeGenerationChunks(sql, generation, documents);
     // The search index before PostgreSQL commits (ARCHITECTURE.md, "Write order"): once the job's
     // transaction commits, the rows are there. A crash in between leaves the job to be retried (the
-    // replace is idempotent), and until then search hides rows of documents PostgreSQL does not call
-    // indexed. One commit per generation for the whole batch, under the document row locks, so two
-    // workers never write one document out of order.
-    for (const { generation, documents } of perGeneration) await writeIndexRows(sql, index, generation, documents);
+    // replace is idempotent; the intent recorded above turns a retried append into a replace), and
+    // until then search hides rows of documents PostgreSQL does not call indexed. One commit per
+    // generation for the batch's new documents and one for the others, under the document row locks,
+    // so two workers never write one document out of order.
+    for (const { generation, documents } of perGeneration) {
+      await writeIndexRows(sql, index, generation, documents, generation.id === currentId ? absent : undefined);
+    }
     perGeneration.length = 0;
     const chunkCounts = todo.map((row) => {
       const current = chunked.get(row.id)?.byGeneration.find(({ generation }) => generation.status === "current");
@@ -128,6 +141,7 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
     const indexed = await markDocumentsIndexed(sql, { ids: todo.map((row) => row.id), versions: todo.map((row) => row.version), chunkCounts });
 
     const todoIds = todo.map((row) => row.id);
+    await settleIndexWriteIntents(sql, todoIds, intents);
     const pairs = await lockDocumentPairs(sql, todoIds);
     // Links indexed for the first time now count in their pair's docs_indexed.
     await countLinksIndexed(sql, todoIds);

@@ -1,5 +1,5 @@
 import { Prisma, selectSql, type AnyTx } from "@svc/db";
-import { replaceDocuments, tagsFromMetadata, type ChunkRow } from "@svc/search-index";
+import { appendDocuments, replaceDocuments, tagsFromMetadata, type ChunkRow } from "@svc/search-index";
 import type { ChunkGeneration } from "../search-index/index-generations";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { searchedText } from "./build-chunks";
@@ -22,16 +22,19 @@ interface DocumentFields {
 
 /**
  * Writes these documents' chunks into the generation's table of the search index, replacing all
- * their earlier rows in one commit (a document with no chunks loses its rows). The documents'
- * fields and pair links are read here, under the caller's transaction, which holds the document
- * rows: the rows carry what PostgreSQL is about to commit. Called by indexing and by the rebuild
- * pass just before their transaction commits (ARCHITECTURE.md, "Write order").
+ * their earlier rows in one commit (a document with no chunks loses its rows); the documents in
+ * `absent`, which the caller knows the table holds no rows of (index-documents.ts), are appended
+ * in a commit of their own instead, which costs the same however many rows await a merge. The
+ * documents' fields and pair links are read here, under the caller's transaction, which holds the
+ * document rows: the rows carry what PostgreSQL is about to commit. Called by indexing and by the
+ * rebuild pass just before their transaction commits (ARCHITECTURE.md, "Write order").
  */
 export async function writeIndexRows(
   tx: AnyTx,
   index: SearchIndexTables,
   generation: ChunkGeneration,
   documents: DocumentChunks[],
+  absent: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   if (documents.length === 0) return;
   const documentIds = documents.map((document) => document.documentId);
@@ -48,7 +51,12 @@ export async function writeIndexRows(
     const table = await index.writable(generation);
     // Not merged here: an optimize compacts and re-merges the table (0.7-3.7 s a batch at 20,000 rows,
     // measured), so the worker merges on a schedule instead (optimizeSearchIndex).
-    await replaceDocuments({ generation: table, documentIds, chunks: chunkRows(documents, byId) });
+    const appended = documents.filter((document) => absent.has(document.documentId));
+    const replaced = documents.filter((document) => !absent.has(document.documentId));
+    if (appended.length > 0) await appendDocuments({ generation: table, chunks: chunkRows(appended, byId) });
+    if (replaced.length > 0) {
+      await replaceDocuments({ generation: table, documentIds: replaced.map((document) => document.documentId), chunks: chunkRows(replaced, byId) });
+    }
   } catch (error) {
     index.forget(generation.id);
     throw error;

@@ -1,5 +1,6 @@
 import type { AnyTx } from "@svc/db";
 import { deleteDocuments } from "@svc/search-index";
+import { removeIndexWriteIntents } from "../indexing/index-write-intents";
 import { readActiveGenerations } from "./index-generations";
 import type { SearchIndexTables } from "./search-index-tables";
 
@@ -23,4 +24,5 @@ export async function removeIndexRows(tx: AnyTx, index: SearchIndexTables, docum
       throw error;
     }
   }
+  await removeIndexWriteIntents(tx, documentIds);
 }
