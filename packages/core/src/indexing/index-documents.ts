@@ -8,7 +8,7 @@ import { lockDocumentPairs, recordDocumentFailed, recordDocumentsIndexed, type A
 import { markDocumentsIndexed, markDocumentsIndexing, markDocumentTryFailed, type IndexedDocument } from "./document-rows";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { writeIndexRows } from "./write-index-rows";
-import { findDocumentsWithoutIndexRows, recordIndexWriteIntents, settleIndexWriteIntents } from "./index-write-intents";
+import { findDocumentsWithoutIndexRows, recordIndexWriteIntents, settleIndexWriteIntents } from "../search-index/index-write-intents";
 
 /**
  * Indexes the documents of a batch of jobs in one transaction on a plain pg connection, with a fixed

@@ -1,6 +1,6 @@
 import type { AnyTx } from "@svc/db";
 import { deleteDocuments } from "@svc/search-index";
-import { removeIndexWriteIntents } from "../indexing/index-write-intents";
+import { removeIndexWriteIntents } from "./index-write-intents";
 import { readActiveGenerations } from "./index-generations";
 import type { SearchIndexTables } from "./search-index-tables";
 
