@@ -56,6 +56,8 @@ describe("indexDocuments", () => {
     await ingestTestDocument(queue, { id: "idx-2", text: "final text about flamingos" });
     await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-2", version: 1 }] });
     expect((await db.document.findUniqueOrThrow({ where: { id: "idx-2" } })).indexingStatus).toBe("queued");
+    // The skipped job leaves no write intent behind: it would turn the next job's append into a replace.
+    expect(await db.$queryRaw`SELECT document_id FROM index_write_intent WHERE document_id = 'idx-2'`).toEqual([]);
     await indexDocuments({ index: testSearchIndex(), db, jobs: [{ documentId: "idx-2", version: 2 }] });
     expect(await search("flamingos")).toEqual([{ document_id: "idx-2" }]);
     expect(await search("pelicans")).toEqual([]);

@@ -98,7 +98,13 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
     // Deleted, superseded by a newer version (whose own job follows), already done, or linked only to
     // paused pairs (it stays queued: resumeCcPair sends its job again).
     const todo = locked.filter((row) => needsIndexing(row, wanted) && !pausedOnly.has(row.id));
-    if (todo.length === 0) return [];
+    // Settled with this transaction: the write intents of the documents it writes (once read below),
+    // and of those it skips.
+    const settleIntents = () => settleIndexWriteIntents(sql, { written: todo.map((row) => row.id), wanted: [...wanted.keys()], intents });
+    if (todo.length === 0) {
+      await settleIntents();
+      return [];
+    }
 
     await lockIndexGenerationsShared(sql);
     const generations = await readActiveGenerations(sql);
@@ -114,6 +120,7 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
       currentId === undefined
         ? new Set<string>()
         : await findDocumentsWithoutIndexRows(sql, { generationId: currentId, documentIds: todo.map((row) => row.id), intents });
+    await settleIntents();
 
     const perGeneration = generations.map((generation) => ({
       generation,
@@ -141,7 +148,6 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
     const indexed = await markDocumentsIndexed(sql, { ids: todo.map((row) => row.id), versions: todo.map((row) => row.version), chunkCounts });
 
     const todoIds = todo.map((row) => row.id);
-    await settleIndexWriteIntents(sql, todoIds, intents);
     const pairs = await lockDocumentPairs(sql, todoIds);
     // Links indexed for the first time now count in their pair's docs_indexed.
     await countLinksIndexed(sql, todoIds);

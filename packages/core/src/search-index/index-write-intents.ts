@@ -54,19 +54,25 @@ export async function findDocumentsWithoutIndexRows(
 }
 
 /**
- * Removes the records of the documents this transaction wrote and is about to commit, each only
- * while its count is still this batch's (a batch that recorded a write since keeps it: its own
- * write may still come and fail).
+ * Removes, in the batch's transaction, the records of the documents it writes (their chunks commit
+ * with it) and of the documents it skips (superseded, already indexed, paused, gone), each only while
+ * its count is still this batch's: a batch that recorded a write since keeps it, as its own write
+ * may still come and fail. A skipped document's record goes only if this batch created it: a larger
+ * count also holds the writes of earlier batches, which may have crashed past the index write.
  */
-export async function settleIndexWriteIntents(sql: SqlClient, documentIds: string[], intents: Map<string, number>): Promise<void> {
-  const recorded = documentIds.filter((id) => intents.has(id));
-  if (recorded.length === 0) return;
+export async function settleIndexWriteIntents(
+  sql: SqlClient,
+  { written, wanted, intents }: { written: string[]; wanted: string[]; intents: Map<string, number> },
+): Promise<void> {
+  const writing = new Set(written);
+  const settled = wanted.filter((id) => intents.has(id) && (writing.has(id) || intents.get(id) === 1));
+  if (settled.length === 0) return;
   await sql.query({
     name: "svc-settle-index-write-intents",
     text: `
       DELETE FROM index_write_intent i USING unnest($1::text[], $2::int[]) AS settled(document_id, writes)
       WHERE i.document_id = settled.document_id AND i.writes = settled.writes`,
-    values: [recorded, recorded.map((id) => intents.get(id) ?? 0)],
+    values: [settled, settled.map((id) => intents.get(id) ?? 0)],
   });
 }
 
