@@ -13,7 +13,8 @@
 // asks the database, one query after another, which accepted ids are indexed: accept→indexed counts
 // from the 200 of the ingestion to the poll that saw it (the anchor's figure is the method's floor),
 // due→indexed from the moment the request was due. Indexed/s is counted between BENCH_WARMUP_SECONDS
-// and the end of the offered load. RSS of web and worker (svc) or of the anchor server, every 500 ms.
+// and the end of the offered load. RSS of web and worker (svc) or of the anchor server, every 500 ms; CPU
+// seconds per 1,000 accepted documents of each part and of the local PostgreSQL server (all its processes).
 //   pnpm build && node bench/e2e/run.mjs
 //   env: DATABASE_URL, BENCH_RATES (100,200,400,800), BENCH_RUNS (3), BENCH_SECONDS (60),
 //        BENCH_WARMUP_SECONDS (10), BENCH_DRAIN_SECONDS (30), BENCH_TARGETS (anchor,svc; add svc-web for point 4,
@@ -33,7 +34,9 @@ import {
   offerOpenLoop,
   median,
   percentile,
+  postgresCpuSeconds,
   postJson,
+  processCpuSeconds,
   processMemory,
   ProcessGroup,
   recreateDatabase,
@@ -168,12 +171,18 @@ async function measure(name, rate, run) {
     }, 500);
 
     const loadBefore = os.loadavg();
+    const cpuSeconds = () => ({
+      ...Object.fromEntries(Object.entries(target.pids).map(([part, pid]) => [part, processCpuSeconds(pid)])),
+      database: postgresCpuSeconds(),
+    });
+    const cpuBefore = cpuSeconds();
     const total = rate * seconds;
     const startedAt = await offerOpenLoop(rate, total, send);
     const endedAt = performance.now();
     await waitUntil("every request to be answered", async () => outstanding === 0, REQUEST_TIMEOUT_MS + 5_000);
     // Whatever is indexed within the drain window counts in the latencies; the rest counts as never.
     await waitUntil("the accepted documents to be indexed", async () => waiting.size === 0, drainSeconds * 1000).catch(() => undefined);
+    const cpuAfter = cpuSeconds();
     polling = false;
     await poller;
     clearInterval(memoryTimer);
@@ -190,6 +199,10 @@ async function measure(name, rate, run) {
     const acceptToIndexed = sorted(steady.filter((t) => t.accepted !== undefined).map((t) => (t.indexed ?? Infinity) - t.accepted));
     const dueToIndexed = sorted(steady.map((t) => (t.indexed ?? Infinity) - t.due));
     const acceptLatency = sorted(steady.filter((t) => t.accepted !== undefined).map((t) => t.accepted - t.due));
+    // CPU per 1,000 accepted documents, from the first request to the drain's end: what each part
+    // spends on a document, whether or not the machine was saturated.
+    const accepted = answers[200] ?? 0;
+    const cpuPerThousand = Object.fromEntries(Object.keys(cpuBefore).map((part) => [part, ((cpuAfter[part] - cpuBefore[part]) * 1000) / accepted]));
     const memory = Object.fromEntries(
       Object.entries(rss).map(([part, { samples, idle }]) => [part, { idle, median: median(samples), peak: Math.max(...samples, processMemory(target.pids[part]).peak) }]),
     );
@@ -209,6 +222,7 @@ async function measure(name, rate, run) {
       dueIndexedP50: percentile(dueToIndexed, 50),
       dueIndexedP99: percentile(dueToIndexed, 99),
       memory,
+      cpuPerThousand,
       loadBefore,
       loadAfter,
     };
@@ -222,6 +236,7 @@ async function measure(name, rate, run) {
 
 const ms = (value) => (value === undefined ? "-" : Number.isFinite(value) ? `${value.toFixed(0)} ms` : "never");
 const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+const cpu = (perThousand) => Object.entries(perThousand).map(([part, value]) => `${part} ${value.toFixed(1)}`).join(", ");
 const load = (averages) => averages.map((value) => value.toFixed(1)).join(" ");
 const keepsUp = (result) => result.indexedPerSecond >= KEEP_UP * result.rate && (result.answers[200] ?? 0) >= KEEP_UP * result.rate * seconds;
 
@@ -242,15 +257,15 @@ for (let run = 1; run <= runs; run += 1) {
             ? `indexed ${result.indexedPerSecond.toFixed(0)}/s (${keepsUp(result) ? "keeps up" : "falls behind"}), ${result.neverIndexed} not indexed ${drainSeconds} s after the load; `
             : "no worker; ") +
           `due→accepted p50 ${ms(result.acceptP50)} p99 ${ms(result.acceptP99)}; accept→indexed p50 ${ms(result.indexedP50)} p99 ${ms(result.indexedP99)}; ` +
-          `due→indexed p50 ${ms(result.dueIndexedP50)} p99 ${ms(result.dueIndexedP99)}; ${parts.join("; ")}; load ${load(result.loadBefore)} → ${load(result.loadAfter)}`,
+          `due→indexed p50 ${ms(result.dueIndexedP50)} p99 ${ms(result.dueIndexedP99)}; ${parts.join("; ")}; CPU s per 1,000 accepted: ${cpu(result.cpuPerThousand)}; load ${load(result.loadBefore)} → ${load(result.loadAfter)}`,
       );
     }
   }
 }
 
 console.log("\nmedians over runs:");
-console.log("| rate | target | indexed/s | keeps up (runs) | due→accepted p50 / p99 | accept→indexed p50 / p99 | due→indexed p50 / p99 | RSS median (peak) |");
-console.log("|---|---|---|---|---|---|---|---|");
+console.log("| rate | target | indexed/s | keeps up (runs) | due→accepted p50 / p99 | accept→indexed p50 / p99 | due→indexed p50 / p99 | RSS median (peak) | CPU s per 1,000 accepted |");
+console.log("|---|---|---|---|---|---|---|---|---|");
 const summary = {};
 for (const rate of rates) {
   for (const name of targets) {
@@ -260,9 +275,10 @@ for (const rate of rates) {
     const parts = Object.keys(mine[0].memory)
       .map((part) => `${part} ${mb(median(mine.map((r) => r.memory[part].median)))} (${mb(median(mine.map((r) => r.memory[part].peak)))})`)
       .join(", ");
+    const cpuMedians = Object.fromEntries(Object.keys(mine[0].cpuPerThousand).map((part) => [part, median(mine.map((r) => r.cpuPerThousand[part]))]));
     console.log(
       `| ${rate} | ${name} | ${med("indexedPerSecond").toFixed(0)} (${mine.map((r) => r.indexedPerSecond.toFixed(0)).join(", ")}) | ` +
-        `${mine.filter(keepsUp).length}/${mine.length} | ${ms(med("acceptP50"))} / ${ms(med("acceptP99"))} | ${ms(med("indexedP50"))} / ${ms(med("indexedP99"))} | ${ms(med("dueIndexedP50"))} / ${ms(med("dueIndexedP99"))} | ${parts} |`,
+        `${mine.filter(keepsUp).length}/${mine.length} | ${ms(med("acceptP50"))} / ${ms(med("acceptP99"))} | ${ms(med("indexedP50"))} / ${ms(med("indexedP99"))} | ${ms(med("dueIndexedP50"))} / ${ms(med("dueIndexedP99"))} | ${parts} | ${cpu(cpuMedians)} |`,
     );
   }
   if (targets.includes("svc") && targets.includes("anchor")) {

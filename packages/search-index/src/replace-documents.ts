@@ -1,4 +1,4 @@
-import type { Table } from "apache-arrow";
+import type { Table as LanceTable } from "@lancedb/lancedb";
 import { chunkKey, toChunkTable, type ChunkRow } from "./chunk-row";
 import type { GenerationTable } from "./generation-table";
 import { retryCommitConflict } from "./retry-commit-conflict";
@@ -59,7 +59,10 @@ export async function replaceDocuments({
       yield chunk;
     }
   };
-  await writeSlices(kept(), (data) => table.mergeInsert("chunk_id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data));
+  await writeSlices(kept(), async (rows) => {
+    const data = toChunkTable(rows);
+    await retryCommitConflict(() => table.mergeInsert("chunk_id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data));
+  });
   const stale = staleRows(ids, keptIndexes);
   const found = await table.query().where(stale).select(["chunk_id"]).limit(1).toArray();
   if (found.length > 0) await retryCommitConflict(() => table.delete(stale));
@@ -71,28 +74,97 @@ export async function replaceDocuments({
  * with every row written since the last optimize (the B-tree covers only merged rows), so its cost
  * grew with the unmerged tail (65 ms a batch of 50 documents against 13 ms for an add, at 68,000
  * unmerged rows; bench/RESULTS.md, issue 19). Adding rows a table already holds would double them.
+ *
+ * Appends to one table from this process are group-committed (AppendQueue): a slice that comes
+ * while another commit is in flight waits for it, then goes in one commit with every slice that
+ * waited alongside it. Resolves once this call's rows are committed.
  */
 export async function appendDocuments({ generation, chunks }: { generation: GenerationTable; chunks: Iterable<ChunkRow> }): Promise<void> {
-  await writeSlices(chunks, (data) => generation.table.add(data));
+  let queue = appendQueues.get(generation.table);
+  if (!queue) appendQueues.set(generation.table, (queue = new AppendQueue(generation.table)));
+  const appendTo = queue;
+  await writeSlices(chunks, (rows) => appendTo.append(rows));
+}
+
+/** Each open table's queue of appends (a table opened again gets a new one; the old one drains). */
+const appendQueues = new WeakMap<LanceTable, AppendQueue>();
+
+interface WaitingSlice {
+  rows: ChunkRow[];
+  chars: number;
+  committed: () => void;
+  failed: (error: unknown) => void;
 }
 
 /**
- * Writes `chunks` slice by slice (at most SLICE_ROWS rows and SLICE_CHARS characters of text), one
- * commit each, retried on a commit conflict; the rows are read as the slices fill.
+ * Group commit of one table's appends. Each commit has a fixed cost (a data file, a manifest, a
+ * version: ~15 ms of CPU against ~0.3 ms a document, bench/search/write-forms.mjs --documents), and
+ * the worker's pollers each commit their batch: under load they come together, and one commit
+ * serves them all (at most a slice's rows and characters in one); when they do not, a slice is
+ * committed at once, as before. A failed commit fails every slice in it: each caller's job is retried.
  */
-async function writeSlices(chunks: Iterable<ChunkRow>, write: (data: Table) => Promise<unknown>): Promise<void> {
+class AppendQueue {
+  private waiting: WaitingSlice[] = [];
+  private committing = false;
+
+  constructor(private readonly table: LanceTable) {}
+
+  append(rows: ChunkRow[]): Promise<void> {
+    return new Promise((committed, failed) => {
+      this.waiting.push({ rows, chars: sliceChars(rows), committed, failed });
+      if (!this.committing) void this.commitWaiting();
+    });
+  }
+
+  private async commitWaiting(): Promise<void> {
+    this.committing = true;
+    while (this.waiting.length > 0) {
+      const group = this.takeGroup();
+      try {
+        const data = toChunkTable(group.flatMap((slice) => slice.rows));
+        await retryCommitConflict(() => this.table.add(data));
+        for (const slice of group) slice.committed();
+      } catch (error) {
+        for (const slice of group) slice.failed(error);
+      }
+    }
+    this.committing = false;
+  }
+
+  /** The first waiting slice and those after it that fit in one slice's bounds with it. */
+  private takeGroup(): WaitingSlice[] {
+    let rows = 0;
+    let chars = 0;
+    let count = 0;
+    for (const slice of this.waiting) {
+      if (count > 0 && (rows + slice.rows.length > SLICE_ROWS || chars + slice.chars > SLICE_CHARS)) break;
+      rows += slice.rows.length;
+      chars += slice.chars;
+      count++;
+    }
+    return this.waiting.splice(0, count);
+  }
+}
+
+const sliceChars = (rows: ChunkRow[]) => rows.reduce((total, row) => total + row.text.length, 0);
+
+/**
+ * Writes `chunks` slice by slice (at most SLICE_ROWS rows and SLICE_CHARS characters of text), one
+ * write each; the rows are read as the slices fill.
+ */
+async function writeSlices(chunks: Iterable<ChunkRow>, write: (rows: ChunkRow[]) => Promise<unknown>): Promise<void> {
   let slice: ChunkRow[] = [];
-  let sliceChars = 0;
+  let chars = 0;
   const flush = async () => {
-    const data = toChunkTable(slice);
+    const rows = slice;
     slice = [];
-    sliceChars = 0;
-    await retryCommitConflict(() => write(data));
+    chars = 0;
+    await write(rows);
   };
   for (const chunk of chunks) {
     slice.push(chunk);
-    sliceChars += chunk.text.length;
-    if (slice.length >= SLICE_ROWS || sliceChars >= SLICE_CHARS) await flush();
+    chars += chunk.text.length;
+    if (slice.length >= SLICE_ROWS || chars >= SLICE_CHARS) await flush();
   }
   if (slice.length > 0) await flush();
 }

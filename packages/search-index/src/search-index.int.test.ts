@@ -409,6 +409,24 @@ describe("writes", () => {
     expect(await generation.table.countRows("document_id = 'new-3'")).toBe(1);
   });
 
+  it("group-commits appends that come while another is committing, and each call resolves once its rows are in", async () => {
+    const generation = await generationWith([chunkRow("seed", "lambda")]);
+    const before = await generation.table.version();
+    // Five batches at once, as the worker's pollers send them: the first commits alone, the four that
+    // came during its commit go together in the next.
+    const batches = Array.from({ length: 5 }, (_, batch) =>
+      Array.from({ length: 4 }, (_, i) => chunkRow(`group-${batch}-${i}`, `lambda batch${batch}`)),
+    );
+    const settled = await Promise.allSettled(batches.map((chunks) => appendDocuments({ generation, chunks })));
+    expect(settled.map((result) => result.status)).toEqual(Array(5).fill("fulfilled"));
+    expect(await generation.table.version()).toBe(before + 2);
+    expect(await generation.table.countRows()).toBe(1 + 20);
+    expect(await ids(generation, "batch4", ALL, 20)).toHaveLength(4);
+    // Alone again: the next append is a commit of its own, at once.
+    await appendDocuments({ generation, chunks: [chunkRow("after", "lambda later")] });
+    expect(await generation.table.version()).toBe(before + 3);
+  });
+
   it("commits one batch of many documents once", async () => {
     const generation = await generationWith([chunkRow("seed", "iota")]);
     const before = await generation.table.version();
