@@ -17,7 +17,10 @@
 // has 5 queries (60; bounds PostgreSQL's slow classes), --sections per document (8, about one chunk
 // each), --concurrency C ingestion clients (16), --batch N documents per call (1: the single call; more
 // goes through the bulk call, which builds a large corpus faster), --seed (19), --keep (keep the databases and index
-// directories), --reuse (measure a database a previous --keep run built, skipping ingestion), --no-topk.
+// directories), --reuse (measure a database a previous --keep run built, skipping ingestion), --no-topk,
+// --ingest-rate R: time the queries under steady ingestion, R documents a second (open loop) that
+// re-ingest corpus documents with new text (the corpus keeps its size), with the unmerged tail of the
+// search index (rows the worker has not merged yet) sampled every second and reported (0: a quiet index).
 // Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS (node flags of web and worker).
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -60,6 +63,7 @@ const { values: options } = parseArgs({
     keep: { type: "boolean", default: false },
     reuse: { type: "boolean", default: false },
     topk: { type: "boolean", default: true },
+    "ingest-rate": { type: "string", default: "0" },
   },
   allowNegative: true,
 });
@@ -71,6 +75,7 @@ const CONCURRENCY = Number(options.concurrency);
 const BATCH = Number(options.batch);
 const SEED = Number(options.seed);
 const SECTIONS_PER_DOCUMENT = Number(options.sections);
+const INGEST_RATE = Number(options["ingest-rate"]);
 const PAIRS = 20;
 const SOURCES = ["web", "file", "confluence", "slack"];
 const CALIBRATION_DOCUMENTS = 300;
@@ -307,6 +312,58 @@ function rankingSearch(base, key) {
   return async (query) => (await api(base, key, "POST", "/svc-api/search", { query, limit: 10 })).results;
 }
 
+/**
+ * Steady ingestion while queries are timed: INGEST_RATE documents a second, each sent when due (open
+ * loop), re-ingesting random documents of the corpus's first `corpusDocuments` with new text. Samples
+ * the search index's unmerged rows every second. `stop` waits for the answers and returns the counts.
+ */
+function startLiveIngestion({ port, key, pairIds, corpusDocuments, indexDir, db }) {
+  const random = createRandom(SEED + 7);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const answers = {};
+  const unmerged = [];
+  let outstanding = 0;
+  let stopped = false;
+  const startedAt = performance.now();
+  let sent = 0;
+  const sender = setInterval(() => {
+    const due = Math.floor(((performance.now() - startedAt) / 1000) * INGEST_RATE);
+    for (; sent < due; sent += 1) {
+      const body = makeDocument(random, Math.floor(random() * corpusDocuments), pairIds);
+      outstanding += 1;
+      void postJson({ agent, port, key, body, timeoutMs: 30_000 }).then(({ status }) => {
+        outstanding -= 1;
+        answers[status] = (answers[status] ?? 0) + 1;
+      });
+    }
+  }, 10);
+  const sampler = (async () => {
+    const { rows: [generation] } = await db.query("SELECT id FROM index_generation WHERE status = 'current'");
+    const index = await openSearchIndex({ uri: indexDir });
+    try {
+      const table = await openGenerationTable({ index, generationId: generation.id });
+      while (!stopped && table !== null) {
+        unmerged.push((await table.table.indexStats("text_idx"))?.numUnindexedRows ?? 0);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    } finally {
+      closeSearchIndex(index);
+    }
+  })();
+  return {
+    async stop() {
+      clearInterval(sender);
+      stopped = true;
+      await sampler;
+      while (outstanding > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      agent.destroy();
+      const seconds = (performance.now() - startedAt) / 1000;
+      const sorted = [...unmerged].sort((a, b) => a - b);
+      return { seconds, sent, answers, unmergedMedian: median(sorted) ?? 0, unmergedMax: sorted.at(-1) ?? 0 };
+    },
+  };
+}
+
 async function buildCorpus({ db, port, key, pairIds, target, indexDir }) {
   const random = createRandom(SEED + 1);
   await ingestRange(port, key, random, 0, CALIBRATION_DOCUMENTS, pairIds);
@@ -423,6 +480,8 @@ async function measureSize(target) {
         await restSearch(base, curatorKey)(query);
       }
     }
+    const live =
+      INGEST_RATE > 0 ? startLiveIngestion({ port, key: adminKey, pairIds, corpusDocuments: totals.documents - DOMINANT.length, indexDir, db: targetDb }) : null;
     const rounds = [];
     for (let run = 0; run < RUNS; run += 1) {
       const random = createRandom(SEED + 100 + run);
@@ -451,9 +510,11 @@ async function measureSize(target) {
       }
       rounds.push(round);
     }
+    const ingestion = await live?.stop();
+    if (ingestion) log(`  live ingestion: ${JSON.stringify(ingestion)}`);
     const webMemory = processMemory(web.pid);
     const workerNow = processMemory(worker.pid);
-    return { label, target, totals, build, ranking, rounds, topKNote: topK?.note ?? "no chunk text in PostgreSQL", webMemory, workerMemory: { rss: workerNow.rss, peak: workerMemory.peak } };
+    return { label, target, totals, build, ranking, rounds, ingestion, topKNote: topK?.note ?? "no chunk text in PostgreSQL", webMemory, workerMemory: { rss: workerNow.rss, peak: workerMemory.peak } };
   } finally {
     await targetDb.end();
     await processes.stop(worker);
@@ -469,7 +530,7 @@ async function measureSize(target) {
 }
 
 function report(result) {
-  const { label, totals, build, ranking, rounds, webMemory, workerMemory } = result;
+  const { label, totals, build, ranking, rounds, ingestion, webMemory, workerMemory } = result;
   const classNames = Object.keys(rounds[0]);
   const med = (name, caller, field) => median(rounds.map((round) => round[name][caller]?.[field]).filter((value) => value !== undefined));
   const fmt = (value) => (value === undefined || Number.isNaN(value) ? "–" : value.toFixed(1));
@@ -485,6 +546,12 @@ function report(result) {
   console.log(
     `Memory: web RSS ${mib(webMemory.rss)} MiB (peak ${mib(webMemory.peak)}), worker RSS ${mib(workerMemory.rss)} MiB (peak while indexing ${mib(workerMemory.peak)}).`,
   );
+  if (ingestion) {
+    console.log(
+      `Timed under steady ingestion: ${INGEST_RATE} documents/s offered (${ingestion.sent} in ${ingestion.seconds.toFixed(0)} s, re-ingesting corpus documents), ` +
+        `answers ${JSON.stringify(ingestion.answers)}; rows not yet merged into the search index, sampled every second: median ${ingestion.unmergedMedian}, max ${ingestion.unmergedMax}.`,
+    );
+  }
   const rank = (outcomes) => outcomes.map((o) => `${o.ok ? "first" : `NOT first (${o.first})`} for "${o.query}"`).join(", ");
   console.log(`Exact ranking (dominant documents ingested last): admin ${rank(ranking.admin)}; curator ${rank(ranking.curator)}.`);
   console.log(`PostgreSQL top-k: ${options.topk ? result.topKNote : "not timed (--no-topk)"}. Medians of ${rounds.length} rounds; n = queries a round.\n`);

@@ -214,6 +214,19 @@ describe("GET /api/metrics", () => {
     expect(sample(samples, "svc_indexing_lag_seconds_sum", ofWorker)).toBeGreaterThan(0);
     expect(sample(samples, "svc_jobs_total", { ...ofWorker, queue: "index-document", outcome: "indexed" })).toBe(ids.length + 1);
 
+    // The search index's maintenance: the worker merged the new rows, and none is left unmerged.
+    const { id: generationId } = await database.db.indexGeneration.findFirstOrThrow({ where: { status: "current" } });
+    const merged = await waitFor(
+      "the worker's merge of the new rows",
+      async () => {
+        const scraped = await scrape();
+        const left = sample(scraped, "svc_search_index_unmerged_rows", { ...ofWorker, generation_id: String(generationId) });
+        return (sample(scraped, "svc_search_index_merge_seconds_count", ofWorker) ?? 0) >= 1 && left === 0 ? scraped : undefined;
+      },
+      { ...SLOW, describe: () => workerOutput },
+    );
+    expect(sample(merged, "svc_search_index_merge_seconds_sum", ofWorker)).toBeGreaterThan(0);
+
     // Process metrics of both processes.
     expect(sample(samples, "process_resident_memory_bytes", { component: "web" })).toBeGreaterThan(0);
     expect(sample(samples, "process_resident_memory_bytes", ofWorker)).toBeGreaterThan(0);

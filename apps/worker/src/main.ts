@@ -71,7 +71,16 @@ async function main(): Promise<void> {
   // Aborted at shutdown: long batch jobs stop at once rather than hold the shutdown for their grace period.
   const stopping = new AbortController();
   const attemptSweep = startAttemptSweep({ db, window: attemptWindow, logger });
-  const maintenance = startIndexMaintenance({ db, index, optimizeSeconds: env.SVC_INDEX_OPTIMIZE_SECONDS, compactSeconds: env.SVC_INDEX_COMPACT_SECONDS, logger });
+  const maintenance = startIndexMaintenance({
+    db,
+    index,
+    optimizeSeconds: env.SVC_INDEX_OPTIMIZE_SECONDS,
+    compactSeconds: env.SVC_INDEX_COMPACT_SECONDS,
+    metrics,
+    // A merge's figures reach GET /api/metrics about a second later, like a job's.
+    onMerged: () => heartbeat.publishSoon(),
+    logger,
+  });
 
   // Each of the SVC_WORKER_CONCURRENCY pollers polls every 0.5 s (pg-boss's minimum) while the queue
   // keeps up, spread over that interval (4 pollers: one fetch every 125 ms), which bounds the wait of a
@@ -268,12 +277,16 @@ function startIndexMaintenance({
   index,
   optimizeSeconds,
   compactSeconds,
+  metrics,
+  onMerged,
   logger,
 }: {
   db: Db;
   index: SearchIndexTables;
   optimizeSeconds: number;
   compactSeconds: number;
+  metrics: WorkerMetrics;
+  onMerged: () => void;
   logger: Logger;
 }): { stop: () => Promise<void> } {
   let running: Promise<void> | null = null;
@@ -284,7 +297,10 @@ function startIndexMaintenance({
     if (force) lastFull = Date.now();
     running = optimizeSearchIndex({ db, index, force })
       .then(
-        () => undefined,
+        (generations) => {
+          metrics.recordIndexMaintenance(generations);
+          if (generations.some(({ seconds }) => seconds !== null)) onMerged();
+        },
         (error: unknown) => logger.error({ error: (error as Error).message }, "search index maintenance failed"),
       )
       .finally(() => (running = null));

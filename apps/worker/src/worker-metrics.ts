@@ -1,4 +1,4 @@
-import type { Logger, ReceivedJob } from "@svc/core";
+import type { GenerationMaintenance, Logger, ReceivedJob } from "@svc/core";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 // The worker's own metrics. It serves no HTTP: it publishes this registry (prom-client's JSON form)
@@ -9,6 +9,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 const LAG_BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
 /** A job handler's run: one indexing batch, a pair deletion, a rebuild (minutes). */
 const JOB_BUCKETS_SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];
+/** One optimize of a generation's table: its cost grows with the table (the FTS index is rewritten whole). */
+const MERGE_BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /**
  * How old the cache gauge's reading may be. LanceDB sums its caches' bytes by walking them (~20 ms of
  * CPU a reading at the worker's 32 MiB bounds, measured with --cpu-prof), and the registry is read
@@ -23,6 +25,8 @@ export interface WorkerMetrics {
   /** Logs one job's outcome (one JSON line, like a request's) and counts it. */
   recordJob(entry: { queue: string; job: ReceivedJob<unknown>; outcome: JobOutcome; seconds: number; error?: unknown; fields?: Record<string, unknown> }): void;
   observeIndexingLag(seconds: number): void;
+  /** What one run of the search index's maintenance found and did. */
+  recordIndexMaintenance(generations: GenerationMaintenance[]): void;
 }
 
 export function createWorkerMetrics(logger: Logger, { readIndexCacheBytes }: { readIndexCacheBytes: () => Promise<number> }): WorkerMetrics {
@@ -58,6 +62,18 @@ export function createWorkerMetrics(logger: Logger, { readIndexCacheBytes }: { r
     buckets: LAG_BUCKETS_SECONDS,
     registers: [registry],
   });
+  const unmerged = new Gauge({
+    name: "svc_search_index_unmerged_rows",
+    help: "Rows of a generation's search index table not yet merged into its FTS index (each search scans them), when this worker's last maintenance run ended",
+    labelNames: ["generation_id"],
+    registers: [registry],
+  });
+  const mergeSeconds = new Histogram({
+    name: "svc_search_index_merge_seconds",
+    help: "Duration of each optimize (merge, compaction, pruning) of a generation's search index table by this worker",
+    buckets: MERGE_BUCKETS_SECONDS,
+    registers: [registry],
+  });
   return {
     registry,
     recordJob: ({ queue, job, outcome, seconds, error, fields }) => {
@@ -69,5 +85,12 @@ export function createWorkerMetrics(logger: Logger, { readIndexCacheBytes }: { r
       else logger.info(line, "job done");
     },
     observeIndexingLag: (seconds) => lag.observe(Math.max(0, seconds)),
+    recordIndexMaintenance: (generations) => {
+      unmerged.reset();
+      for (const { generationId, unmergedRows, seconds } of generations) {
+        unmerged.set({ generation_id: String(generationId) }, unmergedRows);
+        if (seconds !== null) mergeSeconds.observe(seconds);
+      }
+    },
   };
 }
