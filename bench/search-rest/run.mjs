@@ -19,8 +19,9 @@
 // goes through the bulk call, which builds a large corpus faster), --seed (19), --keep (keep the databases and index
 // directories), --reuse (measure a database a previous --keep run built, skipping ingestion), --no-topk,
 // --ingest-rate R: time the queries under steady ingestion, R documents a second (open loop) that
-// re-ingest corpus documents with new text (the corpus keeps its size), with the unmerged tail of the
-// search index (rows the worker has not merged yet) sampled every second and reported (0: a quiet index).
+// re-ingest corpus documents with new text (the corpus keeps its size), from a minute before the first
+// query; the unmerged tail of the search index (rows the worker has not merged yet) is sampled every
+// second and reported (0: a quiet index).
 // Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS (node flags of web and worker).
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -76,6 +77,7 @@ const BATCH = Number(options.batch);
 const SEED = Number(options.seed);
 const SECTIONS_PER_DOCUMENT = Number(options.sections);
 const INGEST_RATE = Number(options["ingest-rate"]);
+const INGEST_SETTLE_SECONDS = 60;
 const PAIRS = 20;
 const SOURCES = ["web", "file", "confluence", "slack"];
 const CALIBRATION_DOCUMENTS = 300;
@@ -432,6 +434,9 @@ async function measureSize(target) {
       const { rows } = await targetDb.query("SELECT value FROM bench_meta WHERE key = 'pairs'");
       pairIds = JSON.parse(rows[0].value);
       log(`${label}: reusing ${database}`);
+      // What an earlier run left queued or unmerged (an --ingest-rate run stopped midway) is done first.
+      await waitForIndexed(targetDb);
+      await waitForMerged(targetDb, indexDir);
     } else {
       pairIds = [];
       for (let i = 0; i < PAIRS; i += 1) {
@@ -470,6 +475,11 @@ async function measureSize(target) {
     log(`  ranking: ${JSON.stringify(ranking)}`);
 
     const topK = options.topk ? await preparePostgresTopK(targetDb) : null;
+    // Steady ingestion starts a minute before the first query, so the worker's merges have reached
+    // their rhythm (at 1 M one merge takes tens of seconds) when the timing begins.
+    const live =
+      INGEST_RATE > 0 ? startLiveIngestion({ port, key: adminKey, pairIds, corpusDocuments: totals.documents - DOMINANT.length, indexDir, db: targetDb }) : null;
+    if (live) await new Promise((resolve) => setTimeout(resolve, INGEST_SETTLE_SECONDS * 1000));
     // An untimed round first, every class for both keys (queries of their own seed): whichever size a
     // run measured first came out ~1.5× slower at p95 in either order (fresh server processes, a cold
     // client), which made the 1 M / 100 k ratio depend on the order of --chunks.
@@ -480,8 +490,6 @@ async function measureSize(target) {
         await restSearch(base, curatorKey)(query);
       }
     }
-    const live =
-      INGEST_RATE > 0 ? startLiveIngestion({ port, key: adminKey, pairIds, corpusDocuments: totals.documents - DOMINANT.length, indexDir, db: targetDb }) : null;
     const rounds = [];
     for (let run = 0; run < RUNS; run += 1) {
       const random = createRandom(SEED + 100 + run);
