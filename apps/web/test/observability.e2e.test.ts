@@ -221,11 +221,11 @@ describe("GET /api/metrics", () => {
       async () => {
         const scraped = await scrape();
         const left = sample(scraped, "svc_search_index_unmerged_rows", { ...ofWorker, generation_id: String(generationId) });
-        return (sample(scraped, "svc_search_index_merge_seconds_count", ofWorker) ?? 0) >= 1 && left === 0 ? scraped : undefined;
+        return (sample(scraped, "svc_search_index_merge_seconds_count", { ...ofWorker, action: "merge" }) ?? 0) >= 1 && left === 0 ? scraped : undefined;
       },
       { ...SLOW, describe: () => workerOutput },
     );
-    expect(sample(merged, "svc_search_index_merge_seconds_sum", ofWorker)).toBeGreaterThan(0);
+    expect(sample(merged, "svc_search_index_merge_seconds_sum", { ...ofWorker, action: "merge" })).toBeGreaterThan(0);
 
     // Process metrics of both processes.
     expect(sample(samples, "process_resident_memory_bytes", { component: "web" })).toBeGreaterThan(0);

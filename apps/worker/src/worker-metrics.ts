@@ -9,7 +9,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 const LAG_BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
 /** A job handler's run: one indexing batch, a pair deletion, a rebuild (minutes). */
 const JOB_BUCKETS_SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];
-/** One optimize of a generation's table: its cost grows with the table (the FTS index is rewritten whole). */
+/** One merge or compaction of a generation's table: its cost grows with the table (the FTS index is rewritten whole). */
 const MERGE_BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /**
  * How old the cache gauge's reading may be. LanceDB sums its caches' bytes by walking them (~20 ms of
@@ -70,7 +70,8 @@ export function createWorkerMetrics(logger: Logger, { readIndexCacheBytes }: { r
   });
   const mergeSeconds = new Histogram({
     name: "svc_search_index_merge_seconds",
-    help: "Duration of each optimize (merge, compaction, pruning) of a generation's search index table by this worker",
+    help: "Duration of each maintenance of a generation's search index table by this worker: a merge of new rows into its indexes, or a compaction (with a merge and pruning)",
+    labelNames: ["action"],
     buckets: MERGE_BUCKETS_SECONDS,
     registers: [registry],
   });
@@ -87,9 +88,9 @@ export function createWorkerMetrics(logger: Logger, { readIndexCacheBytes }: { r
     observeIndexingLag: (seconds) => lag.observe(Math.max(0, seconds)),
     recordIndexMaintenance: (generations) => {
       unmerged.reset();
-      for (const { generationId, unmergedRows, seconds } of generations) {
+      for (const { generationId, unmergedRows, action, seconds } of generations) {
         unmerged.set({ generation_id: String(generationId) }, unmergedRows);
-        if (seconds !== null) mergeSeconds.observe(seconds);
+        if (action !== null && seconds !== null) mergeSeconds.observe({ action }, seconds);
       }
     },
   };

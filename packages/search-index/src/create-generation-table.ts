@@ -3,7 +3,7 @@ import { arrow } from "./arrow";
 import { CHUNK_SCHEMA } from "./chunk-row";
 import { describeGenerationTable, generationTableName, TEXT_SEARCH_CONFIG_KEY, type GenerationTable } from "./generation-table";
 import type { SearchIndex } from "./open-search-index";
-import { resolveTextSearchLanguage } from "./text-search-language";
+import { resolveTextSearchLanguage, type TextSearchLanguage } from "./text-search-language";
 
 /** Field metadata LanceDB sets on the columns of a table's (unenforced) primary key. */
 const PRIMARY_KEY_METADATA = "lance-schema:unenforced-primary-key";
@@ -18,10 +18,10 @@ async function hasPrimaryKey(table: Table): Promise<boolean> {
  * instead of evaluating it on every row: at a million chunks that made the prefilter 200 ms cheaper
  * (bench/RESULTS.md). It only does when every part of the clause has an index and each literal has
  * its column's type (see sqlInt32). The filters' columns (source, tags, dates) have none: every
- * index is updated by each optimize, which the worker runs every few seconds, and a filtered search
+ * index is rebuilt by each merge, which the worker runs every few seconds, and a filtered search
  * is rarer; a where-clause with a filter is evaluated on the rows (exact, ~200 ms slower at 1 M).
  */
-const SCALAR_INDEXES: [string, () => Index][] = [
+export const SCALAR_INDEXES: [string, () => Index][] = [
   ["document_id", () => Index.btree()],
   ["chunk_id", () => Index.btree()],
   ["is_public", () => Index.bitmap()],
@@ -29,6 +29,11 @@ const SCALAR_INDEXES: [string, () => Index][] = [
   ["external_user_emails", () => Index.labelList()],
   ["external_user_group_ids", () => Index.labelList()],
 ];
+
+/** The FTS index on `text`: the generation's language, and positions for phrase queries. */
+export function ftsIndex(language: TextSearchLanguage): Index {
+  return Index.fts({ ...language.ftsOptions, withPosition: true, baseTokenizer: "simple", lowercase: true, asciiFolding: true });
+}
 
 /**
  * Builds the SCALAR_INDEXES `table` lacks (a table created before one was added gets it here, on
@@ -70,11 +75,7 @@ export async function createGenerationTable({
   });
   if (!(await hasPrimaryKey(table))) await table.setUnenforcedPrimaryKey("chunk_id");
   const indexed = new Set((await table.listIndices()).flatMap((config) => config.columns));
-  if (!indexed.has("text")) {
-    await table.createIndex("text", {
-      config: Index.fts({ ...language.ftsOptions, withPosition: true, baseTokenizer: "simple", lowercase: true, asciiFolding: true }),
-    });
-  }
+  if (!indexed.has("text")) await table.createIndex("text", { config: ftsIndex(language) });
   await addMissingScalarIndexes(table);
   return describeGenerationTable(generationId, table);
 }

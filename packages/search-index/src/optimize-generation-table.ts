@@ -1,14 +1,30 @@
-import { addMissingScalarIndexes } from "./create-generation-table";
+import { addMissingScalarIndexes, ftsIndex, SCALAR_INDEXES } from "./create-generation-table";
 import type { GenerationTable } from "./generation-table";
 import { retryCommitConflict } from "./retry-commit-conflict";
+import { writeGate } from "./write-gate";
 
 /**
- * Background maintenance of a generation's table: merges rows written since the last run into the
- * FTS and B-tree indexes (until then queries scan them, which is correct but slower), compacts small
- * fragments left by many batch commits, and prunes table versions older than `pruneOlderThan` (the
- * current version is always kept). Files of writes still in flight are protected by LanceDB's own
- * 7-day rule for unverified files, so this is safe while other workers write. A table created before
- * a scalar index was added to the package gets it here first.
+ * Merges the rows written since the last merge into the generation's indexes (until then queries scan
+ * them, which is correct but slower) by building each index again over all rows, in its own commit.
+ * Unlike optimize's merge it compacts nothing, so it commits beside concurrent writes of every kind (see
+ * WriteGate) and a steady stream of updates cannot hold it off. It costs about what optimize's merge
+ * costs: LanceDB 0.39 merges by rewriting the whole index too.
+ */
+export async function mergeGenerationTable({ generation }: { generation: GenerationTable }): Promise<void> {
+  const { table, language } = generation;
+  await retryCommitConflict(() => table.createIndex("text", { config: ftsIndex(language), replace: true }));
+  for (const [column, config] of SCALAR_INDEXES) {
+    await retryCommitConflict(() => table.createIndex(column, { config: config(), replace: true }));
+  }
+}
+
+/**
+ * Full maintenance of a generation's table: compacts the small fragments left by many commits, prunes
+ * table versions older than `pruneOlderThan` (the current version is always kept) and merges the rows
+ * written since the last merge into the indexes. Files of writes still in flight are protected by
+ * LanceDB's own 7-day rule for unverified files, so this is safe while other workers write. It holds
+ * the table's WriteGate: this process's updating writes wait until it commits (appends do not). A
+ * table created before a scalar index was added to the package gets it here first.
  */
 export async function optimizeGenerationTable({
   generation,
@@ -18,8 +34,8 @@ export async function optimizeGenerationTable({
   pruneOlderThan: Date;
 }): Promise<{ fragmentsRemoved: number; versionsRemoved: number }> {
   await retryCommitConflict(() => addMissingScalarIndexes(generation.table));
-  const stats = await retryCommitConflict(() =>
-    generation.table.optimize({ cleanupOlderThan: pruneOlderThan, deleteUnverified: false }),
+  const stats = await writeGate(generation.table).alone(() =>
+    retryCommitConflict(() => generation.table.optimize({ cleanupOlderThan: pruneOlderThan, deleteUnverified: false })),
   );
   return { fragmentsRemoved: stats.compaction.fragmentsRemoved, versionsRemoved: stats.prune.oldVersionsRemoved };
 }

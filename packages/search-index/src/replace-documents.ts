@@ -4,6 +4,7 @@ import type { GenerationTable } from "./generation-table";
 import { retryCommitConflict } from "./retry-commit-conflict";
 import { SearchIndexError } from "./search-index-error";
 import { sqlIn, sqlInt32, sqlString } from "./sql-literal";
+import { writeGate } from "./write-gate";
 
 /**
  * Most rows, and most characters of searched text, one merge-insert carries. LanceDB takes a merge's
@@ -30,6 +31,8 @@ const SLICE_CHARS = 2_000_000;
  * of 50 documents at 1 M rows; bench/RESULTS.md, "bench/search/replace".) Until the last commit, a
  * document that shrank still shows its old last chunks beside its new ones.
  *
+ * Each commit waits for a compaction of the table in progress (WriteGate): it would make it fail.
+ *
  * `chunks` is read once, slice by slice: a caller that builds the rows as they are read holds only a
  * slice of them. Running the same batch again leaves the same rows, so a retried job is harmless.
  */
@@ -49,6 +52,7 @@ export async function replaceDocuments({
     return;
   }
   const { table } = generation;
+  const gate = writeGate(table);
   const keptIndexes = new Map<string, number[]>();
   const kept = function* () {
     for (const chunk of chunks) {
@@ -61,11 +65,11 @@ export async function replaceDocuments({
   };
   await writeSlices(kept(), async (rows) => {
     const data = toChunkTable(rows);
-    await retryCommitConflict(() => table.mergeInsert("chunk_id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data));
+    await gate.write(() => retryCommitConflict(() => table.mergeInsert("chunk_id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data)));
   });
   const stale = staleRows(ids, keptIndexes);
   const found = await table.query().where(stale).select(["chunk_id"]).limit(1).toArray();
-  if (found.length > 0) await retryCommitConflict(() => table.delete(stale));
+  if (found.length > 0) await gate.write(() => retryCommitConflict(() => table.delete(stale)));
 }
 
 /**

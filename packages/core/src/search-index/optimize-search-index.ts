@@ -1,29 +1,39 @@
 import type { Db } from "@svc/db";
-import { optimizeGenerationTable, type GenerationTable } from "@svc/search-index";
+import { mergeGenerationTable, optimizeGenerationTable, type GenerationTable } from "@svc/search-index";
 import { readActiveGenerations } from "./index-generations";
 import type { SearchIndexTables } from "./search-index-tables";
 
 /** LanceDB names the FTS index after its column (createGenerationTable builds it on `text`). */
 const FTS_INDEX_NAME = "text_idx";
 
+/**
+ * Small fragments (about one per commit) a table gathers before it is compacted between the forced
+ * runs. Every search reads each one: at 100,000 rows, 128 of them added ~1.5 ms to a word's top 10 and
+ * 512 ~5 ms; a compaction holds back this worker's updating writes while it runs (bench/RESULTS.md,
+ * session 15).
+ */
+const COMPACT_AT_SMALL_FRAGMENTS = 128;
+
 /** One generation's table as a maintenance run found it. */
 export interface GenerationMaintenance {
   generationId: number;
   /** Rows written since the table's last merge (queries scan them instead of reading the FTS index). */
   unmergedRows: number;
-  /** How long its optimize took, or null when it had nothing to merge (and compaction was not due). */
+  /** What the run did to the table: merged its new rows, compacted it (and merged), or nothing. */
+  action: "merge" | "compaction" | null;
+  /** How long that took, or null when it did nothing. */
   seconds: number | null;
 }
 
 /**
- * The worker's background maintenance of the search index: each active generation's table with
- * rows written since its last merge is optimized (merged into the FTS index, so those rows rank
- * exactly and match phrases; small fragments compacted; versions older than `keepVersionsMs`
- * pruned). `force` optimizes every table (compaction and pruning after deletes, which leave no
- * unmerged rows). Several workers may run it at once: LanceDB's commit conflicts are retried.
- * Returns, for each active generation whose table is there, the rows not yet merged once the run is
- * done with it (those written during its optimize) and how long that optimize took (null when there
- * was nothing to do).
+ * The worker's background maintenance of the search index. Each active generation's table with rows
+ * written since its last merge has them merged into its indexes (so they rank exactly and match
+ * phrases, and searches scan fewer unmerged rows): mergeGenerationTable, which commits beside
+ * concurrent writes. A table with COMPACT_AT_SMALL_FRAGMENTS small fragments, or every table when
+ * `force`, is optimized instead: compacted, merged, versions older than `keepVersionsMs` pruned.
+ * Several workers may run it at once: LanceDB's commit conflicts are retried. Returns, for each
+ * active generation whose table is there, the rows not yet merged once the run is done with it
+ * (those written meanwhile), what it did and how long that took.
  */
 export async function optimizeSearchIndex({
   db,
@@ -43,14 +53,19 @@ export async function optimizeSearchIndex({
     if (table === null) continue;
     try {
       const unmerged = await countUnmergedRows(table);
-      if (!force && unmerged === 0) {
-        maintained.push({ generationId: generation.id, unmergedRows: unmerged, seconds: null });
+      const action = force || (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS ? "compaction" : unmerged > 0 ? "merge" : null;
+      if (action === null) {
+        maintained.push({ generationId: generation.id, unmergedRows: unmerged, action, seconds: null });
         continue;
       }
       const started = performance.now();
-      await optimizeGenerationTable({ generation: table, pruneOlderThan: new Date(Date.now() - keepVersionsMs) });
+      if (action === "compaction") {
+        await optimizeGenerationTable({ generation: table, pruneOlderThan: new Date(Date.now() - keepVersionsMs) });
+      } else {
+        await mergeGenerationTable({ generation: table });
+      }
       const seconds = (performance.now() - started) / 1000;
-      maintained.push({ generationId: generation.id, unmergedRows: await countUnmergedRows(table), seconds });
+      maintained.push({ generationId: generation.id, unmergedRows: await countUnmergedRows(table), action, seconds });
     } catch (error) {
       index.forget(generation.id);
       throw error;
@@ -61,4 +76,8 @@ export async function optimizeSearchIndex({
 
 async function countUnmergedRows(table: GenerationTable): Promise<number> {
   return (await table.table.indexStats(FTS_INDEX_NAME))?.numUnindexedRows ?? 0;
+}
+
+async function countSmallFragments(table: GenerationTable): Promise<number> {
+  return (await table.table.stats()).fragmentStats.numSmallFragments;
 }
