@@ -17,11 +17,12 @@ async function hasPrimaryKey(table: Table): Promise<boolean> {
  * that LanceDB answers a search's access rule from its indexes (bitmaps combined with AND/OR)
  * instead of evaluating it on every row: at a million chunks that made the prefilter 200 ms cheaper
  * (bench/RESULTS.md). It only does when every part of the clause has an index and each literal has
- * its column's type (see sqlInt32). The filters' columns (source, tags, dates) have none: every
- * index is rebuilt by each merge, which the worker runs every few seconds, and a filtered search
- * is rarer; a where-clause with a filter is evaluated on the rows (exact, ~200 ms slower at 1 M).
+ * its column's type (see sqlInt32); rows written since the last compaction, which brings them up to
+ * date, are read directly. The filters' columns (source, tags, dates) have none: every index adds to
+ * each compaction's work, and a filtered search is rarer; a where-clause with a filter is evaluated
+ * on the rows (exact, ~200 ms slower at 1 M).
  */
-export const SCALAR_INDEXES: [string, () => Index][] = [
+const SCALAR_INDEXES: [string, () => Index][] = [
   ["document_id", () => Index.btree()],
   ["chunk_id", () => Index.btree()],
   ["is_public", () => Index.bitmap()],
