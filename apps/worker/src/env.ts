@@ -20,9 +20,6 @@ const WorkerEnvSchema = z.object({
   // pruning of old table versions runs every SVC_INDEX_COMPACT_SECONDS.
   SVC_INDEX_OPTIMIZE_SECONDS: z.coerce.number().positive().default(2),
   SVC_INDEX_COMPACT_SECONDS: z.coerce.number().positive().default(600),
-  // The worker's CPU niceness (0-19), above the web's 0: where both share a machine, searches are
-  // served first while the worker indexes and merges (bench/RESULTS.md, session 15).
-  SVC_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   // Bounds of LanceDB's caches in the worker (native memory, outside V8's heap): index pages and
   // table metadata (manifests, file footers). LanceDB's own (6 GiB and 1 GiB) let a writer's RSS grow
   // by what each commit and merge caches, for as long as it runs (bench/RESULTS.md, issue 17 §2).

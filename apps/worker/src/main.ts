@@ -27,7 +27,6 @@ import {
   type WorkerIdentity,
 } from "@svc/core";
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync } from "node:fs";
 import os from "node:os";
 import { createDb, isDatabaseUnavailable, type Db } from "@svc/db";
 import { WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "@svc/schema";
@@ -47,7 +46,6 @@ async function main(): Promise<void> {
     process.on(signal, () => (onStopSignal ? onStopSignal(signal) : (earlySignal ??= signal)));
   }
   const logger = createLogger({ name: "worker", level: env.LOG_LEVEL });
-  lowerCpuPriority(env.SVC_WORKER_NICE, logger);
   const index = searchIndexAt(env.SVC_INDEX_DIR, { cacheBytes: indexCacheBytes(env) });
   const metrics = createWorkerMetrics(logger, { readIndexCacheBytes: () => index.cachedBytes() });
   const attemptWindow: AttemptWindow = { quietSeconds: env.SVC_ATTEMPT_QUIET_SECONDS };
@@ -315,25 +313,6 @@ function startIndexMaintenance({
       await running;
     },
   };
-}
-
-/**
- * Sets the worker's niceness. A merge rebuilds the whole FTS index on every core, and on a machine the
- * web shares its searches then waited for CPU: at 1,000,000 chunks under 5 updates a second a word's
- * p50 went from ~200 to ~90 ms with the worker at 10. On Linux the niceness is each thread's, and
- * LanceDB starts its threads when its module loads, before this runs: so every thread of the process
- * is set (threads started later take their creator's). Raising one's own niceness needs no privilege;
- * a failure is logged, not fatal.
- */
-function lowerCpuPriority(niceness: number, logger: Logger): void {
-  try {
-    const threads = existsSync("/proc/self/task") ? readdirSync("/proc/self/task").map(Number) : [0];
-    for (const thread of threads) {
-      if (os.getPriority(thread) < niceness) os.setPriority(thread, niceness);
-    }
-  } catch (error) {
-    logger.warn({ error: (error as Error).message, niceness }, "could not lower the worker's CPU priority");
-  }
 }
 
 /** How soon metrics changed by a job reach the heartbeat row (and so GET /api/metrics). */

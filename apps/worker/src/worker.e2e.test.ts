@@ -1,6 +1,5 @@
 import { createTestPair, ingestTestDocument, useTestJobQueue, waitForIndexed } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
-import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { useWorkerProcess } from "./testing/worker-process";
 
@@ -15,24 +14,6 @@ describe("the worker process", () => {
     for (const id of ids) await ingestTestDocument(queue, { id });
     await waitForIndexed(db, ids, { timeoutMs: 20_000, describe: worker.output });
     expect(await db.documentChunk.count({ where: { documentId: { in: ids } } })).toBe(ids.length);
-
-    expect(await worker.stop()).toBe(0);
-  });
-
-  it("indexes and merges below the web's CPU priority: every thread of it has SVC_WORKER_NICE's niceness", async () => {
-    const worker = startWorker({ SVC_WORKER_NICE: "7" });
-    const ids = ["nice-doc-0", "nice-doc-1"];
-    for (const id of ids) await ingestTestDocument(queue, { id });
-    await waitForIndexed(db, ids, { timeoutMs: 20_000, describe: worker.output });
-    // Field 19 of /proc/<pid>/task/<tid>/stat, after the command name in parentheses (which may hold spaces).
-    const niceness = (stat: string) => Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-    const tasks = readdirSync(`/proc/${worker.child.pid}/task`).map((tid) => ({
-      name: readFileSync(`/proc/${worker.child.pid}/task/${tid}/comm`, "utf8").trim(),
-      niceness: niceness(readFileSync(`/proc/${worker.child.pid}/task/${tid}/stat`, "utf8")),
-    }));
-    // The threads of LanceDB (tokio, lance-cpu), which wrote and merged the index, are among them.
-    expect(tasks.filter((task) => /tokio|lance/.test(task.name)).length).toBeGreaterThan(0);
-    expect(tasks.filter((task) => task.niceness !== 7)).toEqual([]);
 
     expect(await worker.stop()).toBe(0);
   });
