@@ -111,14 +111,18 @@ export class ProcessGroup {
    * The production worker (apps/worker/dist/main.js) with `svc start`'s node flags and environment
    * (the caller's environment wins, as it does there); `env` adds or overrides variables (batch size,
    * concurrency). BENCH_WORKER_NODE_ARGS add node flags to the worker alone (to try one).
+   * SVC_WORKER_NICE lowers its CPU priority as `svc start` does, as soon as it is spawned.
    */
   startWorker(url, env = {}) {
     const { nodeFlags, env: startEnv } = childSettings.worker;
     const extraArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-    return this.start("worker", [...nodeFlags, ...extraArgs, path.join(root, "apps/worker/dist/main.js")], {
+    const worker = this.start("worker", [...nodeFlags, ...extraArgs, path.join(root, "apps/worker/dist/main.js")], {
       cwd: path.join(root, "apps/worker"),
       env: { ...startEnv, ...process.env, DATABASE_URL: url, ...env },
     });
+    const niceness = Number(process.env.SVC_WORKER_NICE ?? 0);
+    if (niceness > 0) os.setPriority(worker.pid, niceness);
+    return worker;
   }
 
   /** Stops one child on purpose (SIGTERM) and resolves once it has exited. */
