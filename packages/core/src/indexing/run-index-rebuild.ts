@@ -103,7 +103,7 @@ export async function runIndexRebuild({
       result.docsFailed += outcome.failed;
     }
   }
-  await stopOnAbort(db, generationId, signal, () => mergeGenerationTable(db, index, generationId));
+  await stopOnAbort(db, generationId, signal, () => optimizeBuiltGeneration(db, index, generationId));
   result.swapped = await stopOnAbort(db, generationId, signal, () =>
     transactionCancelledOnAbort(db, signal, (tx) => swapInGeneration(tx, boss, generationId), { timeout: 120_000 }),
   );
@@ -244,7 +244,7 @@ async function tryUnderSavepoint(tx: Tx, write: () => Promise<void>): Promise<{ 
  * every row exactly from its first query, and phrases match them (LanceDB matches phrases in merged
  * rows only). Skipped when the generation is no longer building.
  */
-async function mergeGenerationTable(db: Db, index: SearchIndexTables, generationId: number): Promise<void> {
+async function optimizeBuiltGeneration(db: Db, index: SearchIndexTables, generationId: number): Promise<void> {
   const generation = await db.indexGeneration.findUnique({ where: { id: generationId }, select: { status: true, textSearchConfig: true } });
   if (generation?.status !== "building") return;
   const table = await index.writable({ id: generationId, textSearchConfig: generation.textSearchConfig });

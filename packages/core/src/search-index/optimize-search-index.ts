@@ -27,7 +27,7 @@ export interface GenerationMaintenance {
 
 /**
  * The worker's background maintenance of the search index. Each active generation's table with rows
- * written since its last merge has them merged into its indexes (so they rank exactly and match
+ * written since its last merge has them merged into its FTS index (so they rank exactly and match
  * phrases, and searches scan fewer unmerged rows): mergeGenerationTable, which commits beside
  * concurrent writes. A table with COMPACT_AT_SMALL_FRAGMENTS small fragments, or every table when
  * `force`, is optimized instead: compacted, merged, versions older than `keepVersionsMs` pruned.
