@@ -4,6 +4,7 @@ import type { GenerationTable } from "./generation-table";
 import { retryCommitConflict } from "./retry-commit-conflict";
 import { SearchIndexError } from "./search-index-error";
 import { sqlIn, sqlInt32, sqlString } from "./sql-literal";
+import { perTable } from "./per-table";
 import { writeGate } from "./write-gate";
 
 /**
@@ -84,13 +85,12 @@ export async function replaceDocuments({
  * waited alongside it. Resolves once this call's rows are committed.
  */
 export async function appendDocuments({ generation, chunks }: { generation: GenerationTable; chunks: Iterable<ChunkRow> }): Promise<void> {
-  const queue = appendQueues.get(generation.table) ?? new AppendQueue(generation.table);
-  appendQueues.set(generation.table, queue);
+  const queue = appendQueue(generation.table);
   await writeSlices(chunks, (rows, chars) => queue.append(rows, chars));
 }
 
-/** Each open table's queue of appends (a table opened again gets a new one; the old one drains). */
-const appendQueues = new WeakMap<LanceTable, AppendQueue>();
+/** Each open table's queue of appends (the old handle's drains when a table is opened again). */
+const appendQueue = perTable((table) => new AppendQueue(table));
 
 interface WaitingSlice {
   rows: ChunkRow[];

@@ -1,4 +1,4 @@
-import type { Table } from "@lancedb/lancedb";
+import { perTable } from "./per-table";
 
 /**
  * Keeps a table's compaction and this process's updating writes (a replace's merge, a delete) apart.
@@ -42,11 +42,5 @@ export class WriteGate {
   }
 }
 
-/** Each open table's gate (a table opened again gets a new one: its writes race as another process's do). */
-const gates = new WeakMap<Table, WriteGate>();
-
-export function writeGate(table: Table): WriteGate {
-  let gate = gates.get(table);
-  if (!gate) gates.set(table, (gate = new WriteGate()));
-  return gate;
-}
+/** Each open table's gate. */
+export const writeGate = perTable(() => new WriteGate());

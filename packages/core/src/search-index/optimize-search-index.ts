@@ -53,7 +53,9 @@ export async function optimizeSearchIndex({
     if (table === null) continue;
     try {
       const unmerged = await countUnmergedRows(table);
-      const action = force || (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS ? "compaction" : unmerged > 0 ? "merge" : null;
+      // Fragments come with new rows, so an idle table is not asked for its fragment statistics.
+      const due = force || (unmerged > 0 && (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS);
+      const action = due ? "compaction" : unmerged > 0 ? "merge" : null;
       if (action === null) {
         maintained.push({ generationId: generation.id, unmergedRows: unmerged, action, seconds: null });
         continue;
