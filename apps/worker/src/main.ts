@@ -8,6 +8,7 @@ import {
   indexDocuments,
   installJobQueues,
   listLiveWorkers,
+  MergeSchedule,
   optimizeSearchIndex,
   purgeCcPair,
   purgeIndexGeneration,
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
     index,
     optimizeSeconds: env.SVC_INDEX_OPTIMIZE_SECONDS,
     compactSeconds: env.SVC_INDEX_COMPACT_SECONDS,
+    schedule: new MergeSchedule({ tailRows: env.SVC_INDEX_MERGE_ROWS, searchedWithinSeconds: 60, quietSeconds: 10 }),
     metrics,
     // A merge's figures reach GET /api/metrics about a second later, like a job's.
     onMerged: () => heartbeat.publishSoon(),
@@ -267,8 +269,8 @@ function startAttemptSweep({ db, window, logger }: { db: Db; window: AttemptWind
 
 /**
  * The search index's background maintenance: every `optimizeSeconds`, the active generations' tables
- * that have rows written since their last merge are optimized (merged into the FTS index, so they
- * rank exactly and match phrases, and every query scans fewer unmerged rows); every
+ * that have rows written since their last merge are merged into the FTS index when `schedule` says
+ * so (so they rank exactly and match phrases, and every query scans fewer unmerged rows); every
  * `compactSeconds`, all of them are compacted and their old versions pruned. One run at a time; a
  * failure is logged and the next tick tries again.
  */
@@ -277,6 +279,7 @@ function startIndexMaintenance({
   index,
   optimizeSeconds,
   compactSeconds,
+  schedule,
   metrics,
   onMerged,
   logger,
@@ -285,6 +288,7 @@ function startIndexMaintenance({
   index: SearchIndexTables;
   optimizeSeconds: number;
   compactSeconds: number;
+  schedule: MergeSchedule;
   metrics: WorkerMetrics;
   onMerged: () => void;
   logger: Logger;
@@ -295,7 +299,7 @@ function startIndexMaintenance({
     if (running) return;
     const force = Date.now() - lastFull >= compactSeconds * 1000;
     if (force) lastFull = Date.now();
-    running = optimizeSearchIndex({ db, index, force })
+    running = optimizeSearchIndex({ db, index, force, schedule })
       .then(
         (generations) => {
           metrics.recordIndexMaintenance(generations);

@@ -148,3 +148,18 @@ export async function swapGenerations(tx: Tx, generationId: number): Promise<num
 export async function markGenerationCanceled(tx: Tx, generationId: number): Promise<void> {
   await tx.indexGeneration.update({ where: { id: generationId }, data: { status: "canceled", completedAt: new Date() } });
 }
+
+/** Stamps generation `generationId` as read by a search now (note-generation-searched.ts says how often). */
+export async function stampGenerationSearched(db: AnyTx, generationId: number): Promise<void> {
+  await executeSql(db, Prisma.sql`UPDATE index_generation SET last_searched_at = now() WHERE id = ${generationId}`);
+}
+
+/** The active generations a search read in the last `seconds` (as stamped: see stampGenerationSearched). */
+export async function readRecentlySearchedGenerations(db: AnyTx, seconds: number): Promise<Set<number>> {
+  const rows = await selectSql<{ id: number }>(
+    db,
+    Prisma.sql`SELECT id FROM index_generation
+      WHERE status IN ('current', 'building') AND last_searched_at > now() - make_interval(secs => ${seconds}::float8)`,
+  );
+  return new Set(rows.map((row) => row.id));
+}

@@ -1,6 +1,7 @@
 import type { Db } from "@svc/db";
 import { mergeGenerationTable, optimizeGenerationTable, type GenerationTable } from "@svc/search-index";
-import { readActiveGenerations } from "./index-generations";
+import { readActiveGenerations, readRecentlySearchedGenerations } from "./index-generations";
+import type { MergeSchedule } from "./merge-schedule";
 import type { SearchIndexTables } from "./search-index-tables";
 
 /** LanceDB names the FTS index after its column (createGenerationTable builds it on `text`). */
@@ -28,34 +29,39 @@ export interface GenerationMaintenance {
 /**
  * The worker's background maintenance of the search index. Each active generation's table with rows
  * written since its last merge has them merged into its FTS index (so they rank exactly and match
- * phrases, and searches scan fewer unmerged rows): mergeGenerationTable, which commits beside
- * concurrent writes. A table with COMPACT_AT_SMALL_FRAGMENTS small fragments, or every table when
- * `force`, is optimized instead: compacted, merged, versions older than `keepVersionsMs` pruned.
- * Several workers may run it at once: LanceDB's commit conflicts are retried. Returns, for each
- * active generation whose table is there, the rows not yet merged once the run is done with it
- * (those written meanwhile), what it did and how long that took.
+ * phrases, and searches scan fewer unmerged rows), when `schedule` says so (every time without one):
+ * mergeGenerationTable, which commits beside concurrent writes. Such a table with
+ * COMPACT_AT_SMALL_FRAGMENTS small fragments, or every table when `force`, is optimized instead:
+ * compacted, merged, versions older than `keepVersionsMs` pruned. Several workers may run it at once:
+ * LanceDB's commit conflicts are retried. Returns, for each active generation whose table is there,
+ * the rows not yet merged once the run is done with it (those written meanwhile), what it did and how
+ * long that took.
  */
 export async function optimizeSearchIndex({
   db,
   index,
   keepVersionsMs = 10 * 60_000,
   force = false,
+  schedule,
 }: {
   db: Db;
   index: SearchIndexTables;
   keepVersionsMs?: number;
   force?: boolean;
+  schedule?: MergeSchedule;
 }): Promise<GenerationMaintenance[]> {
   const maintained: GenerationMaintenance[] = [];
   const generations = await readActiveGenerations(db);
+  const searched = schedule === undefined ? null : await readRecentlySearchedGenerations(db, schedule.options.searchedWithinSeconds);
   for (const generation of generations) {
     const table = await index.readable(generation.id);
     if (table === null) continue;
     try {
       const unmerged = await countUnmergedRows(table);
-      // Fragments come with new rows, so an idle table is not asked for its fragment statistics.
-      const due = force || (unmerged > 0 && (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS);
-      const action = due ? "compaction" : unmerged > 0 ? "merge" : null;
+      const merging = schedule === undefined ? unmerged > 0 : schedule.due(generation.id, unmerged, searched?.has(generation.id) === true);
+      // Fragments come with new rows, so a table not merged now is not asked for its fragment statistics.
+      const compacting = force || (merging && (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS);
+      const action = compacting ? "compaction" : merging ? "merge" : null;
       if (action === null) {
         maintained.push({ generationId: generation.id, unmergedRows: unmerged, action, seconds: null });
         continue;

@@ -6,6 +6,7 @@ import { findableDocumentSql, viewablePairSql } from "../auth/access-policy-sql"
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 import { searchedText } from "../indexing/build-chunks";
+import { noteGenerationSearched } from "../search-index/note-generation-searched";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 
 /** What a search answers when it runs past its time (decisions: "Limits and overload"). */
@@ -88,6 +89,7 @@ export async function searchDocuments({
     });
     if (state?.generation_id == null) return { results: [] };
     const generationId = state.generation_id;
+    noteGenerationSearched(db, generationId);
     // Admission applies the access rule anyway; leaving it out of the index's first ranking round pays
     // when the caller sees much of the index (see admitAppliesAccess). The pairs' counts estimate it.
     const seesMuch = state.docs_in_visible_pairs >= VISIBLE_SHARE_FOR_ADMISSION * state.docs_indexed;
