@@ -20,9 +20,10 @@ const WorkerEnvSchema = z.object({
   // pruning of old table versions runs every SVC_INDEX_COMPACT_SECONDS.
   SVC_INDEX_OPTIMIZE_SECONDS: z.coerce.number().positive().default(2),
   SVC_INDEX_COMPACT_SECONDS: z.coerce.number().positive().default(600),
-  // Rows waiting to be merged that a worker merges even while no search reads the table (each search
-  // scans them meanwhile, ~20 µs a row); a table searched in the last minute is merged as rows come.
-  SVC_INDEX_MERGE_ROWS: z.coerce.number().int().positive().default(5_000),
+  // Rows waiting to be merged that a worker merges even while no search reads the table, or 5 % of
+  // the table when that is more (each search scans them meanwhile, ~10-20 µs a row); a table searched
+  // in the last minute is merged as rows come (MergeSchedule).
+  SVC_INDEX_MERGE_ROWS: z.coerce.number().int().positive().default(10_000),
   // Bounds of LanceDB's caches in the worker (native memory, outside V8's heap): index pages and
   // table metadata (manifests, file footers). LanceDB's own (6 GiB and 1 GiB) let a writer's RSS grow
   // by what each commit and merge caches, for as long as it runs (bench/RESULTS.md, issue 17 §2).

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     index,
     optimizeSeconds: env.SVC_INDEX_OPTIMIZE_SECONDS,
     compactSeconds: env.SVC_INDEX_COMPACT_SECONDS,
-    schedule: new MergeSchedule({ tailRows: env.SVC_INDEX_MERGE_ROWS, searchedWithinSeconds: 60, quietSeconds: 10 }),
+    schedule: new MergeSchedule({ tailRows: env.SVC_INDEX_MERGE_ROWS, tailShare: 0.05, searchedWithinSeconds: 60, quietSeconds: 10 }),
     metrics,
     // A merge's figures reach GET /api/metrics about a second later, like a job's.
     onMerged: () => heartbeat.publishSoon(),

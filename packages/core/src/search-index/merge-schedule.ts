@@ -1,22 +1,34 @@
 /** When a worker merges new rows: see MergeSchedule. */
 export interface MergeScheduleOptions {
-  /** Rows waiting that are merged whether or not searches read the table. */
+  /** Rows waiting that are merged whether or not searches read the table, at least. */
   tailRows: number;
+  /** Above `tailRows`: the share of the table's rows that may wait while nobody searches it. */
+  tailShare: number;
   /** A table a search read within this many seconds has its rows merged as they come. */
   searchedWithinSeconds: number;
   /** A table no row was written to for this many seconds has the rest merged. */
   quietSeconds: number;
 }
 
+/** A table's rows as a maintenance run finds them. */
+export interface TableRows {
+  /** Rows written since the last merge. */
+  unmerged: number;
+  /** All its rows, merged or not. */
+  total: number;
+}
+
 /**
  * When a worker merges a table's new rows into its FTS index. A merge rebuilds the whole index
  * (LanceDB 0.39 offers JavaScript no cheaper one), so it costs what the table holds, not what it
  * merges: ~4 s of both cores at 100,000 rows here, ~70 s at 1,000,000. It is done for searches only:
- * rows not merged are found all the same, by a scan each search pays (~20 µs a row). So a table
+ * rows not merged are found all the same, by a scan each search pays (~10-20 µs a row). So a table
  * searched within `searchedWithinSeconds` is merged whenever rows wait, which keeps searches fast
- * under a steady stream of writes; one nobody searches is merged once `tailRows` wait or its writes
- * pause for `quietSeconds`. Merges back to back under a bulk load nobody searched took the CPU
- * indexing needed (bench/RESULTS.md, session 16).
+ * under a steady stream of writes. One nobody searches is merged once its writes pause for
+ * `quietSeconds`, or once the rows waiting reach `tailRows` or `tailShare` of the table, whichever
+ * is more: merges then cost each written row the same at any size of the table (a merge of n rows
+ * every `tailShare` × n rows), where back to back they took the CPU indexing needed, more so as the
+ * table grew (bench/RESULTS.md, session 16).
  */
 export class MergeSchedule {
   /** Each generation's unmerged rows as last seen, and since when they stood at that. */
@@ -24,12 +36,14 @@ export class MergeSchedule {
 
   constructor(readonly options: MergeScheduleOptions) {}
 
-  /** Whether generation `generationId`'s `unmerged` rows are merged now; `searched` within the window. */
-  due(generationId: number, unmerged: number, searched: boolean, now = Date.now()): boolean {
+  /** Whether generation `generationId`'s waiting rows are merged now; `searched` within the window. */
+  due(generationId: number, rows: TableRows, searched: boolean, now = Date.now()): boolean {
+    const { unmerged, total } = rows;
     const last = this.seen.get(generationId);
     const since = last?.unmerged === unmerged ? last.since : now;
     this.seen.set(generationId, { unmerged, since });
     if (unmerged === 0) return false;
-    return searched || unmerged >= this.options.tailRows || now - since >= this.options.quietSeconds * 1000;
+    const bound = Math.max(this.options.tailRows, this.options.tailShare * total);
+    return searched || unmerged >= bound || now - since >= this.options.quietSeconds * 1000;
   }
 }

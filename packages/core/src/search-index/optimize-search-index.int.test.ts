@@ -34,7 +34,7 @@ async function currentGeneration() {
 describe("optimizeSearchIndex on the worker's schedule", () => {
   it("lets new rows nobody searches wait, and merges them once a search reads the generation", async () => {
     // Writes that never pause and a tail bound far off: only a search can make the rows due.
-    const schedule = new MergeSchedule({ tailRows: 10_000, searchedWithinSeconds: 60, quietSeconds: 3_600 });
+    const schedule = new MergeSchedule({ tailRows: 10_000, tailShare: 0, searchedWithinSeconds: 60, quietSeconds: 3_600 });
     await ingestAndIndex("sched-1", "pelican migration routes");
     const [waiting] = await optimizeSearchIndex({ db, index: testSearchIndex(), schedule });
     expect(waiting).toMatchObject({ action: null, seconds: null });
@@ -55,7 +55,7 @@ describe("optimizeSearchIndex on the worker's schedule", () => {
 
   it("merges rows nobody searches once the tail reaches its bound", async () => {
     await db.indexGeneration.updateMany({ data: { lastSearchedAt: null } });
-    const schedule = new MergeSchedule({ tailRows: 2, searchedWithinSeconds: 60, quietSeconds: 3_600 });
+    const schedule = new MergeSchedule({ tailRows: 2, tailShare: 0, searchedWithinSeconds: 60, quietSeconds: 3_600 });
     await ingestAndIndex("sched-2", "heron nesting season");
     const [first] = await optimizeSearchIndex({ db, index: testSearchIndex(), schedule });
     expect(first).toMatchObject({ action: null, unmergedRows: 1 });

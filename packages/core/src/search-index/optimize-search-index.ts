@@ -1,7 +1,7 @@
 import type { Db } from "@svc/db";
 import { mergeGenerationTable, optimizeGenerationTable, type GenerationTable } from "@svc/search-index";
 import { readActiveGenerations, readRecentlySearchedGenerations } from "./index-generations";
-import type { MergeSchedule } from "./merge-schedule";
+import type { MergeSchedule, TableRows } from "./merge-schedule";
 import type { SearchIndexTables } from "./search-index-tables";
 
 /** LanceDB names the FTS index after its column (createGenerationTable builds it on `text`). */
@@ -57,8 +57,9 @@ export async function optimizeSearchIndex({
     const table = await index.readable(generation.id);
     if (table === null) continue;
     try {
-      const unmerged = await countUnmergedRows(table);
-      const merging = schedule === undefined ? unmerged > 0 : schedule.due(generation.id, unmerged, searched?.has(generation.id) === true);
+      const rows = await countRows(table);
+      const unmerged = rows.unmerged;
+      const merging = schedule === undefined ? unmerged > 0 : schedule.due(generation.id, rows, searched?.has(generation.id) === true);
       // Fragments come with new rows, so a table not merged now is not asked for its fragment statistics.
       const compacting = force || (merging && (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS);
       const action = compacting ? "compaction" : merging ? "merge" : null;
@@ -73,7 +74,7 @@ export async function optimizeSearchIndex({
         await mergeGenerationTable({ generation: table });
       }
       const seconds = (performance.now() - started) / 1000;
-      maintained.push({ generationId: generation.id, unmergedRows: await countUnmergedRows(table), action, seconds });
+      maintained.push({ generationId: generation.id, unmergedRows: (await countRows(table)).unmerged, action, seconds });
     } catch (error) {
       index.forget(generation.id);
       throw error;
@@ -82,8 +83,10 @@ export async function optimizeSearchIndex({
   return maintained;
 }
 
-async function countUnmergedRows(table: GenerationTable): Promise<number> {
-  return (await table.table.indexStats(FTS_INDEX_NAME))?.numUnindexedRows ?? 0;
+async function countRows(table: GenerationTable): Promise<TableRows> {
+  const stats = await table.table.indexStats(FTS_INDEX_NAME);
+  const unmerged = stats?.numUnindexedRows ?? 0;
+  return { unmerged, total: (stats?.numIndexedRows ?? 0) + unmerged };
 }
 
 async function countSmallFragments(table: GenerationTable): Promise<number> {
