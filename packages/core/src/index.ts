@@ -69,7 +69,7 @@ export { summarizeIndexRebuild } from "./indexing/summarize-index-rebuild";
 export { purgeIndexGeneration } from "./indexing/purge-index-generation";
 export { closeSearchIndexAt, searchIndexAt, type SearchIndexTables } from "./search-index/search-index-tables";
 export { ensureSearchIndex } from "./indexing/ensure-search-index";
-export { MergeSchedule, type MergeScheduleOptions } from "./search-index/merge-schedule";
+export { MergeSchedule } from "./search-index/merge-schedule";
 export { optimizeSearchIndex, type GenerationMaintenance } from "./search-index/optimize-search-index";
 export { getIndexingHealth } from "./health/get-indexing-health";
 export { checkReadiness } from "./health/check-readiness";
