@@ -154,12 +154,14 @@ export async function stampGenerationSearched(db: AnyTx, generationId: number): 
   await executeSql(db, Prisma.sql`UPDATE index_generation SET last_searched_at = now() WHERE id = ${generationId}`);
 }
 
-/** The active generations a search read in the last `seconds` (as stamped: see stampGenerationSearched). */
-export async function readRecentlySearchedGenerations(db: AnyTx, seconds: number): Promise<Set<number>> {
-  const rows = await selectSql<{ id: number }>(
+/**
+ * The active generations as maintenance reads them: each with whether a search read it in the last
+ * `searchedWithinSeconds` (as stamped: see stampGenerationSearched), in one statement.
+ */
+export async function readMaintainedGenerations(db: AnyTx, searchedWithinSeconds: number): Promise<{ id: number; searched: boolean }[]> {
+  return selectSql<{ id: number; searched: boolean }>(
     db,
-    Prisma.sql`SELECT id FROM index_generation
-      WHERE status IN ('current', 'building') AND last_searched_at > now() - make_interval(secs => ${seconds}::float8)`,
+    Prisma.sql`SELECT id, COALESCE(last_searched_at > now() - make_interval(secs => ${searchedWithinSeconds}::float8), false) AS searched
+      FROM index_generation WHERE status IN ('current', 'building') ORDER BY id`,
   );
-  return new Set(rows.map((row) => row.id));
 }

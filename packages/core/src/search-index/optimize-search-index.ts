@@ -1,6 +1,6 @@
 import type { Db } from "@svc/db";
 import { mergeGenerationTable, optimizeGenerationTable, type GenerationTable } from "@svc/search-index";
-import { readActiveGenerations, readRecentlySearchedGenerations } from "./index-generations";
+import { readMaintainedGenerations } from "./index-generations";
 import type { MergeSchedule, TableRows } from "./merge-schedule";
 import type { SearchIndexTables } from "./search-index-tables";
 
@@ -51,15 +51,14 @@ export async function optimizeSearchIndex({
   schedule?: MergeSchedule;
 }): Promise<GenerationMaintenance[]> {
   const maintained: GenerationMaintenance[] = [];
-  const generations = await readActiveGenerations(db);
-  const searched = schedule === undefined ? null : await readRecentlySearchedGenerations(db, schedule.options.searchedWithinSeconds);
+  const generations = await readMaintainedGenerations(db, schedule?.options.searchedWithinSeconds ?? 0);
   for (const generation of generations) {
     const table = await index.readable(generation.id);
     if (table === null) continue;
     try {
       const rows = await countRows(table);
       const unmerged = rows.unmerged;
-      const merging = schedule === undefined ? unmerged > 0 : schedule.due(generation.id, rows, searched?.has(generation.id) === true);
+      const merging = schedule === undefined ? unmerged > 0 : schedule.due(generation.id, rows, generation.searched);
       // Fragments come with new rows, so a table not merged now is not asked for its fragment statistics.
       const compacting = force || (merging && (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS);
       const action = compacting ? "compaction" : merging ? "merge" : null;
