@@ -84,10 +84,10 @@ async function main(): Promise<void> {
     logger,
   });
 
-  // Each of the SVC_WORKER_CONCURRENCY pollers polls every 0.5 s (pg-boss's minimum) while the queue
-  // keeps up, spread over that interval (4 pollers: one fetch every 125 ms), which bounds the wait of a
-  // new job; a fetch that comes back full fetches again at once (burstWhenBatchFull), so a backlog is
-  // worked through without a pause between batches.
+  // The SVC_WORKER_CONCURRENCY pollers take turns over pg-boss's shortest interval, 0.5 s (4 pollers:
+  // an idle one fetches every 125 ms), which bounds the wait of a new job; a fetch that comes back full
+  // fetches again at once (burstWhenBatchFull), so a backlog is worked through without a pause between
+  // batches.
   await workJobs(
     boss,
     indexDocumentJob,
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
       localConcurrency: env.SVC_WORKER_CONCURRENCY,
       pollingIntervalSeconds: 0.5,
       burstWhenBatchFull: true,
-      staggerPollers: true,
+      pollInTurn: true,
     },
     async (jobs) => {
       const started = performance.now();

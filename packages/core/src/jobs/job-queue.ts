@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { setTimeout } from "node:timers/promises";
 import { fromPrisma, PgBoss, type Db as IDatabase, type Job } from "pg-boss";
 import { isDatabaseUnavailable, type SqlClient, type Tx } from "@svc/db";
 import { DEAD_LETTER_QUEUE, JOB_CATALOG, type JobDefinition } from "./catalog";
+import { PollRotation } from "./poll-rotation";
 
 export type { PgBoss };
 
@@ -116,33 +116,36 @@ export interface WorkOptions {
   localConcurrency?: number;
   burstWhenBatchFull?: boolean;
   /**
-   * Start the `localConcurrency` pollers spread over one polling interval instead of together. pg-boss
-   * starts them at once, so they fetch in step: a job inserted just after a fetch waits a whole
-   * interval (0.5 s at least) for the next. Spread out, one of them fetches every interval ÷ N, and each
-   * keeps its place while its batches take less than the interval.
+   * Run the `localConcurrency` pollers in turn (PollRotation): one of them fetches every interval ÷ N
+   * instead of all of them together once an interval, so a new job waits about interval ÷ N (0.5 s at
+   * least in pg-boss) for a fetch. Each poller's own timer is then a backstop N intervals long.
    */
-  staggerPollers?: boolean;
+  pollInTurn?: boolean;
 }
 
 /** Registers a handler; payloads are validated on receipt (a bad payload fails the job). */
 export async function workJobs<Payload>(
   boss: PgBoss,
   job: JobDefinition<Payload>,
-  { staggerPollers = false, ...options }: WorkOptions,
+  { pollInTurn = false, ...options }: WorkOptions,
   handler: (payloads: ReceivedJob<Payload>[]) => Promise<void>,
 ): Promise<void> {
-  const work = (workOptions: Omit<WorkOptions, "staggerPollers">) =>
-    boss.work<object>(job.name, workOptions, async (jobs: Job<object>[]) => {
-      await handler(jobs.map((received) => ({ id: received.id, retryCount: received.retryCount, payload: job.payload.parse(received.data), signal: received.signal })));
-    });
+  const handle = async (jobs: Job<object>[]) => {
+    await handler(jobs.map((received) => ({ id: received.id, retryCount: received.retryCount, payload: job.payload.parse(received.data), signal: received.signal })));
+  };
   const pollers = options.localConcurrency ?? 1;
-  if (!staggerPollers || pollers === 1) {
-    await work(options);
+  if (!pollInTurn || pollers === 1) {
+    await boss.work<object>(job.name, options, handle);
     return;
   }
-  const spacingMs = ((options.pollingIntervalSeconds ?? 2) * 1000) / pollers;
-  for (let poller = 0; poller < pollers; poller += 1) {
-    if (poller > 0) await setTimeout(spacingMs);
-    await work({ ...options, localConcurrency: 1 });
+  const intervalMs = (options.pollingIntervalSeconds ?? 2) * 1000;
+  const rotation = new PollRotation((pollerId) => boss.notifyWorker(pollerId));
+  const backstop = { ...options, localConcurrency: 1, pollingIntervalSeconds: (intervalMs * pollers) / 1000 };
+  for (let started = 0; started < pollers; started += 1) {
+    const poller = rotation.add();
+    poller.id = await boss.work<object>(job.name, backstop, (jobs) => rotation.handling(poller, () => handle(jobs)));
   }
+  const ticker = setInterval(() => rotation.tick(), intervalMs / pollers);
+  ticker.unref();
+  boss.once("stopped", () => clearInterval(ticker));
 }
