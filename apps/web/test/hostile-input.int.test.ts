@@ -29,6 +29,14 @@ async function expect422(response: Response): Promise<Array<{ type: string; loc:
   return body.detail;
 }
 
+/** `body` as JSON, posted with its title's "XX" replaced by raw `bytes` (text JSON.stringify cannot write). */
+function postBytes(path: string, body: unknown, bytes: number[], { byteOrderMark = false } = {}): Promise<Response> {
+  const json = new TextEncoder().encode(JSON.stringify(body));
+  const at = json.indexOf(0x58);
+  const sent = Uint8Array.from([...(byteOrderMark ? [0xef, 0xbb, 0xbf] : []), ...json.subarray(0, at), ...bytes, ...json.subarray(at + 2)]);
+  return app.request("POST", path, { body: sent, headers: { "content-type": "application/json" } });
+}
+
 /** A raw JSON text posted to the ingestion route (for bodies JSON.stringify cannot write). */
 function postText(text: string): Promise<Response> {
   return app.request("POST", INGESTION, { body: text, headers: { "content-type": "application/json" } });
@@ -102,6 +110,18 @@ describe("REST: refused, with the contract's 422", () => {
       expect(await expect422(await postText(text))).toEqual([
         { type: "value_error", loc: ["body"], msg: "Value error, JSON nested too deeply", input: null },
       ]);
+    }
+  });
+
+  it("answers a body that is not UTF-8 with the original's 400", async () => {
+    // Latin-1 "é", a stray continuation byte, an encoded surrogate, an overlong "/", a cut-off sequence,
+    // each inside a string (only the bytes' encoding is wrong).
+    for (const bytes of [[0xe9, 0x20], [0x80, 0x20], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xe2, 0x82]]) {
+      for (const path of [INGESTION, `${INGESTION}/batch`]) {
+        const response = await postBytes(path, ingestionBody({ id: "sentinel-1", title: "bytes XX" }), bytes);
+        expect(response.status, `${path} ${bytes.join(",")}`).toBe(400);
+        expect(await response.json()).toEqual({ detail: "There was an error parsing the body" });
+      }
     }
   });
 
@@ -210,6 +230,13 @@ describe("REST: validation parity with the original", () => {
 
   it("stores the nothing-changed check of the refused requests above", async () => {
     expect(await storedState()).toEqual(before);
+  });
+
+  it("takes a UTF-8 body that starts with a byte-order mark, as the original does", async () => {
+    const response = await postBytes(INGESTION, ingestionBody({ id: "bom-accepted", title: "bytes XX" }), [0xc3, 0xa9], { byteOrderMark: true });
+    expect(response.status).toBe(200);
+    const [stored] = await app.db.$queryRaw<Array<{ title: string }>>`SELECT title FROM document WHERE id = 'bom-accepted'`;
+    expect(stored?.title).toBe("bytes é");
   });
 
   it("accepts repeated external_access entries and metadata of any JSON type, stored as decisions.md says", async () => {

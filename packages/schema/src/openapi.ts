@@ -271,8 +271,16 @@ function operationOf(operationId: string, entry: RestEndpoint): JsonObject {
     security: entry.auth === "public" ? [] : BEARER,
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(entry.body ? { requestBody: requestBodyOf(entry.body) } : {}),
-    responses: Object.fromEntries(Object.entries(entry.responses).map(([status, response]) => [status, responseOf(response)])),
+    responses: Object.fromEntries(Object.entries(responsesOf(entry)).map(([status, response]) => [status, responseOf(response)])),
   };
+}
+
+/** What the transport answers besides the entry's own: a JSON body that is not UTF-8 is a 400. */
+function responsesOf(entry: RestEndpoint): RestEndpoint["responses"] {
+  if (entry.body?.type !== "json") return entry.responses;
+  const own = entry.responses[400];
+  const description = own ? `${own.description}; or the body is not UTF-8` : "The body is not UTF-8";
+  return { ...entry.responses, 400: { schema: ErrorDetailSchema, ...own, description } };
 }
 
 /** The document's paths: every documented entry of the REST contract. */

@@ -7,6 +7,8 @@ import { HttpError } from "./error-response";
 /**
  * Reads a JSON body of at most `limitBytes`, strips NUL characters, and validates it. With
  * `emptyBody`, a request without a body counts as that value (for endpoints whose body is optional).
+ * A body that is not UTF-8 is a 400, as in the original service (its parser refuses the bytes before
+ * any JSON is read): decoding it with replacement characters would store text the client never sent.
  */
 export async function readJsonBody<Schema extends z.ZodType>(
   request: Request,
@@ -14,11 +16,22 @@ export async function readJsonBody<Schema extends z.ZodType>(
   limitBytes: number,
   { emptyBody }: { emptyBody?: unknown } = {},
 ): Promise<z.output<Schema>> {
-  const text = new TextDecoder().decode(await readBodyBytes(request, limitBytes));
+  const text = decodeUtf8(await readBodyBytes(request, limitBytes));
   if (text === "" && emptyBody !== undefined) return validateOrThrow(schema, emptyBody, "body");
   const parsed = parseJsonBody(text);
   if (!parsed.ok) throw new AppError("VALIDATION_FAILED", "Malformed request body", parsed.body);
   return validateOrThrow(schema, stripNulCharacters(parsed.value), "body");
+}
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** UTF-8 text of a body (a leading byte-order mark is dropped), or the original's 400 for other bytes. */
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new HttpError(400, "There was an error parsing the body");
+  }
 }
 
 /** Validates path parameters the way FastAPI does: a fault is a 422 item at `["path", <name>]`. */
