@@ -21,7 +21,10 @@
 // --ingest-rate R: time the queries under steady ingestion, R documents a second (open loop) that
 // re-ingest corpus documents with new text (the corpus keeps its size), from a minute before the first
 // query; the unmerged tail of the search index (rows the worker has not merged yet) is sampled every
-// second and reported (0: a quiet index).
+// second and reported (0: a quiet index). --rebuilds N: before the queries, rebuild the search index N
+// times through `POST /manage/admin/search-index/rebuild` (a new generation filled from PostgreSQL,
+// merged, swapped in) and report how long each took, from the request until the new generation is
+// current (0).
 // Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS (node flags of web and worker).
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -65,6 +68,7 @@ const { values: options } = parseArgs({
     reuse: { type: "boolean", default: false },
     topk: { type: "boolean", default: true },
     "ingest-rate": { type: "string", default: "0" },
+    rebuilds: { type: "string", default: "0" },
   },
   allowNegative: true,
 });
@@ -77,6 +81,7 @@ const BATCH = Number(options.batch);
 const SEED = Number(options.seed);
 const SECTIONS_PER_DOCUMENT = Number(options.sections);
 const INGEST_RATE = Number(options["ingest-rate"]);
+const REBUILDS = Number(options.rebuilds);
 const INGEST_SETTLE_SECONDS = 60;
 const SETTLE_SEARCH_PAUSE_MS = 5_000;
 const PAIRS = 20;
@@ -201,6 +206,28 @@ async function waitForMerged(db, indexDir) {
     return (performance.now() - started) / 1000;
   } finally {
     closeSearchIndex(index);
+  }
+}
+
+/**
+ * Rebuilds the search index through REST and waits until the new generation is current: seconds
+ * from the request until then, and from the job's start (a rebuild refused or canceled throws).
+ */
+async function timeRebuild(base, key) {
+  const requested = performance.now();
+  const { rebuild } = await api(base, key, "POST", "/manage/admin/search-index/rebuild", {});
+  const deadline = Date.now() + INDEX_DEADLINE_MS;
+  for (;;) {
+    const status = await api(base, key, "GET", "/manage/admin/search-index/rebuild");
+    const done = status.last_rebuild?.generation_id === rebuild.generation_id ? status.last_rebuild : null;
+    if (done) {
+      if (done.status !== "current" || done.docs_failed > 0) throw new Error(`rebuild ended ${JSON.stringify(done)}`);
+      const seconds = (performance.now() - requested) / 1000;
+      const ranSeconds = (Date.parse(done.completed_at) - Date.parse(done.started_at)) / 1000;
+      return { seconds, ranSeconds, documents: done.docs_done };
+    }
+    if (Date.now() > deadline) throw new Error("rebuild still running after the deadline");
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
@@ -463,6 +490,11 @@ async function measureSize(target) {
       await waitForIndexed(targetDb);
       await waitForMerged(targetDb, indexDir);
     }
+    const rebuilds = [];
+    for (let i = 0; i < REBUILDS; i += 1) {
+      rebuilds.push(await timeRebuild(base, adminKey));
+      log(`  rebuild ${i + 1}: ${JSON.stringify(rebuilds.at(-1))} (load ${load()})`);
+    }
     const workerMemory = processMemory(worker.pid);
     // A curator scoped to one private pair: public pairs' documents plus that pair's.
     const curatorKey = runSvc(url, ["keys", "create", "--name", "bench-curator", "--role", "curator", "--scope", String(pairIds.at(-1))]);
@@ -528,7 +560,7 @@ async function measureSize(target) {
     if (ingestion) log(`  live ingestion: ${JSON.stringify(ingestion)}`);
     const webMemory = processMemory(web.pid);
     const workerNow = processMemory(worker.pid);
-    return { label, target, totals, build, ranking, rounds, ingestion, topKNote: topK?.note ?? "no chunk text in PostgreSQL", webMemory, workerMemory: { rss: workerNow.rss, peak: workerMemory.peak } };
+    return { label, target, totals, build, rebuilds, ranking, rounds, ingestion, topKNote: topK?.note ?? "no chunk text in PostgreSQL", webMemory, workerMemory: { rss: workerNow.rss, peak: workerMemory.peak } };
   } finally {
     await targetDb.end();
     await processes.stop(worker);
@@ -544,7 +576,7 @@ async function measureSize(target) {
 }
 
 function report(result) {
-  const { label, totals, build, ranking, rounds, ingestion, webMemory, workerMemory } = result;
+  const { label, totals, build, rebuilds, ranking, rounds, ingestion, webMemory, workerMemory } = result;
   const classNames = Object.keys(rounds[0]);
   const med = (name, caller, field) => median(rounds.map((round) => round[name][caller]?.[field]).filter((value) => value !== undefined));
   const fmt = (value) => (value === undefined || Number.isNaN(value) ? "–" : value.toFixed(1));
@@ -555,6 +587,14 @@ function report(result) {
         `${build.indexSeconds.toFixed(0)} s after the first request: ${build.docsPerSecond.toFixed(0)} documents/s, ` +
         `${build.chunksPerSecond.toFixed(0)} chunks/s (429s retried: ${build.refused}; load ${build.load})` +
         (build.mergedSeconds === null ? "." : `; every row merged into the search index ${build.mergedSeconds.toFixed(0)} s after the first request.`),
+    );
+  }
+  if (rebuilds.length > 0) {
+    const seconds = median(rebuilds.map((rebuild) => rebuild.seconds));
+    console.log(
+      `Rebuild through REST (${rebuilds.length}; request until the new generation is current): ${rebuilds.map((rebuild) => rebuild.seconds.toFixed(1)).join(", ")} s, ` +
+        `median ${seconds.toFixed(1)} s: ${(totals.chunks / seconds).toFixed(0)} chunks/s, ${(totals.documents / seconds).toFixed(0)} documents/s ` +
+        `(the job itself: ${rebuilds.map((rebuild) => rebuild.ranSeconds.toFixed(1)).join(", ")} s).`,
     );
   }
   console.log(
