@@ -156,6 +156,11 @@ export async function transactionCancelledOnAbort<T>(
   }, options);
 }
 
+/** The pg pool of a client createDb() made; undefined for one of its transactions (or another client). */
+export function ownPoolOf(db: DbOrTx): pg.Pool | undefined {
+  return pools.get(db as Db);
+}
+
 function poolOf(db: Db): pg.Pool {
   const pool = pools.get(db);
   if (!pool) throw new Error("this Prisma client was not made by createDb()");

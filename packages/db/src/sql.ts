@@ -8,18 +8,20 @@
  *    Prisma client or transaction or a plain pg connection, so one statement serves both kinds of
  *    transaction. A function that only ever holds a Prisma client may run the same template with
  *    Prisma's tagged `db.$queryRaw` / `db.$executeRaw` (the same idiom: values are parameters); the
- *    `…Unsafe` forms are for test support only. Fragments that name a table alias take that alias as
- *    an argument (`sqlAlias`).
+ *    `…Unsafe` forms are for test support only (and for queryStatement below, whose text is a
+ *    constant). Fragments that name a table alias take that alias as an argument (`sqlAlias`).
  * 3. **Named (prepared) pg statements** (`{ name, text, values }`) only on hot paths (ingestion's
  *    batch write, indexing), inside `withSqlTransaction` or through `queryStatement`: a Prisma
  *    interactive transaction costs ~1 ms of client work per call there, several times the SQL
- *    (bench/RESULTS.md), and a named statement is planned once per connection.
+ *    (bench/RESULTS.md), and a named statement is planned once per connection. `queryStatement` also
+ *    runs one inside a Prisma transaction (unprepared), so a statement a hot path shares with a
+ *    Prisma transaction (the index write intents, used by indexing and the rebuild pass) is written once.
  *
  * Each table has one core module that writes it (ARCHITECTURE.md, "The SQL layer", names them): add
  * a write next to its siblings there rather than inline in a caller.
  */
 import { Prisma } from "./generated/prisma/client";
-import { querySql, type Db, type DbOrTx, type SqlClient } from "./client";
+import { ownPoolOf, type DbOrTx, type SqlClient } from "./client";
 
 /** A transaction of either kind: Prisma's (or the client itself, outside one) or a plain pg connection. */
 export type AnyTx = DbOrTx | SqlClient;
@@ -43,10 +45,16 @@ export async function selectSql<Row>(tx: AnyTx, statement: Prisma.Sql): Promise<
   return (await tx.query(statement.text, statement.values)).rows as Row[];
 }
 
-/** Runs a named statement on a connection in a transaction, or on the client's pool outside one. */
-export async function queryStatement<Row extends object>(on: Db | SqlClient, statement: NamedStatement): Promise<Row[]> {
-  if (isPrisma(on)) return querySql<Row>(on, statement);
-  return (await on.query<Row>(statement)).rows;
+/**
+ * Runs a named statement on a connection in a transaction, or on the client's pool outside one. In a
+ * Prisma transaction (which keeps its connection to itself) it runs the same text and parameters,
+ * unprepared: a statement both kinds of transaction share is written once.
+ */
+export async function queryStatement<Row extends object>(on: AnyTx, statement: NamedStatement): Promise<Row[]> {
+  if (!isPrisma(on)) return (await on.query<Row>(statement)).rows;
+  const pool = ownPoolOf(on);
+  if (pool) return (await pool.query<Row>(statement)).rows;
+  return on.$queryRawUnsafe<Row[]>(statement.text, ...statement.values);
 }
 
 /** A table alias for a fragment; only plain identifiers, so no caller can pass SQL through one. */

@@ -113,13 +113,12 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
       return !ready || ready.version !== row.version || !sameGenerations(generations, ready.byGeneration.map(({ generation }) => generation));
     });
     await chunkDocuments(sql, stale, generations, chunked);
-    // Read before the chunks are replaced below: the current generation's table takes the rows of the
-    // documents it holds none of by an append (index-write-intents.ts); a building one, by replace.
-    const currentId = generations.find((generation) => generation.status === "current")?.id;
-    const absent =
-      currentId === undefined
-        ? new Set<string>()
-        : await findDocumentsWithoutIndexRows(sql, { generationId: currentId, documentIds: todo.map((row) => row.id), intents });
+    // Read before the chunks are replaced below: each generation's table takes the rows of the
+    // documents it holds none of by an append (index-write-intents.ts).
+    const absent = new Map<number, Set<string>>();
+    for (const generation of generations) {
+      absent.set(generation.id, await findDocumentsWithoutIndexRows(sql, { generationId: generation.id, documentIds: todo.map((row) => row.id), intents }));
+    }
     await settleIntents();
 
     const perGeneration = generations.map((generation) => ({
@@ -137,7 +136,7 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
     // generation for the batch's new documents and one for the others, under the document row locks,
     // so two workers never write one document out of order.
     for (const { generation, documents } of perGeneration) {
-      await writeIndexRows(sql, index, generation, documents, generation.id === currentId ? absent : undefined);
+      await writeIndexRows(sql, index, generation, documents, absent.get(generation.id));
     }
     perGeneration.length = 0;
     const chunkCounts = todo.map((row) => {

@@ -41,6 +41,13 @@ async function chunksByGeneration(documentId: string): Promise<Record<number, nu
   return Object.fromEntries(rows.map((row) => [row.generationId, row._count]));
 }
 
+/** How many rows a generation's index table holds for the document. */
+async function indexRows(generationId: number, documentId: string): Promise<number> {
+  const generation = await testSearchIndex().readable(generationId);
+  if (generation === null) throw new Error(`no index table for generation ${generationId}`);
+  return generation.table.countRows(`document_id = '${documentId}'`);
+}
+
 async function currentGenerationId(): Promise<number> {
   return (await getIndexRebuildStatus({ db })).current.generationId;
 }
@@ -349,9 +356,48 @@ describe("index rebuilds", () => {
     expect((status.lastRebuild?.docsDone ?? 0) + (status.lastRebuild?.docsFailed ?? 0)).toBe(started.rebuild?.docsTotal);
 
     await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: started.current.generationId });
-    for (const id of ids) expect(await chunksByGeneration(id)).toEqual({ [generationId]: 1 });
+    for (const id of ids) {
+      expect(await chunksByGeneration(id)).toEqual({ [generationId]: 1 });
+      expect(await indexRows(generationId, id)).toBe(1);
+    }
     expect(await search("edition3")).toEqual(ids);
     expect(await search("edition0 | edition1 | edition2")).toEqual([]);
+  });
+
+  it("writes a batch again without doubling its rows when its transaction failed after the index write", async () => {
+    const ccPairId = await createTestPair(db);
+    const ids = ["unconfirmed-1", "unconfirmed-2"];
+    await ingestAndIndexTestDocuments(queue, ids.map((id) => ({ id, text: `${LONG_TEXT} ${id}`, ccPairId })));
+    const started = await startIndexRebuild({ db, boss, principal: OPERATOR_PRINCIPAL, chunkTokenLimit: 128 });
+    const generationId = started.rebuild?.generationId ?? 0;
+    const intents = () => db.$queryRaw<{ document_id: string; writes: number }[]>`
+      SELECT document_id, writes FROM index_write_intent WHERE document_id = ANY(${ids}::text[]) ORDER BY document_id`;
+
+    // Every batch's index write goes through, then PostgreSQL refuses to count it (as a worker killed
+    // between the two commits leaves it): the rows are in the table, the transaction is not.
+    await db.$executeRawUnsafe(`
+      CREATE FUNCTION refuse_rebuild_count() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused for the test'; END $$`);
+    await db.$executeRawUnsafe(`
+      CREATE TRIGGER refuse_rebuild_count BEFORE UPDATE ON index_generation FOR EACH ROW
+      WHEN (NEW.docs_done > OLD.docs_done) EXECUTE FUNCTION refuse_rebuild_count()`);
+    try {
+      await expect(runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 500 })).rejects.toThrow();
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER refuse_rebuild_count ON index_generation`);
+      await db.$executeRawUnsafe(`DROP FUNCTION refuse_rebuild_count`);
+    }
+    const ahead = await Promise.all(ids.map((id) => indexRows(generationId, id)));
+    expect(ahead.every((rows) => rows > 1)).toBe(true);
+    expect(await intents()).toEqual(ids.map((id) => ({ document_id: id, writes: 1 })));
+
+    expect(await runIndexRebuild({ index: testSearchIndex(), db, boss, generationId, batchSize: 500 })).toMatchObject({ swapped: true });
+    await purgeIndexGeneration({ index: testSearchIndex(), db, generationId: started.current.generationId });
+    for (const [i, id] of ids.entries()) {
+      expect(await chunksByGeneration(id)).toEqual({ [generationId]: ahead[i] });
+      expect(await indexRows(generationId, id)).toBe(ahead[i]);
+    }
+    expect(await intents()).toEqual([]);
   });
 
   it("refuses a text-search configuration the server does not have (422)", async () => {

@@ -25,6 +25,7 @@ import { writeGenerationChunks, type DocumentChunks } from "./write-generation-c
 import { optimizeGenerationTable } from "@svc/search-index";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { writeIndexRows } from "./write-index-rows";
+import { findDocumentsWithoutIndexRows, recordIndexWriteIntents, settleIndexWriteIntents } from "../search-index/index-write-intents";
 import { markRebuildFailures, recordRebuildFailures } from "./rebuild-failures";
 
 export interface RunIndexRebuildResult {
@@ -88,9 +89,12 @@ export async function runIndexRebuild({
   await endGenerationAttempts(db, generationId, "interrupted");
   for (let batches = 0; ; batches += 1) {
     if (batches >= maxBatches) return result;
+    // Committed before the batch writes any row to the index, as indexing does: the batch appends the
+    // rows of the documents the generation's table holds none of (index-write-intents.ts).
+    const intents = await recordIndexWriteIntents(db, await peekRebuildBatch(db, generationId, batchSize));
     // Chunking a batch of large documents takes a while; the default 5 s would cut it off.
     const outcome = await stopOnAbort(db, generationId, signal, () =>
-      transactionCancelledOnAbort(db, signal, (tx) => rebuildBatch(tx, index, generationId, batchSize), { timeout: 300_000 }),
+      transactionCancelledOnAbort(db, signal, (tx) => rebuildBatch(tx, index, generationId, batchSize, intents), { timeout: 300_000 }),
     );
     if (outcome.kind === "stopped") {
       // An earlier run may have swapped and stopped before it marked the pass's failures.
@@ -135,12 +139,32 @@ async function stopOnAbort<T>(db: Db, generationId: number, signal: AbortSignal 
   throw new RebuildInterruptedError(generationId);
 }
 
-async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: number, batchSize: number): Promise<BatchOutcome> {
+/** The ids of the pass's next batch as they stand now; the batch reads them again, locked. */
+async function peekRebuildBatch(db: Db, generationId: number, batchSize: number): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT d.id FROM document d JOIN index_generation g ON g.id = ${generationId}
+    WHERE d.id > COALESCE(g.cursor_document_id, '') AND ${REBUILT_DOCUMENT_SQL}
+    ORDER BY d.id LIMIT ${batchSize}`;
+  return rows.map((row) => row.id);
+}
+
+async function rebuildBatch(
+  tx: Tx,
+  index: SearchIndexTables,
+  generationId: number,
+  batchSize: number,
+  intents: Map<string, number>,
+): Promise<BatchOutcome> {
+  // The write intents this run recorded, removed with the batch (index-write-intents.ts).
+  const settleIntents = (written: string[]) => settleIndexWriteIntents(tx, { written, wanted: [...intents.keys()], intents });
   const [generation] = await tx.$queryRaw<(ChunkGeneration & { cursor: string | null })[]>`
     SELECT id, status::text AS status, chunk_token_limit AS "chunkTokenLimit",
       text_search_config AS "textSearchConfig", cursor_document_id AS cursor
     FROM index_generation WHERE id = ${generationId}`;
-  if (generation?.status !== "building") return { kind: "stopped" };
+  if (generation?.status !== "building") {
+    await settleIntents([]);
+    return { kind: "stopped" };
+  }
 
   // The batch's document rows, locked in id order as ingestion, indexing and pair deletion lock them:
   // an indexing job of one of them waits for this batch, or this batch for it.
@@ -152,13 +176,23 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
     ORDER BY id LIMIT ${batchSize}
     FOR UPDATE`;
   const lastId = locked.at(-1)?.id;
-  if (lastId === undefined) return { kind: "drained" };
+  if (lastId === undefined) {
+    await settleIntents([]);
+    return { kind: "drained" };
+  }
 
   await lockIndexGenerationsShared(tx);
   // Claims the batch: the cursor moves only from where this run found it. A concurrent run of the
   // same job (a retry while the first still runs) blocks on the row here and then finds nothing to
   // claim; a canceled generation is not written either.
-  if (!(await claimRebuildBatch(tx, generationId, generation.cursor, lastId))) return { kind: "raced" };
+  if (!(await claimRebuildBatch(tx, generationId, generation.cursor, lastId))) {
+    await settleIntents([]);
+    return { kind: "raced" };
+  }
+  // Read before the chunks are written below. Every locked document gets its rows written (a failed
+  // one loses them), so every intent of theirs is settled with the batch.
+  const absent = await findDocumentsWithoutIndexRows(tx, { generationId, documentIds: locked.map((row) => row.id), intents });
+  await settleIntents(locked.map((row) => row.id));
 
   const failures = new Map<string, string>();
   for (const row of locked) if (row.failed) failures.set(row.id, row.last_error ?? "indexing failed");
@@ -193,7 +227,7 @@ async function rebuildBatch(tx: Tx, index: SearchIndexTables, generationId: numb
   await writeGenerationChunks(tx, generation, emptied);
   // Into the generation's table of the search index before this transaction commits, as indexing
   // does: a batch that fails to commit is written again from the same cursor (a replace, idempotent).
-  await writeIndexRows(tx, index, generation, [...written, ...emptied]);
+  await writeIndexRows(tx, index, generation, [...written, ...emptied], absent);
   await countInAttempts(tx, generationId, new Set(written.map((document) => document.documentId)), failures);
   await countRebuildBatch(tx, generationId, written.length, failures.size);
   return { kind: "written", done: written.length, failed: failures.size };

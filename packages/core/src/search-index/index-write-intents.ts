@@ -1,16 +1,17 @@
-import { executeSql, Prisma, queryStatement, type AnyTx, type Db, type SqlClient } from "@svc/db";
+import { executeSql, Prisma, queryStatement, type AnyTx, type Db } from "@svc/db";
 
-// The writes of `index_write_intent`: how indexing knows that the current generation's table holds
-// no rows of a document, so that its rows can be appended there rather than merged on chunk_id.
+// The writes of `index_write_intent`: how a write to the search index knows that a generation's table
+// holds no rows of a document, so that its rows can be appended there rather than merged on chunk_id
+// (an append costs the same however many rows await a merge; a merge-insert reads them all).
 //
-// Every indexing batch records an intent for each of its documents, committed, before it writes any
-// row to the index, and removes it in the transaction that commits the documents' chunks, when no
-// other batch has recorded one since. A crash between the index's commit and PostgreSQL's leaves the
-// record behind, so the next batch of the document counts more than its own write and replaces. The
-// rebuild pass writes only `building` generations, by replace; once one is current, every row it
-// wrote there is a committed chunk in PostgreSQL (a pass that failed is written again before the
-// swap), and a document with chunks is replaced too. Deleting a document removes its record with its
-// rows (remove-index-rows.ts).
+// Every batch that writes documents' rows to the index (an indexing batch, a batch of the rebuild
+// pass) records an intent for each of its documents, committed, before it writes any row, and
+// removes it in the transaction that commits the documents' chunks, when no other batch has recorded
+// one since. A crash between the index's commit and PostgreSQL's leaves the record behind, so the
+// next batch of the document counts more than its own write and replaces. A record is one per
+// document, whichever generations the batch writes: a table holds no rows of a document when the
+// batch's record is the only write recorded and PostgreSQL has no chunk of it in that generation.
+// Deleting a document removes its record with its rows (remove-index-rows.ts).
 
 /**
  * Records that a batch is about to write these documents' rows: one more write on each record (a
@@ -37,7 +38,7 @@ export async function recordIndexWriteIntents(db: Db, documentIds: string[]): Pr
  * committed any). Read before the batch replaces the documents' chunks.
  */
 export async function findDocumentsWithoutIndexRows(
-  sql: SqlClient,
+  sql: AnyTx,
   { generationId, documentIds, intents }: { generationId: number; documentIds: string[]; intents: Map<string, number> },
 ): Promise<Set<string>> {
   const candidates = documentIds.filter((id) => intents.get(id) === 1);
@@ -61,13 +62,13 @@ export async function findDocumentsWithoutIndexRows(
  * count also holds the writes of earlier batches, which may have crashed past the index write.
  */
 export async function settleIndexWriteIntents(
-  sql: SqlClient,
+  sql: AnyTx,
   { written, wanted, intents }: { written: string[]; wanted: string[]; intents: Map<string, number> },
 ): Promise<void> {
   const writing = new Set(written);
   const settled = wanted.filter((id) => intents.has(id) && (writing.has(id) || intents.get(id) === 1));
   if (settled.length === 0) return;
-  await sql.query({
+  await queryStatement(sql, {
     name: "svc-settle-index-write-intents",
     text: `
       DELETE FROM index_write_intent i USING unnest($1::text[], $2::int[]) AS settled(document_id, writes)
