@@ -40,7 +40,8 @@ export interface RunIndexRebuildResult {
 }
 
 type BatchOutcome =
-  | { kind: "written"; done: number; failed: number }
+  /** `documentIds`: every document the batch wrote into the index, done or failed. */
+  | { kind: "written"; done: number; failed: number; documentIds: string[] }
   /** Another run of the same job advanced the cursor first: read it again. */
   | { kind: "raced" }
   | { kind: "drained" }
@@ -94,7 +95,18 @@ export async function runIndexRebuild({
     const intents = await recordIndexWriteIntents(db, await peekRebuildBatch(db, generationId, batchSize));
     // Chunking a batch of large documents takes a while; the default 5 s would cut it off.
     const outcome = await stopOnAbort(db, generationId, signal, () =>
-      transactionCancelledOnAbort(db, signal, (tx) => rebuildBatch(tx, index, generationId, batchSize, intents), { timeout: 300_000 }),
+      transactionCancelledOnAbort(
+        db,
+        signal,
+        async (tx) => {
+          const batch = await rebuildBatch(tx, index, generationId, batchSize, intents);
+          // Removed with the batch: the intents of the documents it wrote, and of those it did not reach.
+          const written = batch.kind === "written" ? batch.documentIds : [];
+          await settleIndexWriteIntents(tx, { written, wanted: [...intents.keys()], intents });
+          return batch;
+        },
+        { timeout: 300_000 },
+      ),
     );
     if (outcome.kind === "stopped") {
       // An earlier run may have swapped and stopped before it marked the pass's failures.
@@ -155,16 +167,11 @@ async function rebuildBatch(
   batchSize: number,
   intents: Map<string, number>,
 ): Promise<BatchOutcome> {
-  // The write intents this run recorded, removed with the batch (index-write-intents.ts).
-  const settleIntents = (written: string[]) => settleIndexWriteIntents(tx, { written, wanted: [...intents.keys()], intents });
   const [generation] = await tx.$queryRaw<(ChunkGeneration & { cursor: string | null })[]>`
     SELECT id, status::text AS status, chunk_token_limit AS "chunkTokenLimit",
       text_search_config AS "textSearchConfig", cursor_document_id AS cursor
     FROM index_generation WHERE id = ${generationId}`;
-  if (generation?.status !== "building") {
-    await settleIntents([]);
-    return { kind: "stopped" };
-  }
+  if (generation?.status !== "building") return { kind: "stopped" };
 
   // The batch's document rows, locked in id order as ingestion, indexing and pair deletion lock them:
   // an indexing job of one of them waits for this batch, or this batch for it.
@@ -176,23 +183,15 @@ async function rebuildBatch(
     ORDER BY id LIMIT ${batchSize}
     FOR UPDATE`;
   const lastId = locked.at(-1)?.id;
-  if (lastId === undefined) {
-    await settleIntents([]);
-    return { kind: "drained" };
-  }
+  if (lastId === undefined) return { kind: "drained" };
 
   await lockIndexGenerationsShared(tx);
   // Claims the batch: the cursor moves only from where this run found it. A concurrent run of the
   // same job (a retry while the first still runs) blocks on the row here and then finds nothing to
   // claim; a canceled generation is not written either.
-  if (!(await claimRebuildBatch(tx, generationId, generation.cursor, lastId))) {
-    await settleIntents([]);
-    return { kind: "raced" };
-  }
-  // Read before the chunks are written below. Every locked document gets its rows written (a failed
-  // one loses them), so every intent of theirs is settled with the batch.
+  if (!(await claimRebuildBatch(tx, generationId, generation.cursor, lastId))) return { kind: "raced" };
+  // Read before the chunks are written below: the documents the generation's table holds none of.
   const absent = await findDocumentsWithoutIndexRows(tx, { generationId, documentIds: locked.map((row) => row.id), intents });
-  await settleIntents(locked.map((row) => row.id));
 
   const failures = new Map<string, string>();
   for (const row of locked) if (row.failed) failures.set(row.id, row.last_error ?? "indexing failed");
@@ -230,7 +229,8 @@ async function rebuildBatch(
   await writeIndexRows(tx, index, generation, [...written, ...emptied], absent);
   await countInAttempts(tx, generationId, new Set(written.map((document) => document.documentId)), failures);
   await countRebuildBatch(tx, generationId, written.length, failures.size);
-  return { kind: "written", done: written.length, failed: failures.size };
+  // Every locked document got its rows written (a failed one lost them).
+  return { kind: "written", done: written.length, failed: failures.size, documentIds: locked.map((row) => row.id) };
 }
 
 function errorMessage(error: unknown): string {
