@@ -70,7 +70,7 @@ export function createWorkerMetrics(logger: Logger, { readIndexCacheBytes }: { r
   });
   const mergeSeconds = new Histogram({
     name: "svc_search_index_merge_seconds",
-    help: "Duration of each maintenance of a generation's search index table by this worker: a merge of new rows into its indexes, or a compaction (with a merge and pruning)",
+    help: "Duration of each maintenance of a generation's search index table by this worker: a merge of new rows into its FTS index, a compaction (with a merge and pruning), or, for a generation being built, its key B-trees brought up to date (keys)",
     labelNames: ["action"],
     buckets: MERGE_BUCKETS_SECONDS,
     registers: [registry],

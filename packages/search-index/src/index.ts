@@ -10,7 +10,7 @@ export { type GenerationTable, generationTableName } from "./generation-table";
 export { clearSearchIndex, readIndexMarker, writeIndexMarker } from "./index-marker";
 export { closeSearchIndex, openSearchIndex, type SearchIndex, type SearchIndexCacheBytes } from "./open-search-index";
 export { openGenerationTable } from "./open-generation-table";
-export { mergeGenerationTable, optimizeGenerationTable } from "./optimize-generation-table";
+export { mergeGenerationTable, optimizeGenerationTable, refreshKeyIndexes } from "./optimize-generation-table";
 export { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";
 export { appendDocuments, replaceDocuments } from "./replace-documents";
 export {

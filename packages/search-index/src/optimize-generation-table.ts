@@ -1,4 +1,5 @@
-import { addMissingScalarIndexes, ftsIndex } from "./create-generation-table";
+import { Index } from "@lancedb/lancedb";
+import { addMissingScalarIndexes, ftsIndex, KEY_COLUMNS } from "./create-generation-table";
 import type { GenerationTable } from "./generation-table";
 import { retryCommitConflict } from "./retry-commit-conflict";
 import { writeGate } from "./write-gate";
@@ -15,6 +16,20 @@ import { writeGate } from "./write-gate";
 export async function mergeGenerationTable({ generation }: { generation: GenerationTable }): Promise<void> {
   const { table, language } = generation;
   await retryCommitConflict(() => table.createIndex("text", { config: ftsIndex(language), replace: true }));
+}
+
+/**
+ * Brings the B-trees that writes and deletes find their rows by (document_id, chunk_id) up to date
+ * by building them again, a commit each, beside concurrent writes as mergeGenerationTable. For a
+ * table nobody searches yet (a generation being built): without it, each replace scans every row
+ * written since the last optimize (~0.7 ms a batch of 50 documents per 1,000 rows: 600 ms at
+ * 850,000), while both B-trees are built again in ~1 s at 1,000,000 rows, against ~40 s for a merge
+ * of the FTS index (bench/RESULTS.md, session 19).
+ */
+export async function refreshKeyIndexes({ generation }: { generation: GenerationTable }): Promise<void> {
+  for (const column of KEY_COLUMNS) {
+    await retryCommitConflict(() => generation.table.createIndex(column, { config: Index.btree(), replace: true }));
+  }
 }
 
 /**

@@ -156,12 +156,17 @@ export async function stampGenerationSearched(db: AnyTx, generationId: number): 
 
 /**
  * The active generations as maintenance reads them: each with whether a search read it in the last
- * `searchedWithinSeconds` (as stamped: see stampGenerationSearched), in one statement.
+ * `searchedWithinSeconds` (as stamped: see stampGenerationSearched) and whether a rebuild is building
+ * it, in one statement.
  */
-export async function readMaintainedGenerations(db: AnyTx, searchedWithinSeconds: number): Promise<{ id: number; searched: boolean }[]> {
-  return selectSql<{ id: number; searched: boolean }>(
+export async function readMaintainedGenerations(
+  db: AnyTx,
+  searchedWithinSeconds: number,
+): Promise<{ id: number; searched: boolean; building: boolean }[]> {
+  return selectSql<{ id: number; searched: boolean; building: boolean }>(
     db,
-    Prisma.sql`SELECT id, COALESCE(last_searched_at > now() - make_interval(secs => ${searchedWithinSeconds}::float8), false) AS searched
+    Prisma.sql`SELECT id, COALESCE(last_searched_at > now() - make_interval(secs => ${searchedWithinSeconds}::float8), false) AS searched,
+        status = 'building' AS building
       FROM index_generation WHERE status IN ('current', 'building') ORDER BY id`,
   );
 }

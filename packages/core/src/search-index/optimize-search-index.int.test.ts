@@ -1,6 +1,7 @@
 import { waitFor } from "@svc/db/testing";
 import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
+import { cancelIndexRebuild } from "../indexing/cancel-index-rebuild";
 import { indexDocuments } from "../indexing/index-documents";
 import { searchDocuments } from "../search/search-documents";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
@@ -8,6 +9,7 @@ import { ingestTestDocument } from "../testing/factories";
 import { testSearchIndex } from "../testing/test-search-index";
 import { MergeSchedule } from "./merge-schedule";
 import { optimizeSearchIndex } from "./optimize-search-index";
+import { startIndexRebuild } from "./start-index-rebuild";
 
 const queue = await useTestJobQueue();
 const { db } = queue;
@@ -70,5 +72,40 @@ describe("optimizeSearchIndex on the worker's schedule", () => {
     await ingestAndIndex("sched-4", "stork wintering sites");
     const [merged] = await optimizeSearchIndex({ db, index: testSearchIndex() });
     expect(merged).toMatchObject({ action: "merge", unmergedRows: 0 });
+  });
+
+  it("never merges a generation being built: only its key B-trees are brought up to date, until a forced run", async () => {
+    await db.indexGeneration.updateMany({ data: { lastSearchedAt: null } });
+    const { rebuild } = await startIndexRebuild({ db, boss: queue.boss, principal: OPERATOR_PRINCIPAL });
+    const buildingId = rebuild!.generationId;
+    try {
+      const schedule = new MergeSchedule({ tailRows: 1, tailShare: 0, searchedWithinSeconds: 60, quietSeconds: 3_600 });
+      // Indexing writes the document into the current generation and the one being built.
+      await ingestAndIndex("sched-5", "spoonbill roosting trees");
+      const runs = await optimizeSearchIndex({ db, index: testSearchIndex(), schedule });
+      const current = (await currentGeneration()).id;
+      expect(runs.find((run) => run.generationId === current)).toMatchObject({ action: "merge", unmergedRows: 0 });
+      // The building generation's FTS tail waits for the rebuild's own optimize; its keys do not.
+      expect(runs.find((run) => run.generationId === buildingId)).toMatchObject({ action: "keys", unmergedRows: 1 });
+      const building = (await testSearchIndex().readable(buildingId))!;
+      expect(await building.table.indexStats("document_id_idx")).toMatchObject({ numUnindexedRows: 0, numIndexedRows: 1 });
+      expect(await building.table.indexStats("chunk_id_idx")).toMatchObject({ numUnindexedRows: 0, numIndexedRows: 1 });
+
+      // A new version replaces its row through them: still one row, of the new text.
+      await ingestAndIndex("sched-5", "spoonbill feeding flats");
+      const rows = (await building.table.query().where("document_id = 'sched-5'").select(["text"]).toArray()) as { text: string }[];
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.text).toContain("feeding flats");
+      const again = await optimizeSearchIndex({ db, index: testSearchIndex(), schedule });
+      expect(again.find((run) => run.generationId === buildingId)).toMatchObject({ action: "keys" });
+
+      // Nothing written since: nothing to do. The forced run compacts and merges it like any table.
+      const idle = await optimizeSearchIndex({ db, index: testSearchIndex(), schedule });
+      expect(idle.find((run) => run.generationId === buildingId)).toMatchObject({ action: null, unmergedRows: 1 });
+      const forced = await optimizeSearchIndex({ db, index: testSearchIndex(), schedule, force: true });
+      expect(forced.find((run) => run.generationId === buildingId)).toMatchObject({ action: "compaction", unmergedRows: 0 });
+    } finally {
+      await cancelIndexRebuild({ db, boss: queue.boss, principal: OPERATOR_PRINCIPAL });
+    }
   });
 });

@@ -1,11 +1,12 @@
 import type { Db } from "@svc/db";
-import { mergeGenerationTable, optimizeGenerationTable, type GenerationTable } from "@svc/search-index";
+import { mergeGenerationTable, optimizeGenerationTable, refreshKeyIndexes, type GenerationTable } from "@svc/search-index";
 import { readMaintainedGenerations } from "./index-generations";
 import type { MergeSchedule, TableRows } from "./merge-schedule";
 import type { SearchIndexTables } from "./search-index-tables";
 
-/** LanceDB names the FTS index after its column (createGenerationTable builds it on `text`). */
+/** LanceDB names an index after its column (createGenerationTable builds these on `text` and `document_id`). */
 const FTS_INDEX_NAME = "text_idx";
+const KEY_INDEX_NAME = "document_id_idx";
 
 /**
  * Small fragments (about one per commit) a table gathers before it is compacted between the forced
@@ -20,8 +21,11 @@ export interface GenerationMaintenance {
   generationId: number;
   /** Rows written since the table's last merge (queries scan them instead of reading the FTS index). */
   unmergedRows: number;
-  /** What the run did to the table: merged its new rows, compacted it (and merged), or nothing. */
-  action: "merge" | "compaction" | null;
+  /**
+   * What the run did to the table: merged its new rows, compacted it (and merged), brought only its
+   * key B-trees up to date (a generation being built: refreshKeyIndexes), or nothing.
+   */
+  action: "merge" | "compaction" | "keys" | null;
   /** How long that took, or null when it did nothing. */
   seconds: number | null;
 }
@@ -36,6 +40,11 @@ export interface GenerationMaintenance {
  * LanceDB's commit conflicts are retried. Returns, for each active generation whose table is there,
  * the rows not yet merged once the run is done with it (those written meanwhile), what it did and how
  * long that took.
+ *
+ * With a schedule, a generation being built is neither merged nor compacted: nobody searches it, the
+ * rebuild optimizes it once before the swap, and each merge on the way rebuilt the whole FTS index
+ * (at 1 M chunks they took half the rebuild's time: bench/RESULTS.md, session 19). Only its key
+ * B-trees are brought up to date, on the same schedule, so that replaces into it stay cheap.
  */
 export async function optimizeSearchIndex({
   db,
@@ -56,21 +65,18 @@ export async function optimizeSearchIndex({
     const table = await index.readable(generation.id);
     if (table === null) continue;
     try {
-      const rows = await countRows(table);
-      const unmerged = rows.unmerged;
-      const merging = schedule === undefined ? unmerged > 0 : schedule.due(generation.id, rows, generation.searched);
-      // Fragments come with new rows, so a table not merged now is not asked for its fragment statistics.
-      const compacting = force || (merging && (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS);
-      const action = compacting ? "compaction" : merging ? "merge" : null;
+      const action = await chooseAction(table, generation, { force, schedule });
       if (action === null) {
-        maintained.push({ generationId: generation.id, unmergedRows: unmerged, action, seconds: null });
+        maintained.push({ generationId: generation.id, unmergedRows: (await countRows(table)).unmerged, action, seconds: null });
         continue;
       }
       const started = performance.now();
       if (action === "compaction") {
         await optimizeGenerationTable({ generation: table, pruneOlderThan: new Date(Date.now() - keepVersionsMs) });
-      } else {
+      } else if (action === "merge") {
         await mergeGenerationTable({ generation: table });
+      } else {
+        await refreshKeyIndexes({ generation: table });
       }
       const seconds = (performance.now() - started) / 1000;
       maintained.push({ generationId: generation.id, unmergedRows: (await countRows(table)).unmerged, action, seconds });
@@ -82,8 +88,23 @@ export async function optimizeSearchIndex({
   return maintained;
 }
 
-async function countRows(table: GenerationTable): Promise<TableRows> {
-  const stats = await table.table.indexStats(FTS_INDEX_NAME);
+/** What a maintenance run does to one generation's table (see optimizeSearchIndex). */
+async function chooseAction(
+  table: GenerationTable,
+  generation: { id: number; searched: boolean; building: boolean },
+  { force, schedule }: { force: boolean; schedule: MergeSchedule | undefined },
+): Promise<GenerationMaintenance["action"]> {
+  if (force) return "compaction";
+  if (schedule === undefined) return (await countRows(table)).unmerged > 0 ? "merge" : null;
+  if (generation.building) return schedule.due(generation.id, await countRows(table, KEY_INDEX_NAME), false) ? "keys" : null;
+  if (!schedule.due(generation.id, await countRows(table), generation.searched)) return null;
+  // Fragments come with new rows, so a table not merged now is not asked for its fragment statistics.
+  return (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS ? "compaction" : "merge";
+}
+
+/** The table's rows, and those written since index `indexName` was last brought up to date. */
+async function countRows(table: GenerationTable, indexName = FTS_INDEX_NAME): Promise<TableRows> {
+  const stats = await table.table.indexStats(indexName);
   const unmerged = stats?.numUnindexedRows ?? 0;
   return { unmerged, total: (stats?.numIndexedRows ?? 0) + unmerged };
 }
