@@ -20,15 +20,17 @@ export async function mergeGenerationTable({ generation }: { generation: Generat
 
 /**
  * Brings the B-trees that writes and deletes find their rows by (document_id, chunk_id) up to date
- * by building them again, a commit each, beside concurrent writes as mergeGenerationTable. For a
- * table nobody searches yet (a generation being built): without it, each replace scans every row
- * written since the last optimize (~0.7 ms a batch of 50 documents per 1,000 rows: 600 ms at
- * 850,000), while both B-trees are built again in ~1 s at 1,000,000 rows, against ~40 s for a merge
- * of the FTS index (bench/RESULTS.md, session 19).
+ * by building them again, a commit each. For a table nobody searches yet (a generation being built):
+ * without it, each replace scans every row written since the last optimize (~0.7 ms a batch of 50
+ * documents per 1,000 rows: 600 ms at 850,000), while both B-trees are built again in ~1 s at
+ * 1,000,000 rows, against ~40 s for a merge of the FTS index (bench/RESULTS.md, session 19). Each
+ * commit waits for a compaction of the table in progress (WriteGate), whose commit it would preempt:
+ * the rebuild optimizes its generation while this process's maintenance may refresh it.
  */
 export async function refreshKeyIndexes({ generation }: { generation: GenerationTable }): Promise<void> {
+  const gate = writeGate(generation.table);
   for (const column of KEY_COLUMNS) {
-    await retryCommitConflict(() => generation.table.createIndex(column, { config: Index.btree(), replace: true }));
+    await gate.write(() => retryCommitConflict(() => generation.table.createIndex(column, { config: Index.btree(), replace: true })));
   }
 }
 

@@ -7,11 +7,12 @@ import { dropGenerationTable } from "./drop-generation-table";
 import type { GenerationTable } from "./generation-table";
 import { openGenerationTable } from "./open-generation-table";
 import { closeSearchIndex, openSearchIndex, type SearchIndex } from "./open-search-index";
-import { mergeGenerationTable, optimizeGenerationTable } from "./optimize-generation-table";
+import { mergeGenerationTable, optimizeGenerationTable, refreshKeyIndexes } from "./optimize-generation-table";
 import { appendDocuments, replaceDocuments } from "./replace-documents";
 import { searchDocuments } from "./search-documents";
 import { SearchIndexError } from "./search-index-error";
 import { chunkRow, useTempSearchIndex } from "./testing/temp-search-index";
+import { writeGate } from "./write-gate";
 
 const ALL: SearchAccess = { all: true };
 const temp = useTempSearchIndex();
@@ -612,6 +613,29 @@ describe("maintenance beside a steady stream of updates", () => {
     expect(await chunkIds(generation)).toHaveLength(documents * CHUNKS);
     expect(new Set(await chunkIds(generation)).size).toBe(documents * CHUNKS);
     expect(await ids(generation, "update1")).toEqual([`doc-${7_919 % documents}`]);
+  });
+
+  it("brings the key B-trees up to date without preempting a compaction in progress, and leaves the FTS index as it was", async () => {
+    const generation = await corpus(50);
+    for (let n = 0; n < 5; n++) await replaceDocuments({ generation, documentIds: [`doc-${n}`], chunks: chunksOf(`doc-${n}`, "omega sigma") });
+    const keyStats = () => generation.table.indexStats("chunk_id_idx");
+    expect((await keyStats())?.numUnindexedRows).toBe(5 * CHUNKS);
+
+    // A compaction holds the gate (as optimizeGenerationTable does): the refresh, whose commit would
+    // make the compaction's fail, waits for it. It takes tens of milliseconds when it may run.
+    let release!: () => void;
+    const compaction = writeGate(generation.table).alone(() => new Promise<void>((resolve) => (release = resolve)));
+    const refresh = refreshKeyIndexes({ generation }).then(() => "refreshed");
+    const held = new Promise((resolve) => setTimeout(() => resolve("held"), 1_000));
+    expect(await Promise.race([refresh, held])).toBe("held");
+    release();
+    await compaction;
+    expect(await refresh).toBe("refreshed");
+
+    expect(await keyStats()).toMatchObject({ numUnindexedRows: 0, numIndexedRows: 50 * CHUNKS });
+    expect((await generation.table.indexStats("document_id_idx"))?.numUnindexedRows).toBe(0);
+    expect(await unmergedRows(generation)).toBe(5 * CHUNKS);
+    expect(await ids(generation, "sigma")).toHaveLength(5);
   });
 });
 
