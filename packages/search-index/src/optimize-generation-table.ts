@@ -1,5 +1,4 @@
-import { Index } from "@lancedb/lancedb";
-import { addMissingScalarIndexes, ftsIndex, KEY_COLUMNS } from "./create-generation-table";
+import { addMissingScalarIndexes, ftsIndex, KEY_INDEXES } from "./create-generation-table";
 import type { GenerationTable } from "./generation-table";
 import { retryCommitConflict } from "./retry-commit-conflict";
 import { writeGate } from "./write-gate";
@@ -29,8 +28,8 @@ export async function mergeGenerationTable({ generation }: { generation: Generat
  */
 export async function refreshKeyIndexes({ generation }: { generation: GenerationTable }): Promise<void> {
   const gate = writeGate(generation.table);
-  for (const column of KEY_COLUMNS) {
-    await gate.write(() => retryCommitConflict(() => generation.table.createIndex(column, { config: Index.btree(), replace: true })));
+  for (const [column, config] of KEY_INDEXES) {
+    await gate.write(() => retryCommitConflict(() => generation.table.createIndex(column, { config: config(), replace: true })));
   }
 }
 

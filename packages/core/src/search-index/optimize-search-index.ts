@@ -65,9 +65,10 @@ export async function optimizeSearchIndex({
     const table = await index.readable(generation.id);
     if (table === null) continue;
     try {
-      const action = await chooseAction(table, generation, { force, schedule });
+      const rows = await countRows(table);
+      const action = await chooseAction(table, generation, rows, { force, schedule });
       if (action === null) {
-        maintained.push({ generationId: generation.id, unmergedRows: (await countRows(table)).unmerged, action, seconds: null });
+        maintained.push({ generationId: generation.id, unmergedRows: rows.unmerged, action, seconds: null });
         continue;
       }
       const started = performance.now();
@@ -88,16 +89,17 @@ export async function optimizeSearchIndex({
   return maintained;
 }
 
-/** What a maintenance run does to one generation's table (see optimizeSearchIndex). */
+/** What a maintenance run does to one generation's table, whose FTS index has `rows` (see optimizeSearchIndex). */
 async function chooseAction(
   table: GenerationTable,
   generation: { id: number; searched: boolean; building: boolean },
+  rows: TableRows,
   { force, schedule }: { force: boolean; schedule: MergeSchedule | undefined },
 ): Promise<GenerationMaintenance["action"]> {
   if (force) return "compaction";
-  if (schedule === undefined) return (await countRows(table)).unmerged > 0 ? "merge" : null;
+  if (schedule === undefined) return rows.unmerged > 0 ? "merge" : null;
   if (generation.building) return schedule.due(generation.id, await countRows(table, KEY_INDEX_NAME), false) ? "keys" : null;
-  if (!schedule.due(generation.id, await countRows(table), generation.searched)) return null;
+  if (!schedule.due(generation.id, rows, generation.searched)) return null;
   // Fragments come with new rows, so a table not merged now is not asked for its fragment statistics.
   return (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS ? "compaction" : "merge";
 }
