@@ -13,7 +13,12 @@
 // --pg-topk (also time issue 11's hand-tuned PostgreSQL top-k on the same chunks, COPYed into the
 // database svc_bench_pg_topk on DATABASE_URL's server, dropped at the end unless --keep; with --reuse
 // the kept one is used), --pg-seconds S (a PostgreSQL class stops after S seconds once it has 5
-// queries: 30), --no-index (time only PostgreSQL). Every caller and PostgreSQL get the same queries.
+// queries: 30), --no-index (time only PostgreSQL), --ingest-rate R (then time the classes again while
+// search/update-stream.mjs, a process of its own, re-indexes R documents a second, --ingest-chunks C
+// chunks each (8), and merges as the worker merges a searched generation; it writes into the index, so
+// use it with --keep or --reuse). Every caller and PostgreSQL get the same queries.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
@@ -46,9 +51,12 @@ const { values: options } = parseArgs({
     "pg-topk": { type: "boolean", default: false },
     "pg-seconds": { type: "string", default: "30" },
     index: { type: "boolean", default: true },
+    "ingest-rate": { type: "string", default: "0" },
+    "ingest-chunks": { type: "string", default: "8" },
   },
 });
 const CHUNKS = Number(options.chunks);
+const INGEST_RATE = Number(options["ingest-rate"]);
 const RUNS = Number(options.runs);
 const SEED = Number(options.seed);
 const BATCH_CHUNKS = 2_000;
@@ -199,6 +207,40 @@ const ms = (value) => value.toFixed(1);
 const seconds = (start) => ((performance.now() - start) / 1000).toFixed(1);
 const mib = () => Math.round(process.memoryUsage().rss / 1_048_576);
 
+/** How long the update stream runs before the first timed query: a merge or two has come and gone. */
+const UPDATES_WARM_UP_MS = 15_000;
+
+/**
+ * The classes timed again while search/update-stream.mjs re-indexes INGEST_RATE of the corpus's
+ * `documents` a second in a process of its own, then what it reports: its commits, its merges and
+ * the rows every search scanned because they were not merged yet.
+ */
+async function reportUnderUpdates(indexReport, documents) {
+  const stream = spawn(
+    process.execPath,
+    ["--import", "tsx", "search/update-stream.mjs", "--dir", dir, "--documents", String(documents), "--rate", String(INGEST_RATE), "--chunks", options["ingest-chunks"]],
+    { cwd: path.resolve(import.meta.dirname, ".."), stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let report = "";
+  stream.stdout.on("data", (data) => (report += data));
+  try {
+    await new Promise((resolve) => setTimeout(resolve, UPDATES_WARM_UP_MS));
+    if (stream.exitCode !== null) throw new Error(`update-stream exited with ${stream.exitCode}`);
+    await indexReport(`under ${INGEST_RATE} documents re-indexed a second, ${options["ingest-chunks"]} chunks each (${RUNS} runs a class)`, drawQueries(RUNS));
+  } finally {
+    if (stream.exitCode === null) {
+      stream.kill("SIGTERM");
+      await once(stream, "exit");
+    }
+  }
+  const figures = JSON.parse(report);
+  const sortedMerges = [...figures.merges].sort((a, b) => a - b);
+  console.log(
+    `\nupdate stream: ${figures.documents} documents; commit p50 ${ms(figures.commitP50)} / p95 ${ms(figures.commitP95)} ms; ` +
+      `${sortedMerges.length} merges, median ${(percentile(sortedMerges, 50) / 1000).toFixed(1)} s; rows unmerged median ${figures.unmergedMedian}, max ${figures.unmergedMax}`,
+  );
+}
+
 const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), "svc-bench-search-")));
 const index = await openSearchIndex({ uri: dir });
 let postgres = null;
@@ -246,6 +288,8 @@ try {
   const queries = drawQueries(RUNS);
   const indexFigures = options.index ? await indexReport(`merged index (${RUNS} runs a class)`, queries) : null;
   if (options.index) console.log(`\nRSS after the queries: ${mib()} MiB (peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB)`);
+
+  if (INGEST_RATE > 0) await reportUnderUpdates(indexReport, loaded.documents);
 
   if (postgres !== null) {
     const limit = Number(options["pg-seconds"]);
