@@ -21,7 +21,8 @@
 // --ingest-rate R: time the queries under steady ingestion, R documents a second (open loop) that
 // re-ingest corpus documents with new text (the corpus keeps its size), from a minute before the first
 // query; the unmerged tail of the search index (rows the worker has not merged yet) is sampled every
-// second and reported (0: a quiet index). --rebuilds N: before the queries, rebuild the search index N
+// second and reported (0: a quiet index), and so is how long each accepted update took to be indexed
+// (its 200 to its indexed_at). --rebuilds N: before the queries, rebuild the search index N
 // times through `POST /manage/admin/search-index/rebuild` (a new generation filled from PostgreSQL,
 // merged, swapped in) and report how long each took, from the request until the new generation is
 // current (0).
@@ -352,13 +353,17 @@ function rankingSearch(base, key) {
 /**
  * Steady ingestion while queries are timed: INGEST_RATE documents a second, each sent when due (open
  * loop), re-ingesting random documents of the corpus's first `corpusDocuments` with new text. Samples
- * the search index's unmerged rows every second. `stop` waits for the answers and returns the counts.
+ * the search index's unmerged rows every second. `stop` waits for the answers, then until every
+ * accepted update is indexed, and returns the counts and how long each took from its 200 to its
+ * `indexed_at` (documents updated once in the run; a later update would move its `indexed_at`).
  */
 function startLiveIngestion({ port, key, pairIds, corpusDocuments, indexDir, db }) {
   const random = createRandom(SEED + 7);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const answers = {};
   const unmerged = [];
+  /** Accepted updates: document id → when its 200 arrived (ms), null once updated twice. */
+  const accepted = new Map();
   let outstanding = 0;
   let stopped = false;
   const startedAt = performance.now();
@@ -366,11 +371,14 @@ function startLiveIngestion({ port, key, pairIds, corpusDocuments, indexDir, db 
   const sender = setInterval(() => {
     const due = Math.floor(((performance.now() - startedAt) / 1000) * INGEST_RATE);
     for (; sent < due; sent += 1) {
-      const body = makeDocument(random, Math.floor(random() * corpusDocuments), pairIds);
+      const number = Math.floor(random() * corpusDocuments);
+      const body = makeDocument(random, number, pairIds);
       outstanding += 1;
       void postJson({ agent, port, key, body, timeoutMs: 30_000 }).then(({ status }) => {
         outstanding -= 1;
         answers[status] = (answers[status] ?? 0) + 1;
+        const id = `bench-doc-${number}`;
+        if (status === 200) accepted.set(id, accepted.has(id) ? null : Date.now());
       });
     }
   }, 10);
@@ -396,7 +404,23 @@ function startLiveIngestion({ port, key, pairIds, corpusDocuments, indexDir, db 
       agent.destroy();
       const seconds = (performance.now() - startedAt) / 1000;
       const sorted = [...unmerged].sort((a, b) => a - b);
-      return { seconds, sent, answers, unmergedMedian: median(sorted) ?? 0, unmergedMax: sorted.at(-1) ?? 0 };
+      await waitForIndexed(db);
+      const once = [...accepted].filter(([, acceptedAt]) => acceptedAt !== null);
+      const { rows } = await db.query(`SELECT id, (extract(epoch FROM indexed_at) * 1000)::float8 AS indexed_at FROM document WHERE id = ANY($1)`, [
+        once.map(([id]) => id),
+      ]);
+      const indexedAt = new Map(rows.map((row) => [row.id, row.indexed_at]));
+      const latencies = once.map(([id, acceptedAt]) => indexedAt.get(id) - acceptedAt).sort((a, b) => a - b);
+      return {
+        seconds,
+        sent,
+        answers,
+        unmergedMedian: median(sorted) ?? 0,
+        unmergedMax: sorted.at(-1) ?? 0,
+        indexedP50: percentile(latencies, 50),
+        indexedP95: percentile(latencies, 95),
+        indexedMax: latencies.at(-1),
+      };
     },
   };
 }
@@ -614,7 +638,8 @@ function report(result) {
   if (ingestion) {
     console.log(
       `Timed under steady ingestion: ${INGEST_RATE} documents/s offered (${ingestion.sent} in ${ingestion.seconds.toFixed(0)} s, re-ingesting corpus documents), ` +
-        `answers ${JSON.stringify(ingestion.answers)}; rows not yet merged into the search index, sampled every second: median ${ingestion.unmergedMedian}, max ${ingestion.unmergedMax}.`,
+        `answers ${JSON.stringify(ingestion.answers)}; rows not yet merged into the search index, sampled every second: median ${ingestion.unmergedMedian}, max ${ingestion.unmergedMax}; ` +
+        `accepted → indexed p50 ${ingestion.indexedP50?.toFixed(0)} ms, p95 ${ingestion.indexedP95?.toFixed(0)} ms, max ${ingestion.indexedMax?.toFixed(0)} ms.`,
     );
   }
   const rank = (outcomes) => outcomes.map((o) => `${o.ok ? "first" : `NOT first (${o.first})`} for "${o.query}"`).join(", ");
