@@ -15,8 +15,8 @@
 // the kept one is used), --pg-seconds S (a PostgreSQL class stops after S seconds once it has 5
 // queries: 30), --no-index (time only PostgreSQL), --ingest-rate R (then time the classes again while
 // search/update-stream.mjs, a process of its own, re-indexes R documents a second, --ingest-chunks C
-// chunks each (8), and merges as the worker merges a searched generation; it writes into the index, so
-// use it with --keep or --reuse). Every caller and PostgreSQL get the same queries.
+// chunks each (8), and merges as the worker merges a searched generation, in its own process or with
+// --ingest-merges apart in another; it writes into the index, so use it with --keep or --reuse). Every caller and PostgreSQL get the same queries.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -53,6 +53,7 @@ const { values: options } = parseArgs({
     index: { type: "boolean", default: true },
     "ingest-rate": { type: "string", default: "0" },
     "ingest-chunks": { type: "string", default: "8" },
+    "ingest-merges": { type: "string", default: "here" },
   },
 });
 const CHUNKS = Number(options.chunks);
@@ -218,7 +219,7 @@ const UPDATES_WARM_UP_MS = 15_000;
 async function reportUnderUpdates(indexReport, documents) {
   const stream = spawn(
     process.execPath,
-    ["--import", "tsx", "search/update-stream.mjs", "--dir", dir, "--documents", String(documents), "--rate", String(INGEST_RATE), "--chunks", options["ingest-chunks"]],
+    ["--import", "tsx", "search/update-stream.mjs", "--dir", dir, "--documents", String(documents), "--rate", String(INGEST_RATE), "--chunks", options["ingest-chunks"], "--merges", options["ingest-merges"]],
     { cwd: path.resolve(import.meta.dirname, ".."), stdio: ["ignore", "pipe", "inherit"] },
   );
   let report = "";
@@ -226,7 +227,8 @@ async function reportUnderUpdates(indexReport, documents) {
   try {
     await new Promise((resolve) => setTimeout(resolve, UPDATES_WARM_UP_MS));
     if (stream.exitCode !== null) throw new Error(`update-stream exited with ${stream.exitCode}`);
-    await indexReport(`under ${INGEST_RATE} documents re-indexed a second, ${options["ingest-chunks"]} chunks each (${RUNS} runs a class)`, drawQueries(RUNS));
+    const merges = options["ingest-merges"] === "apart" ? "merged by another process" : "merged by the writing process";
+    await indexReport(`under ${INGEST_RATE} documents re-indexed a second, ${options["ingest-chunks"]} chunks each, ${merges} (${RUNS} runs a class)`, drawQueries(RUNS));
   } finally {
     if (stream.exitCode === null) {
       stream.kill("SIGTERM");

@@ -3,10 +3,13 @@
 // is): bench/search --ingest-rate R starts it, times its query classes meanwhile, then stops it.
 // Every second it replaces R existing documents (`replaceDocuments`, new text, `--chunks C` chunks
 // each) and, as the worker does for a generation being searched, merges the rows waiting into the FTS
-// index (`mergeGenerationTable`) at most every 2 s. On SIGTERM it prints one JSON line: commits,
-// merges and the rows left unmerged, sampled every second.
+// index (`mergeGenerationTable`) at most every 2 s: in this process, as svc's worker does, or with
+// `--merges apart` in a child process of its own (`--merge-only`). On SIGTERM it prints one JSON line:
+// commits, merges and the rows left unmerged, sampled every second.
 //
-//   node --import tsx search/update-stream.mjs --dir D --documents N --rate R --chunks C   (from bench/)
+//   node --import tsx search/update-stream.mjs --dir D --documents N --rate R --chunks C [--merges apart]   (from bench/)
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { parseArgs } from "node:util";
 import { closeSearchIndex, mergeGenerationTable, openGenerationTable, openSearchIndex, replaceDocuments } from "@svc/search-index";
 import { percentile } from "../lib/harness.mjs";
@@ -19,9 +22,11 @@ const { values: options } = parseArgs({
     rate: { type: "string", default: "5" },
     chunks: { type: "string", default: "8" },
     seed: { type: "string", default: "41" },
+    merges: { type: "string", default: "here" },
+    "merge-only": { type: "boolean", default: false },
   },
 });
-if (!options.dir || !options.documents) throw new Error("--dir and --documents are required");
+if (!options.dir || (!options.documents && !options["merge-only"])) throw new Error("--dir and --documents are required");
 const DOCUMENTS = Number(options.documents);
 const RATE = Number(options.rate);
 const CHUNKS = Number(options.chunks);
@@ -73,7 +78,25 @@ async function sampleUnmerged() {
   }
 }
 
-await Promise.all([writeUpdates(), mergeWaitingRows(), sampleUnmerged()]);
+/** The merges of a `--merge-only` child: started now, their durations read from its report at the end. */
+function mergeApart() {
+  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, "--dir", options.dir, "--merge-only"], { stdio: ["ignore", "pipe", "inherit"] });
+  let report = "";
+  child.stdout.on("data", (data) => (report += data));
+  return stopped.then(async () => {
+    child.kill("SIGTERM");
+    await once(child, "exit");
+    merges.push(...JSON.parse(report).merges);
+  });
+}
+
+if (options["merge-only"]) {
+  await mergeWaitingRows();
+  console.log(JSON.stringify({ merges }));
+  closeSearchIndex(index);
+  process.exit(0);
+}
+await Promise.all([writeUpdates(), options.merges === "apart" ? mergeApart() : mergeWaitingRows(), sampleUnmerged()]);
 const sorted = (values) => [...values].sort((a, b) => a - b);
 console.log(
   JSON.stringify({
