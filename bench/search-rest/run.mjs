@@ -186,12 +186,6 @@ async function waitForIndexed(db) {
   }
 }
 
-/**
- * Once every document is indexed: waits until the worker has merged every row into the search index
- * (LanceDB's FTS index has no unindexed rows), so that queries are timed on the index in its steady
- * state. Returns the seconds waited, or null when the current generation has no LanceDB table
- * (search on PostgreSQL).
- */
 /** VACUUM (ANALYZE) of the whole database, as autovacuum would leave it; returns the seconds it took. */
 async function vacuumDatabase(db) {
   const started = performance.now();
@@ -199,6 +193,12 @@ async function vacuumDatabase(db) {
   return ((performance.now() - started) / 1000).toFixed(1);
 }
 
+/**
+ * Once every document is indexed: waits until the worker has merged every row into the search index
+ * (LanceDB's FTS index has no unindexed rows), so that queries are timed on the index in its steady
+ * state. Returns the seconds waited, or null when the current generation has no LanceDB table
+ * (search on PostgreSQL).
+ */
 async function waitForMerged(db, indexDir) {
   const { rows: [generation] } = await db.query("SELECT id FROM index_generation WHERE status = 'current'");
   const index = await openSearchIndex({ uri: indexDir });

@@ -16,7 +16,8 @@
 // queries: 30), --no-index (time only PostgreSQL), --ingest-rate R (then time the classes again while
 // search/update-stream.mjs, a process of its own, re-indexes R documents a second, --ingest-chunks C
 // chunks each (8), and merges as the worker merges a searched generation, in its own process or with
-// --ingest-merges apart in another; it writes into the index, so use it with --keep or --reuse). Every caller and PostgreSQL get the same queries.
+// --ingest-merges apart in another; it writes into the index, so use it with --keep or --reuse).
+// Every caller and PostgreSQL get the same queries.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -27,6 +27,7 @@ const { values: options } = parseArgs({
   },
 });
 if (!options.dir || (!options.documents && !options["merge-only"])) throw new Error("--dir and --documents are required");
+if (!["here", "apart"].includes(options.merges)) throw new Error("--merges is here or apart");
 const DOCUMENTS = Number(options.documents);
 const RATE = Number(options.rate);
 const CHUNKS = Number(options.chunks);
@@ -43,6 +44,8 @@ let stopping = false;
 const stopped = new Promise((resolve) => process.once("SIGTERM", resolve)).then(() => (stopping = true));
 const pause = (ms) => Promise.race([new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))), stopped]);
 const commits = [];
+/** Rows written since the table's last merge: every search scans them. */
+const unmergedRows = async () => (await generation.table.indexStats("text_idx"))?.numUnindexedRows ?? 0;
 const merges = [];
 const unmerged = [];
 
@@ -64,7 +67,7 @@ async function writeUpdates() {
 async function mergeWaitingRows() {
   while (!stopping) {
     await pause(MERGE_SECONDS * 1000);
-    if (stopping || ((await generation.table.indexStats("text_idx"))?.numUnindexedRows ?? 0) === 0) continue;
+    if (stopping || (await unmergedRows()) === 0) continue;
     const started = performance.now();
     await mergeGenerationTable({ generation });
     merges.push(performance.now() - started);
@@ -73,7 +76,7 @@ async function mergeWaitingRows() {
 
 async function sampleUnmerged() {
   while (!stopping) {
-    unmerged.push((await generation.table.indexStats("text_idx"))?.numUnindexedRows ?? 0);
+    unmerged.push(await unmergedRows());
     await pause(1000);
   }
 }
