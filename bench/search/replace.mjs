@@ -14,10 +14,19 @@
 // M MiB each, as the worker caps them with SVC_WORKER_INDEX_CACHE_MB / _METADATA_CACHE_MB; LanceDB's own
 // defaults when omitted), --fresh (batches of new documents, numbered from --documents on, as a
 // backlog of new ones writes them, instead of new versions of existing ones), --optimize-every K (after
-// every K batches, the worker's background maintenance, optimizeGenerationTable, timed in wall and
-// process CPU time, LanceDB's threads included).
+// every K batches, the worker's background maintenance, timed in wall and process CPU time, LanceDB's
+// threads included), --maintenance optimize|merge (which: optimizeGenerationTable, LanceDB's optimize
+// with compaction and pruning, the default; or mergeGenerationTable, the merge the worker runs for a
+// searched generation).
 import { parseArgs } from "node:util";
-import { closeSearchIndex, openGenerationTable, openSearchIndex, optimizeGenerationTable, replaceDocuments } from "@svc/search-index";
+import {
+  closeSearchIndex,
+  mergeGenerationTable,
+  openGenerationTable,
+  openSearchIndex,
+  optimizeGenerationTable,
+  replaceDocuments,
+} from "@svc/search-index";
 import { percentile } from "../lib/harness.mjs";
 import { benchChunks, createRandom, createVocabulary } from "./corpus.mjs";
 
@@ -31,6 +40,7 @@ const { values: options } = parseArgs({
     "cache-mb": { type: "string" },
     fresh: { type: "boolean", default: false },
     "optimize-every": { type: "string", default: "0" },
+    maintenance: { type: "string", default: "optimize" },
   },
 });
 if (!options.dir || !options.documents) throw new Error("--dir and --documents are required");
@@ -38,6 +48,11 @@ const DOCUMENTS = Number(options.documents);
 const BATCHES = Number(options.batches);
 const BATCH_DOCUMENTS = Number(options["batch-documents"]);
 const OPTIMIZE_EVERY = Number(options["optimize-every"]);
+const MAINTENANCE = {
+  optimize: (generation) => optimizeGenerationTable({ generation, pruneOlderThan: new Date(Date.now() - 10 * 60_000) }),
+  merge: (generation) => mergeGenerationTable({ generation }),
+}[options.maintenance];
+if (!MAINTENANCE) throw new Error(`--maintenance is optimize or merge, not ${options.maintenance}`);
 
 const vocabulary = createVocabulary(Number(options.seed));
 const random = createRandom(Number(options.seed) + 1);
@@ -76,7 +91,7 @@ try {
     if (OPTIMIZE_EVERY > 0 && (batch + 1) % OPTIMIZE_EVERY === 0) {
       const optimizeStarted = performance.now();
       const cpuBefore = cpuSeconds();
-      await optimizeGenerationTable({ generation, pruneOlderThan: new Date(Date.now() - 10 * 60_000) });
+      await MAINTENANCE(generation);
       optimizeCpu.push(cpuSeconds() - cpuBefore);
       optimizeTimes.push(performance.now() - optimizeStarted);
     }
@@ -89,7 +104,7 @@ try {
   if (optimizeTimes.length > 0) {
     const sortedOptimize = [...optimizeTimes].sort((a, b) => a - b);
     console.log(
-      `optimize every ${OPTIMIZE_EVERY} batches (${optimizeTimes.length} runs): wall ms p50 ${percentile(sortedOptimize, 50).toFixed(0)}, ` +
+      `${options.maintenance} every ${OPTIMIZE_EVERY} batches (${optimizeTimes.length} runs): wall ms p50 ${percentile(sortedOptimize, 50).toFixed(0)}, ` +
         `max ${sortedOptimize.at(-1).toFixed(0)}; CPU s each ${optimizeCpu.map((seconds) => seconds.toFixed(2)).join(", ")}`,
     );
   }
