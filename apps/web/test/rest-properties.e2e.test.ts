@@ -310,22 +310,35 @@ function slotsOf(value: unknown): Array<{ parent: Record<string, unknown> | unkn
 
 type Mutation = { at: number; kind: "replace" | "remove" | "add"; value: unknown };
 
-/** `value` with each mutation applied at a slot picked by its `at` (a copy; `value` is fresh anyway). */
+/** A copy of a generated value's arrays and objects (RawJson pieces are never changed, so kept). */
+function copyValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyValue);
+  if (value === null || typeof value !== "object" || value instanceof RawJson) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, copyValue(inner)]));
+}
+
+/**
+ * `value` with each mutation applied at a slot picked by its `at`. It changes and inserts copies:
+ * fc.constantFrom hands out the same object every time (`[[[]]]` above), so changing it in place
+ * would change later runs' values, and inserting it twice could put it inside itself (JSON.stringify
+ * then throws "circular structure" and the run fails before any request).
+ */
 function mutate(value: unknown, mutations: Mutation[]): unknown {
-  let root = value;
+  let root = copyValue(value);
   for (const mutation of mutations) {
+    const inserted = copyValue(mutation.value);
     const slots = slotsOf(root);
     const slot = slots[mutation.at % (slots.length + 1)];
     if (!slot) {
-      root = mutation.kind === "add" && root !== null && typeof root === "object" ? { ...root, unexpected: mutation.value } : mutation.value;
+      root = mutation.kind === "add" && root !== null && typeof root === "object" ? { ...root, unexpected: inserted } : inserted;
       continue;
     }
     const { parent, key } = slot;
     if (mutation.kind === "remove") {
       if (Array.isArray(parent)) parent.splice(Number(key), 1);
       else delete parent[key as string];
-    } else if (mutation.kind === "add" && !Array.isArray(parent)) parent[`extra_${String(key)}`] = mutation.value;
-    else (parent as Record<string | number, unknown>)[key] = mutation.value;
+    } else if (mutation.kind === "add" && !Array.isArray(parent)) parent[`extra_${String(key)}`] = inserted;
+    else (parent as Record<string | number, unknown>)[key] = inserted;
   }
   return root;
 }
