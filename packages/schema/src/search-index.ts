@@ -14,8 +14,9 @@ export type IndexGenerationStatus = z.infer<typeof IndexGenerationStatusSchema>;
 
 /**
  * Body of POST /manage/admin/search-index/rebuild (optional; an empty body keeps the current
- * generation's settings). `text_search_config` names a PostgreSQL text-search configuration
- * (`english`, `simple`, `german`, …; checked against the server's pg_ts_config).
+ * generation's settings). `text_search_config` names the search index's language: `simple` or a
+ * stemming language (`english`, `german`, …); another name is refused with 422 when the rebuild is
+ * asked for (packages/search-index, text-search-language.ts).
  */
 export const IndexRebuildRequestSchema = pyModel("IndexRebuildRequest", {
   chunk_token_limit: pyInt({ ge: MIN_CHUNK_TOKEN_LIMIT, le: MAX_CHUNK_TOKEN_LIMIT }).nullable().default(null),
