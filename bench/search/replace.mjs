@@ -47,7 +47,7 @@ if (!options.dir || !options.documents) throw new Error("--dir and --documents a
 const DOCUMENTS = Number(options.documents);
 const BATCHES = Number(options.batches);
 const BATCH_DOCUMENTS = Number(options["batch-documents"]);
-const OPTIMIZE_EVERY = Number(options["optimize-every"]);
+const MAINTENANCE_EVERY = Number(options["optimize-every"]);
 const MAINTENANCE = {
   optimize: (generation) => optimizeGenerationTable({ generation, pruneOlderThan: new Date(Date.now() - 10 * 60_000) }),
   merge: (generation) => mergeGenerationTable({ generation }),
@@ -70,8 +70,8 @@ try {
   if (generation === null) throw new Error(`no generation 1 in ${options.dir}`);
   console.log(`bench/search/replace: ${await generation.table.countRows()} rows in ${options.dir}; ${BATCHES} batches of ${BATCH_DOCUMENTS} documents`);
   const times = [];
-  const optimizeTimes = [];
-  const optimizeCpu = [];
+  const maintenanceTimes = [];
+  const maintenanceCpu = [];
   const cpuSeconds = () => {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1e6;
@@ -88,12 +88,12 @@ try {
     const started = performance.now();
     await replaceDocuments({ generation, documentIds, chunks });
     times.push(performance.now() - started);
-    if (OPTIMIZE_EVERY > 0 && (batch + 1) % OPTIMIZE_EVERY === 0) {
-      const optimizeStarted = performance.now();
+    if (MAINTENANCE_EVERY > 0 && (batch + 1) % MAINTENANCE_EVERY === 0) {
+      const maintenanceStarted = performance.now();
       const cpuBefore = cpuSeconds();
       await MAINTENANCE(generation);
-      optimizeCpu.push(cpuSeconds() - cpuBefore);
-      optimizeTimes.push(performance.now() - optimizeStarted);
+      maintenanceCpu.push(cpuSeconds() - cpuBefore);
+      maintenanceTimes.push(performance.now() - maintenanceStarted);
     }
   }
   const wallSeconds = (performance.now() - wallStarted) / 1000;
@@ -101,11 +101,11 @@ try {
   const p50 = percentile(sorted, 50);
   console.log(`commit ms per batch: p50 ${p50.toFixed(0)}, p95 ${percentile(sorted, 95).toFixed(0)}, first ${times[0].toFixed(0)}`);
   console.log(`documents/s at the median batch: ${((BATCH_DOCUMENTS * 1000) / p50).toFixed(0)}`);
-  if (optimizeTimes.length > 0) {
-    const sortedOptimize = [...optimizeTimes].sort((a, b) => a - b);
+  if (maintenanceTimes.length > 0) {
+    const sortedMaintenance = [...maintenanceTimes].sort((a, b) => a - b);
     console.log(
-      `${options.maintenance} every ${OPTIMIZE_EVERY} batches (${optimizeTimes.length} runs): wall ms p50 ${percentile(sortedOptimize, 50).toFixed(0)}, ` +
-        `max ${sortedOptimize.at(-1).toFixed(0)}; CPU s each ${optimizeCpu.map((seconds) => seconds.toFixed(2)).join(", ")}`,
+      `${options.maintenance} every ${MAINTENANCE_EVERY} batches (${maintenanceTimes.length} runs): wall ms p50 ${percentile(sortedMaintenance, 50).toFixed(0)}, ` +
+        `max ${sortedMaintenance.at(-1).toFixed(0)}; CPU s each ${maintenanceCpu.map((seconds) => seconds.toFixed(2)).join(", ")}`,
     );
   }
   console.log(`in all: ${wallSeconds.toFixed(1)} s wall, ${(cpuSeconds() - cpuStarted).toFixed(1)} s CPU, ${((BATCHES * BATCH_DOCUMENTS) / wallSeconds).toFixed(0)} documents/s`);
