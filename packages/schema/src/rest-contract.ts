@@ -275,15 +275,15 @@ export const REST_CONTRACT = {
     description:
       "Full-text search over the indexed chunks, documents ranked by their best chunk, each with its best 3 chunks. " +
       "A document is visible when its `external_access` is absent and a pair it belongs to is public, or `is_public` is true, " +
-      "or the principal's email or one of its groups is listed. An admin key sees everything, or exactly what `principal` would see; " +
-      "a curator key sees everything (unscoped) or public documents plus those of its pairs (scoped), and may not pass `principal`. " +
+      "or the principal's email or one of its groups is listed. A key without scope sees everything; an admin key without scope passing `principal` sees exactly what that user would see. " +
+      "A scoped key, admin or curator, sees public documents plus those of its pairs, and may not pass `principal`. " +
       "The query has at most 1,000 characters and 64 terms (words, those in quoted phrases and excluded ones included); more is a 422.",
     tag: "search",
     body: json(SearchRequestSchema),
     responses: {
       200: ok(SearchResponseSchema),
       401: UNAUTHORIZED,
-      403: error("The API key's role does not allow this, or a curator key passed `principal`"),
+      403: error("The API key's role does not allow this, or a key other than an unscoped admin passed `principal`"),
       413: TOO_LARGE,
       422: VALIDATION_FAILED,
     },
