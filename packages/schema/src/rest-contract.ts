@@ -212,7 +212,7 @@ export const REST_CONTRACT = {
     auth: ADMIN_OR_CURATOR,
     summary: "List ingested documents",
     description:
-      "The documents created through the ingestion API, ordered by id: all of them (streamed) or, with `limit`, a page at a time. A key scoped to pairs lists the documents of pairs it may see.",
+      "The documents created through the ingestion API, ordered by id: all of them (streamed) or, with `limit`, a page at a time. A key scoped to pairs lists the documents it may see, as search finds them.",
     tag: "ingestion",
     query: DOCUMENT_PAGE,
     responses: { 200: DOCUMENT_LIST, 401: UNAUTHORIZED, 403: FORBIDDEN, 422: VALIDATION_FAILED },
@@ -255,7 +255,8 @@ export const REST_CONTRACT = {
     path: "/svc-api/connector-docs/{cc_pair_id}",
     auth: ADMIN_OR_CURATOR,
     summary: "List a connector-credential pair's documents",
-    description: "The documents linked to the pair, ordered by id: all of them (streamed) or, with `limit`, a page at a time.",
+    description:
+      "The documents linked to the pair that the key may see (as search finds them), ordered by id: all of them (streamed) or, with `limit`, a page at a time.",
     tag: "ingestion",
     pathParams: { schema: CcPairIdPathSchema, descriptions: { cc_pair_id: "The pair's id" } },
     query: DOCUMENT_PAGE,
