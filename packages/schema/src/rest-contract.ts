@@ -212,7 +212,7 @@ export const REST_CONTRACT = {
     auth: ADMIN_OR_CURATOR,
     summary: "List ingested documents",
     description:
-      "The documents created through the ingestion API, ordered by id: all of them (streamed) or, with `limit`, a page at a time. A key scoped to pairs lists the documents of pairs it may see.",
+      "The documents created through the ingestion API, ordered by id: all of them (streamed) or, with `limit`, a page at a time. A key scoped to pairs lists the documents it may see, as search finds them.",
     tag: "ingestion",
     query: DOCUMENT_PAGE,
     responses: { 200: DOCUMENT_LIST, 401: UNAUTHORIZED, 403: FORBIDDEN, 422: VALIDATION_FAILED },
@@ -255,7 +255,8 @@ export const REST_CONTRACT = {
     path: "/svc-api/connector-docs/{cc_pair_id}",
     auth: ADMIN_OR_CURATOR,
     summary: "List a connector-credential pair's documents",
-    description: "The documents linked to the pair, ordered by id: all of them (streamed) or, with `limit`, a page at a time.",
+    description:
+      "The documents linked to the pair that the key may see (as search finds them), ordered by id: all of them (streamed) or, with `limit`, a page at a time.",
     tag: "ingestion",
     pathParams: { schema: CcPairIdPathSchema, descriptions: { cc_pair_id: "The pair's id" } },
     query: DOCUMENT_PAGE,
@@ -275,15 +276,15 @@ export const REST_CONTRACT = {
     description:
       "Full-text search over the indexed chunks, documents ranked by their best chunk, each with its best 3 chunks. " +
       "A document is visible when its `external_access` is absent and a pair it belongs to is public, or `is_public` is true, " +
-      "or the principal's email or one of its groups is listed. An admin key sees everything, or exactly what `principal` would see; " +
-      "a curator key sees everything (unscoped) or public documents plus those of its pairs (scoped), and may not pass `principal`. " +
+      "or the principal's email or one of its groups is listed. A key without scope sees everything; an admin key without scope passing `principal` sees exactly what that user would see. " +
+      "A scoped key, admin or curator, sees public documents plus those of its pairs, and may not pass `principal`. " +
       "The query has at most 1,000 characters and 64 terms (words, those in quoted phrases and excluded ones included); more is a 422.",
     tag: "search",
     body: json(SearchRequestSchema),
     responses: {
       200: ok(SearchResponseSchema),
       401: UNAUTHORIZED,
-      403: error("The API key's role does not allow this, or a curator key passed `principal`"),
+      403: error("The API key's role does not allow this, or a key other than an unscoped admin passed `principal`"),
       413: TOO_LARGE,
       422: VALIDATION_FAILED,
     },
