@@ -32,6 +32,7 @@ import {
   describeMachine,
   dropDatabase,
   findFreePort,
+  percentile,
   postJson,
   ProcessGroup,
   recreateDatabase,
@@ -99,14 +100,17 @@ async function ingest(port, key, documents) {
 }
 
 /** Searches svc through REST: the ranked document ids, the text actually searched, and what happened. */
-function svcSearcher(base, key) {
+function svcSearcher(base, key, timings) {
   const post = async (query) => {
+    const started = performance.now();
     const response = await fetch(`${base}/api/svc-api/search`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ query, limit: 10 }),
     });
-    return { status: response.status, text: await response.text() };
+    const text = await response.text();
+    timings.push(performance.now() - started);
+    return { status: response.status, text };
   };
   return async (query) => {
     let sent = query;
@@ -177,8 +181,11 @@ async function measureCollection(name) {
     log(`${name}: ${indexed.documents} documents (${indexed.chunks} chunks) ingested and indexed in ${ingestSeconds.toFixed(0)} s; searching ${collection.queries.length} queries`);
     if (indexed.documents !== collection.documents.length) throw new Error(`${indexed.documents} of ${collection.documents.length} documents indexed`);
     const reference = createReferenceEngine(collection.documents, stopWords);
+    const timings = [];
     try {
-      return { collection, indexed, ingestSeconds, ...(await searchAll(collection, svcSearcher(base, key), reference)) };
+      const searched = await searchAll(collection, svcSearcher(base, key, timings), reference);
+      timings.sort((a, b) => a - b);
+      return { collection, indexed, ingestSeconds, latency: { p50: percentile(timings, 50), p95: percentile(timings, 95) }, ...searched };
     } finally {
       reference.close();
     }
@@ -193,7 +200,7 @@ async function measureCollection(name) {
   }
 }
 
-function report({ collection, indexed, ingestSeconds, scores, notes }) {
+function report({ collection, indexed, ingestSeconds, latency, scores, notes }) {
   const f = (value) => value.toFixed(3);
   const row = (engine, clean, typo) =>
     `| ${engine} | ${f(clean.ndcg)} | ${f(typo.ndcg)} (${(typo.ndcg / clean.ndcg).toFixed(2)}×) | ${f(clean.precision)} / ${f(typo.precision)} | ` +
@@ -212,7 +219,8 @@ function report({ collection, indexed, ingestSeconds, scores, notes }) {
     `\nsvc found nothing where the reference found something: ${notes.svcEmptyReferenceNot.clean} clean, ${notes.svcEmptyReferenceNot.typo} typo. ` +
       `Refused by svc as too long (422) and sent cut to its limits: ${notes.truncated.length}` +
       (notes.truncated.length > 0 ? ` (queries ${notes.truncated.join(", ")}; the reference on their whole text: nDCG@10 ${f(scores.referenceWhole.ndcg)})` : "") +
-      `. Failed searches (counted as no result): ${notes.failed.length}${notes.failed.length > 0 ? ` (${notes.failed.join(", ")})` : ""}.`,
+      `. Failed searches (counted as no result): ${notes.failed.length}${notes.failed.length > 0 ? ` (${notes.failed.join(", ")})` : ""}. ` +
+      `svc's answers (every request, one at a time): p50 ${latency.p50.toFixed(0)} ms, p95 ${latency.p95.toFixed(0)} ms.`,
   );
 }
 

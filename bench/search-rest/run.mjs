@@ -4,9 +4,9 @@
 // the production web server and worker; seeded Zipf documents (bench/search/corpus.mjs: ~80-word
 // sections, 8 a document) ingested one by one over REST by keep-alive clients and indexed by the real
 // worker, until the chunks reach the size. Then three documents dominated by the query words are
-// ingested last, and every query class (issue 19) is timed through `POST /api/svc-api/search` with
-// `limit` 10, one query at a time, with an admin key (sees everything) and with a curator key scoped to
-// one private pair (the access rule filters: public pairs plus that pair). Also timed on the same data:
+// ingested last, and every query class (issue 19, and issue 37's 8-word questions) is timed through
+// `POST /api/svc-api/search` with `limit` 10, one query at a time, with an admin key (sees everything)
+// and with a curator key scoped to one private pair (the access rule filters: public pairs plus that pair). Also timed on the same data:
 // a hand-tuned PostgreSQL top-k (chunks matching a `websearch_to_tsquery`, ranked by `ts_rank_cd`,
 // LIMIT 10; no snippets, no access rule), the best exact answer PostgreSQL gives without an extension.
 //
