@@ -40,15 +40,20 @@ const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 
 /**
  * The query with one typo: a word of 4 letters or more that is not a stop word (a typo in one would
- * add a word, not lose one), drawn with `random`, gets one edit at a random place: a substitution,
- * deletion, insertion or transposition of neighbours, drawn alike, never leaving the word as it was.
- * A query with no such word is returned as it is.
+ * add a word, not lose one) gets one edit at a random place: a substitution, deletion, insertion or
+ * transposition of neighbours, drawn alike, never leaving the word as it was. The word is drawn with
+ * `random`, or, with `rarity` (word → documents holding it), is the rarest one the collection holds
+ * (the first of equals): the word that carries most of a long query's ranking. A query with no such
+ * word is returned as it is.
  */
-export function injectTypo(query, random, stopWords) {
+export function injectTypo(query, random, stopWords, rarity) {
   const tokens = query.split(" ");
   const candidates = tokens.flatMap((token, index) => (/^[a-z]{4,}$/i.test(token) && !stopWords.has(token.toLowerCase()) ? [index] : []));
-  if (candidates.length === 0) return { query, typo: null };
-  const index = candidates[Math.floor(random() * candidates.length)];
+  const held = rarity ? candidates.filter((index) => rarity(tokens[index]) > 0) : candidates;
+  if (held.length === 0) return { query, typo: null };
+  const index = rarity
+    ? held.reduce((rarest, candidate) => (rarity(tokens[candidate]) < rarity(tokens[rarest]) ? candidate : rarest))
+    : held[Math.floor(random() * held.length)];
   const word = tokens[index];
   const pick = (count) => Math.floor(random() * count);
   let edited = word;
