@@ -9,15 +9,16 @@
 // characters or 64 terms) is counted and sent again cut to its first words within both limits; the
 // reference engine gets the same text as svc (and, in a note, the whole text). The same run searches
 // the reference: BM25 in SQLite FTS5 over the same titles and texts, the query's words OR-ed
-// (reference-bm25.mjs). Then two typo variants on both engines: each query with one typo (the same
-// for both engines) in a word drawn at random, and in its rarest word (evaluate.mjs). Reported per
+// (reference-bm25.mjs). Then the variants, on both engines: each query with one typo (the same for
+// both engines) in a word drawn at random, and in its rarest word; and as keywords (its 3 rarest
+// words), clean and with one typo: a typo costs a short query more (evaluate.mjs). Reported per
 // collection, engine and variant: nDCG@10 (linear gains, graded where the judgments are), P@10, MRR@10
 // (means over the judged queries) and queries with no result.
 //
 //   pnpm build && pnpm --filter @svc/bench relevance
 //
 // Options: --collections list (cranfield,cisi), --seed of the typos (37: the random word's draws; the
-// rarest word's edit draws from seed + 1), --keep (keep the databases and index directories).
+// rarest word's edit draws from seed + 1, the keywords' typo from seed + 2), --keep (keep the databases and index directories).
 // Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS.
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -43,7 +44,7 @@ import {
 } from "../lib/harness.mjs";
 import { waitForIndexed, waitForMerged } from "../lib/index-state.mjs";
 import { loadCollection } from "./collections.mjs";
-import { injectTypo, score } from "./evaluate.mjs";
+import { injectTypo, keywordQuery, score } from "./evaluate.mjs";
 import { createReferenceEngine } from "./reference-bm25.mjs";
 
 const { values: options } = parseArgs({
@@ -132,13 +133,21 @@ function svcSearcher(base, key, timings) {
 }
 
 /**
- * The variants every query is searched in, on both engines: as typed, and with one typo (the same for
- * both) in a word drawn at random or in its rarest word. Each typo variant has its own seeded draws.
+ * The variants every query is searched in, on both engines: as typed; with one typo (the same for both)
+ * in a word drawn at random, or in its rarest word; as keywords (its 3 rarest words), clean and with
+ * one typo. Each variant with typos has its own seeded draws; `base`: the variant its × compares with.
  */
 const VARIANTS = [
   { name: "clean" },
-  { name: "typo, random word", seed: SEED },
-  { name: "typo, rarest word", seed: SEED + 1, rarest: true },
+  { name: "typo, random word", seed: SEED, base: "clean", make: (query, random) => injectTypo(query, random, stopWords) },
+  { name: "typo, rarest word", seed: SEED + 1, base: "clean", make: (query, random, rarity) => injectTypo(query, random, stopWords, rarity) },
+  { name: "keywords (3 rarest words)", make: (query, random, rarity) => ({ query: keywordQuery(query, stopWords, rarity), typo: null }) },
+  {
+    name: "keywords, typo in one",
+    seed: SEED + 2,
+    base: "keywords (3 rarest words)",
+    make: (query, random, rarity) => injectTypo(keywordQuery(query, stopWords, rarity), random, stopWords),
+  },
 ];
 
 /** Every query in every variant on both engines: rankings per engine and variant, and what happened. */
@@ -153,9 +162,9 @@ async function searchAll(collection, searchSvc, reference) {
     notes.referenceWhole.set(id, reference.search(text));
     for (const [index, variant] of VARIANTS.entries()) {
       let answer = clean;
-      if (variant.seed !== undefined) {
-        const { query, typo } = injectTypo(clean.sent, randoms[index], stopWords, variant.rarest ? reference.documentFrequency : undefined);
-        (notes.typos[variant.name] ??= []).push(typo);
+      if (variant.make) {
+        const { query, typo } = variant.make(clean.sent, randoms[index], reference.documentFrequency);
+        if (typo !== null) (notes.typos[variant.name] ??= []).push(typo);
         answer = await searchSvc(query);
       }
       if (answer.failed) notes.failed.push(`${id} (${variant.name})`);
@@ -228,8 +237,9 @@ function report({ collection, indexed, ingestSeconds, latency, scores, notes }) 
   console.log(`\n### ${collection.name}: ${collection.description}\n`);
   console.log(
     `${indexed.documents} documents (${indexed.chunks} chunks) through the bulk call, indexed and merged in ${ingestSeconds.toFixed(0)} s; ${n} queries, ` +
-      `means over all of them. Typos: one edit in one word of 4+ letters per query, seeds ${SEED} and ${SEED + 1} ` +
-      `(random word: ${examples("typo, random word")}; rarest word: ${examples("typo, rarest word")}).\n`,
+      `means over all of them. Typos: one edit in one word of 4+ letters per query, seeds ${SEED}, ${SEED + 1} and ${SEED + 2} ` +
+      `(random word: ${examples("typo, random word")}; rarest word: ${examples("typo, rarest word")}; ` +
+      `keywords: ${examples("keywords, typo in one")}). × compares with the same queries without the typo.\n`,
   );
   console.log(`| engine | queries | nDCG@10 | × clean | P@10 | MRR@10 | no result (of ${n}) |`);
   console.log("|---|---|---|---|---|---|---|");
@@ -237,10 +247,10 @@ function report({ collection, indexed, ingestSeconds, latency, scores, notes }) 
     ["svc", "svc (REST, limit 10)"],
     ["reference", "reference BM25 (FTS5, words OR-ed)"],
   ]) {
-    const clean = scores.clean[engine];
-    for (const { name } of VARIANTS) {
+    for (const { name, base } of VARIANTS) {
       const run = scores[name][engine];
-      const ratio = name === "clean" ? "" : clean.ndcg > 0 ? `${(run.ndcg / clean.ndcg).toFixed(2)}×` : "–";
+      const baseline = base && scores[base][engine].ndcg;
+      const ratio = !base ? "" : baseline > 0 ? `${(run.ndcg / baseline).toFixed(2)}×` : "–";
       console.log(`| ${label} | ${name} | ${f(run.ndcg)} | ${ratio} | ${f(run.precision)} | ${f(run.mrr)} | ${run.noResult} |`);
     }
   }
