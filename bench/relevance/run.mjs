@@ -18,10 +18,12 @@
 //   pnpm build && pnpm --filter @svc/bench relevance
 //
 // Options: --collections list (cranfield,cisi), --seed of the typos (37: the random word's draws; the
-// rarest word's edit draws from seed + 1, the keywords' typo from seed + 2), --keep (keep the databases and index directories).
+// rarest word's edit draws from seed + 1, the keywords' typo from seed + 2), --keep (keep the
+// databases and index directories), --json FILE (every query of every variant: the text searched,
+// both engines' ranking and nDCG@10).
 // Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS.
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -44,7 +46,7 @@ import {
 } from "../lib/harness.mjs";
 import { waitForIndexed, waitForMerged } from "../lib/index-state.mjs";
 import { loadCollection } from "./collections.mjs";
-import { injectTypo, keywordQuery, score } from "./evaluate.mjs";
+import { injectTypo, keywordQuery, ndcgAt10, score } from "./evaluate.mjs";
 import { createReferenceEngine } from "./reference-bm25.mjs";
 
 const { values: options } = parseArgs({
@@ -53,6 +55,7 @@ const { values: options } = parseArgs({
     collections: { type: "string", default: "cranfield,cisi" },
     seed: { type: "string", default: "37" },
     keep: { type: "boolean", default: false },
+    json: { type: "string" },
   },
 });
 const SEED = Number(options.seed);
@@ -154,6 +157,7 @@ const VARIANTS = [
 async function searchAll(collection, searchSvc, reference) {
   const randoms = VARIANTS.map((variant) => (variant.seed === undefined ? null : createRandom(variant.seed)));
   const runs = Object.fromEntries(VARIANTS.map(({ name }) => [name, { svc: new Map(), reference: new Map() }]));
+  const queries = [];
   const notes = { truncated: [], failed: [], typos: {}, referenceWhole: new Map() };
   const svcEmptyReferenceNot = Object.fromEntries(VARIANTS.map(({ name }) => [name, 0]));
   for (const { id, text } of collection.queries) {
@@ -171,6 +175,8 @@ async function searchAll(collection, searchSvc, reference) {
       const referenceRanked = reference.search(answer.sent);
       runs[variant.name].svc.set(id, answer.ranked);
       runs[variant.name].reference.set(id, referenceRanked);
+      const gains = collection.judgments.get(id);
+      queries.push({ id, variant: variant.name, query: answer.sent, svc: { ndcg: ndcgAt10(answer.ranked, gains), ranked: answer.ranked }, reference: { ndcg: ndcgAt10(referenceRanked, gains), ranked: referenceRanked } });
       if (answer.ranked.length === 0 && referenceRanked.length > 0) svcEmptyReferenceNot[variant.name] += 1;
     }
   }
@@ -181,7 +187,7 @@ async function searchAll(collection, searchSvc, reference) {
     ]),
   );
   notes.referenceWholeScore = score(notes.referenceWhole, collection.judgments);
-  return { scores, notes: { ...notes, svcEmptyReferenceNot } };
+  return { scores, queries, notes: { ...notes, svcEmptyReferenceNot } };
 }
 
 async function measureCollection(name) {
@@ -267,4 +273,12 @@ function report({ collection, indexed, ingestSeconds, latency, scores, notes }) 
 const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
 const branch = execFileSync("git", ["rev-parse", "--abbrev-ref", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
 console.log(`bench/relevance at ${commit} (${branch}), ${new Date().toISOString()}, ${describeMachine()}`);
-for (const name of options.collections.split(",")) report(await measureCollection(name));
+const measured = [];
+for (const name of options.collections.split(",")) {
+  measured.push(await measureCollection(name));
+  report(measured.at(-1));
+}
+if (options.json) {
+  const perQuery = measured.map(({ collection, scores, queries }) => ({ collection: collection.name, scores, queries }));
+  writeFileSync(options.json, JSON.stringify({ commit, branch, seed: SEED, collections: perQuery }, null, 1));
+}
