@@ -61,6 +61,7 @@ const { values: options } = parseArgs({
 const SEED = Number(options.seed);
 const BATCH = 250;
 const INDEX_DEADLINE_MS = 30 * 60_000;
+// svc's limits on a query (packages/schema MAX_SEARCH_QUERY_LENGTH and MAX_SEARCH_QUERY_TERMS).
 const MAX_QUERY_LENGTH = 1000;
 const MAX_QUERY_TERMS = 64;
 const log = (message) => process.stderr.write(`${message}\n`);
@@ -176,7 +177,13 @@ async function searchAll(collection, searchSvc, reference) {
       runs[variant.name].svc.set(id, answer.ranked);
       runs[variant.name].reference.set(id, referenceRanked);
       const gains = collection.judgments.get(id);
-      queries.push({ id, variant: variant.name, query: answer.sent, svc: { ndcg: ndcgAt10(answer.ranked, gains), ranked: answer.ranked }, reference: { ndcg: ndcgAt10(referenceRanked, gains), ranked: referenceRanked } });
+      queries.push({
+        id,
+        variant: variant.name,
+        query: answer.sent,
+        svc: { ndcg: ndcgAt10(answer.ranked, gains), ranked: answer.ranked },
+        reference: { ndcg: ndcgAt10(referenceRanked, gains), ranked: referenceRanked },
+      });
       if (answer.ranked.length === 0 && referenceRanked.length > 0) svcEmptyReferenceNot[variant.name] += 1;
     }
   }
