@@ -375,22 +375,24 @@ export const REST_CONTRACT = {
     path: "/manage/admin/federated-connector",
     auth: ADMIN,
     summary: "Create a federated connector",
-    description: "A connector that searches its source live and indexes nothing; it shows in the status listing.",
+    description:
+      "A connector that searches its source live and indexes nothing; it shows in the status listing. It belongs to no pair, so it needs an admin key without scope.",
     tag: "connectors",
     body: json(CreateFederatedConnectorRequestSchema),
-    responses: { 200: ok(FederatedConnectorIdSchema), 401: UNAUTHORIZED, 403: ADMIN_ONLY, 422: VALIDATION_FAILED },
+    responses: { 200: ok(FederatedConnectorIdSchema), 401: UNAUTHORIZED, 403: UNSCOPED_ADMIN_ONLY, 422: VALIDATION_FAILED },
   }),
   deleteFederatedConnector: endpoint({
     method: "DELETE",
     path: "/manage/admin/federated-connector/{id}",
     auth: ADMIN,
     summary: "Delete a federated connector",
+    description: "Needs an admin key without scope, as creating one does.",
     tag: "connectors",
     pathParams: { schema: IdPathSchema, descriptions: { id: "The federated connector's id" } },
     responses: {
       200: ok(FederatedConnectorIdSchema),
       401: UNAUTHORIZED,
-      403: ADMIN_ONLY,
+      403: UNSCOPED_ADMIN_ONLY,
       404: error("No such federated connector"),
       422: VALIDATION_FAILED,
     },
@@ -481,12 +483,12 @@ export const REST_CONTRACT = {
     description:
       "Prometheus text format. Requests by method, route pattern and status (count and duration), the web's and each worker's process metrics, " +
       "each worker's jobs by queue and outcome and its indexing lag (accept → indexed), labelled `component` and `worker_id`; and, counted from the database at scrape time, " +
-      "documents by indexing status, queue depth and oldest queued age per queue, index attempts by status. Needs an admin key, or the bearer token set in `SVC_METRICS_TOKEN`.",
+      "documents by indexing status, queue depth and oldest queued age per queue, index attempts by status. The counts cover every pair, so it needs an admin key without scope, or the bearer token set in `SVC_METRICS_TOKEN`.",
     tag: "operations",
     responses: {
       200: { description: "The metrics, in Prometheus text format 0.0.4", contentType: "text/plain" },
       401: UNAUTHORIZED,
-      403: error("The API key is not an admin key"),
+      403: UNSCOPED_ADMIN_ONLY,
     },
   }),
   getApiReference: endpoint({

@@ -13,6 +13,7 @@ import {
   listCcPairDocuments,
   listIndexingStatus,
   listIngestedDocuments,
+  requireUnscopedAdmin,
   searchDocuments,
   startIndexRebuild,
   streamCcPairDocuments,
@@ -134,9 +135,9 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
     toWire(CcPairSchema, await updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id, status: body.status })),
   deleteCcPair: async ({ path, principal, services }) =>
     toWire(CcPairSchema, await deleteCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id })),
-  createFederatedConnector: ({ body, services }) =>
-    createFederatedConnector({ db: services.db, source: body.source, name: body.name }),
-  deleteFederatedConnector: ({ path, services }) => deleteFederatedConnector({ db: services.db, id: path.id }),
+  createFederatedConnector: ({ body, principal, services }) =>
+    createFederatedConnector({ db: services.db, principal, source: body.source, name: body.name }),
+  deleteFederatedConnector: ({ path, principal, services }) => deleteFederatedConnector({ db: services.db, principal, id: path.id }),
   getIndexRebuildStatus: async ({ services }) => toWire(IndexRebuildStatusSchema, await getIndexRebuildStatus({ db: services.db })),
   startIndexRebuild: async ({ body, principal, services }) =>
     toWire(
@@ -162,7 +163,10 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
       }),
     ),
   getOpenApiDocument: () => buildOpenApiDocument(),
-  getMetrics: async ({ services }) => {
+  getMetrics: async ({ principal, services }) => {
+    // The counts span every pair (docs/decisions.md "Scoped keys"). No principal: SVC_METRICS_TOKEN was the credential.
+    const caller = principal as Principal | undefined;
+    if (caller) requireUnscopedAdmin(caller);
     const { contentType, body } = await renderMetrics(services);
     return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
   },
