@@ -11,7 +11,14 @@ import {
   UpdateCcPairRequestSchema,
 } from "./cc-pair";
 import { ErrorDetailSchema } from "./error-detail";
-import { CategorizedFilesSnapshotSchema, FileUploadRequestSchema, FileUploadResponseSchema } from "./file-upload";
+import {
+  CategorizedFilesSnapshotSchema,
+  FileIdPathSchema,
+  FileUploadRequestSchema,
+  FileUploadResponseSchema,
+  MAX_FILES_PER_UPLOAD,
+  UserFileSchema,
+} from "./file-upload";
 import { ConnectorIndexingStatusResponseSchema, IndexingStatusRequestSchema } from "./indexing-status";
 import {
   CcPairIdPathSchema,
@@ -446,7 +453,9 @@ export const REST_CONTRACT = {
     path: "/user/file/upload",
     auth: ADMIN_OR_CURATOR,
     summary: "Upload images",
-    description: "Stores PNG, JPEG, GIF or WebP images; the returned `file_id` is what a section's `image_file_id` names.",
+    description:
+      `Stores PNG, JPEG, GIF or WebP images, at most ${MAX_FILES_PER_UPLOAD} per request; the returned \`file_id\` is what a section's \`image_file_id\` names. ` +
+      "A file belongs to the key's scope: a scoped key names only files uploaded by keys sharing one of its pairs.",
     tag: "files",
     body: { type: "multipart", schema: FileUploadRequestSchema },
     responses: {
@@ -454,6 +463,24 @@ export const REST_CONTRACT = {
       401: UNAUTHORIZED,
       403: FORBIDDEN,
       413: TOO_LARGE,
+      422: VALIDATION_FAILED,
+    },
+  }),
+  deleteUserFile: endpoint({
+    method: "DELETE",
+    path: "/user/file/{file_id}",
+    auth: ADMIN,
+    summary: "Delete an uploaded image",
+    description:
+      "Removes the file; an image section can no longer name it (422 as for an unknown id). A scoped admin key deletes only files whose every pair is its own; a file that a document's image section still names is kept (409).",
+    tag: "files",
+    pathParams: { schema: FileIdPathSchema, descriptions: { file_id: "The file's `file_id`" } },
+    responses: {
+      200: ok(UserFileSchema, "The deleted file"),
+      401: UNAUTHORIZED,
+      403: ADMIN_ONLY,
+      404: error("No such file, or not one the key's scope sees"),
+      409: error("An image section still names the file"),
       422: VALIDATION_FAILED,
     },
   }),

@@ -5,6 +5,7 @@ import {
   deleteCcPair,
   deleteDocument,
   deleteFederatedConnector,
+  deleteUploadedFile,
   getCcPair,
   getDocument,
   getIndexRebuildStatus,
@@ -38,6 +39,7 @@ import {
   SearchRequestSchema,
   SearchResponseSchema,
   toWire,
+  UserFileSchema,
   type RestContract,
   type RestEndpoint,
   type RestOperationId,
@@ -152,12 +154,15 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
     ),
   cancelIndexRebuild: async ({ principal, services }) =>
     toWire(IndexRebuildStatusSchema, await cancelIndexRebuild({ db: services.db, boss: services.boss, principal })),
-  uploadUserFiles: async ({ request, services }) => toWire(FileUploadResponseSchema, await handleUpload({ request, services })),
-  uploadProjectFiles: async ({ request, services }) =>
+  uploadUserFiles: async ({ request, principal, services }) => toWire(FileUploadResponseSchema, await handleUpload({ request, principal, services })),
+  deleteUserFile: async ({ path, principal, services }) =>
+    toWire(UserFileSchema, await deleteUploadedFile({ db: services.db, principal, fileId: path.file_id })),
+  uploadProjectFiles: async ({ request, principal, services }) =>
     toWire(
       CategorizedFilesSnapshotSchema,
       await uploadProjectFiles({
         db: services.db,
+        principal,
         files: await readUploadedFiles(request),
         maxFileBytes: webEnv().SVC_MAX_UPLOAD_FILE_BYTES,
       }),
