@@ -106,6 +106,7 @@ const OVERLOADED: RestResponse = {
   ...error("Too many requests in flight, or the indexing queue is past its limit; try again later"),
   headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
 };
+const IMAGE_FILE_DELETED = error("An image file a section names was deleted while the write was under way; send it again");
 const VALIDATION_FAILED: RestResponse = { description: "Validation Error", schema: HTTPValidationErrorSchema };
 
 const PAIR_ID = { schema: IdPathSchema, descriptions: { id: "The pair's id" } } satisfies RestParameters;
@@ -187,6 +188,7 @@ export const REST_CONTRACT = {
       400: error("The connector-credential pair does not exist"),
       401: UNAUTHORIZED,
       403: FORBIDDEN,
+      409: IMAGE_FILE_DELETED,
       413: TOO_LARGE,
       422: VALIDATION_FAILED,
       429: OVERLOADED,
@@ -208,6 +210,7 @@ export const REST_CONTRACT = {
       200: ok(IngestionBatchResponseSchema),
       401: UNAUTHORIZED,
       403: FORBIDDEN,
+      409: IMAGE_FILE_DELETED,
       413: error(`The request body is larger than the configured limit, or holds more than ${MAX_INGESTION_BATCH_SIZE} documents`),
       422: VALIDATION_FAILED,
       429: OVERLOADED,
