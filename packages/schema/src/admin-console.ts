@@ -309,6 +309,10 @@ export const UPLOADED_FILES_LIMIT = 100;
 export const UploadedFileSchema = camelSchema(UserFileSchema.omit({ id: true }));
 export type UploadedFile = z.infer<typeof UploadedFileSchema>;
 
+/** An upload named by its `file_id` (a UUID; anything else names no file). */
+export const FileIdInputSchema = z.object({ fileId: z.string().min(1).max(64) });
+export type FileIdInput = z.infer<typeof FileIdInputSchema>;
+
 // ---- REST shapes the console shows, in camelCase (core's values, passed through) ----
 
 export const ConsoleIndexingStatusSchema = camelSchema(ConnectorIndexingStatusResponseSchema);

@@ -11,7 +11,14 @@ import {
   UpdateCcPairRequestSchema,
 } from "./cc-pair";
 import { ErrorDetailSchema } from "./error-detail";
-import { CategorizedFilesSnapshotSchema, FileUploadRequestSchema, FileUploadResponseSchema } from "./file-upload";
+import {
+  CategorizedFilesSnapshotSchema,
+  FileIdPathSchema,
+  FileUploadRequestSchema,
+  FileUploadResponseSchema,
+  MAX_FILES_PER_UPLOAD,
+  UserFileSchema,
+} from "./file-upload";
 import { ConnectorIndexingStatusResponseSchema, IndexingStatusRequestSchema } from "./indexing-status";
 import {
   CcPairIdPathSchema,
@@ -99,6 +106,7 @@ const OVERLOADED: RestResponse = {
   ...error("Too many requests in flight, or the indexing queue is past its limit; try again later"),
   headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
 };
+const IMAGE_FILE_DELETED = error("An image file a section names was deleted while the write was under way; send it again");
 const VALIDATION_FAILED: RestResponse = { description: "Validation Error", schema: HTTPValidationErrorSchema };
 
 const PAIR_ID = { schema: IdPathSchema, descriptions: { id: "The pair's id" } } satisfies RestParameters;
@@ -180,6 +188,7 @@ export const REST_CONTRACT = {
       400: error("The connector-credential pair does not exist"),
       401: UNAUTHORIZED,
       403: FORBIDDEN,
+      409: IMAGE_FILE_DELETED,
       413: TOO_LARGE,
       422: VALIDATION_FAILED,
       429: OVERLOADED,
@@ -201,6 +210,7 @@ export const REST_CONTRACT = {
       200: ok(IngestionBatchResponseSchema),
       401: UNAUTHORIZED,
       403: FORBIDDEN,
+      409: IMAGE_FILE_DELETED,
       413: error(`The request body is larger than the configured limit, or holds more than ${MAX_INGESTION_BATCH_SIZE} documents`),
       422: VALIDATION_FAILED,
       429: OVERLOADED,
@@ -376,22 +386,24 @@ export const REST_CONTRACT = {
     path: "/manage/admin/federated-connector",
     auth: ADMIN,
     summary: "Create a federated connector",
-    description: "A connector that searches its source live and indexes nothing; it shows in the status listing.",
+    description:
+      "A connector that searches its source live and indexes nothing; it shows in the status listing. It belongs to no pair, so it needs an admin key without scope.",
     tag: "connectors",
     body: json(CreateFederatedConnectorRequestSchema),
-    responses: { 200: ok(FederatedConnectorIdSchema), 401: UNAUTHORIZED, 403: ADMIN_ONLY, 422: VALIDATION_FAILED },
+    responses: { 200: ok(FederatedConnectorIdSchema), 401: UNAUTHORIZED, 403: UNSCOPED_ADMIN_ONLY, 422: VALIDATION_FAILED },
   }),
   deleteFederatedConnector: endpoint({
     method: "DELETE",
     path: "/manage/admin/federated-connector/{id}",
     auth: ADMIN,
     summary: "Delete a federated connector",
+    description: "Needs an admin key without scope, as creating one does.",
     tag: "connectors",
     pathParams: { schema: IdPathSchema, descriptions: { id: "The federated connector's id" } },
     responses: {
       200: ok(FederatedConnectorIdSchema),
       401: UNAUTHORIZED,
-      403: ADMIN_ONLY,
+      403: UNSCOPED_ADMIN_ONLY,
       404: error("No such federated connector"),
       422: VALIDATION_FAILED,
     },
@@ -445,7 +457,9 @@ export const REST_CONTRACT = {
     path: "/user/file/upload",
     auth: ADMIN_OR_CURATOR,
     summary: "Upload images",
-    description: "Stores PNG, JPEG, GIF or WebP images; the returned `file_id` is what a section's `image_file_id` names.",
+    description:
+      `Stores PNG, JPEG, GIF or WebP images, at most ${MAX_FILES_PER_UPLOAD} per request; the returned \`file_id\` is what a section's \`image_file_id\` names. ` +
+      "A file belongs to the key's scope: a scoped key names only files uploaded by keys sharing one of its pairs.",
     tag: "files",
     body: { type: "multipart", schema: FileUploadRequestSchema },
     responses: {
@@ -453,6 +467,24 @@ export const REST_CONTRACT = {
       401: UNAUTHORIZED,
       403: FORBIDDEN,
       413: TOO_LARGE,
+      422: VALIDATION_FAILED,
+    },
+  }),
+  deleteUserFile: endpoint({
+    method: "DELETE",
+    path: "/user/file/{file_id}",
+    auth: ADMIN,
+    summary: "Delete an uploaded image",
+    description:
+      "Removes the file; an image section can no longer name it (422 as for an unknown id). A scoped admin key deletes only files whose every pair is its own; a file that a document's image section still names is kept (409).",
+    tag: "files",
+    pathParams: { schema: FileIdPathSchema, descriptions: { file_id: "The file's `file_id`" } },
+    responses: {
+      200: ok(UserFileSchema, "The deleted file"),
+      401: UNAUTHORIZED,
+      403: ADMIN_ONLY,
+      404: error("No such file, or not one the key's scope sees"),
+      409: error("An image section still names the file"),
       422: VALIDATION_FAILED,
     },
   }),
@@ -482,12 +514,12 @@ export const REST_CONTRACT = {
     description:
       "Prometheus text format. Requests by method, route pattern and status (count and duration), the web's and each worker's process metrics, " +
       "each worker's jobs by queue and outcome and its indexing lag (accept → indexed), labelled `component` and `worker_id`; and, counted from the database at scrape time, " +
-      "documents by indexing status, queue depth and oldest queued age per queue, index attempts by status. Needs an admin key, or the bearer token set in `SVC_METRICS_TOKEN`.",
+      "documents by indexing status, queue depth and oldest queued age per queue, index attempts by status. The counts cover every pair, so it needs an admin key without scope, or the bearer token set in `SVC_METRICS_TOKEN`.",
     tag: "operations",
     responses: {
       200: { description: "The metrics, in Prometheus text format 0.0.4", contentType: "text/plain" },
       401: UNAUTHORIZED,
-      403: error("The API key is not an admin key"),
+      403: UNSCOPED_ADMIN_ONLY,
     },
   }),
   getApiReference: endpoint({
