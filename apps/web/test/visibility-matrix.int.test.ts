@@ -218,9 +218,10 @@ const REST_ROUTES: Record<RestOperationId, RouteCase> = {
   getIndexRebuildStatus: { unprobed: "the index generation's settings and progress counts: no document or pair" },
   startIndexRebuild: { unprobed: "needs an unscoped admin: search-index.int.test.ts" },
   cancelIndexRebuild: { unprobed: "needs an unscoped admin: search-index.int.test.ts" },
-  uploadUserFiles: { unprobed: "uploads are images, not documents: their own rule scopes them" },
-  uploadProjectFiles: { unprobed: "uploads are images, not documents: their own rule scopes them" },
-  getMetrics: { unprobed: "counts by status and queue: no document or pair content" },
+  uploadUserFiles: { unprobed: "uploads are images, not documents: their own rule scopes them (upload-scope.int.test.ts)" },
+  uploadProjectFiles: { unprobed: "uploads are images, not documents: their own rule scopes them (upload-scope.int.test.ts)" },
+  deleteUserFile: { unprobed: "an upload's change, within its scope: upload-scope.int.test.ts" },
+  getMetrics: { unprobed: "needs an unscoped admin: unscoped-admin.int.test.ts" },
   getApiReference: { unprobed: "a static page" },
   getApiReferenceScript: { unprobed: "a static script" },
   getOpenApiDocument: { unprobed: "the API's description" },
@@ -382,7 +383,8 @@ const TRPC_PROCEDURES: Record<string, RouteCase> = {
   "keys.list": { unprobed: "needs an unscoped admin: session.int.test.ts" },
   "keys.create": { unprobed: "needs an unscoped admin: session.int.test.ts" },
   "keys.revoke": { unprobed: "needs an unscoped admin: session.int.test.ts" },
-  "uploads.list": { unprobed: "uploads are images, not documents: their own rule scopes them" },
+  "uploads.list": { unprobed: "uploads are images, not documents: their own rule scopes them (upload-scope.int.test.ts)" },
+  "uploads.delete": { unprobed: "an upload's change, within its scope: upload-scope.int.test.ts" },
 };
 
 // ---- the matrix ----------------------------------------------------------------------------------
