@@ -175,10 +175,13 @@ export function pyEnum<Schema extends z.ZodEnum>(schema: Schema) {
 /**
  * `list[T]`. With `asSet` (the original's `set[str]`, which the contract publishes as an array of
  * unique items) repeats are merged, keeping the first, as a Python set would: never a 422. With
- * `minLength`, a shorter list is `too_short` (pydantic's `min_length`).
+ * `minLength`, a shorter list is `too_short` (pydantic's `min_length`); with `maxLength`, a longer one
+ * is `too_long` (`max_length`).
  */
-export function pyList<Item extends z.ZodType>(item: Item, options: { asSet?: boolean; minLength?: number } = {}) {
-  const array = options.minLength === undefined ? z.array(item) : z.array(item).min(options.minLength);
+export function pyList<Item extends z.ZodType>(item: Item, options: { asSet?: boolean; minLength?: number; maxLength?: number } = {}) {
+  const { maxLength } = options;
+  const bounded = maxLength === undefined ? z.array(item) : z.array(item).max(maxLength);
+  const array = options.minLength === undefined ? bounded : bounded.min(options.minLength);
   const inner = options.asSet
     ? array
         .transform((items) => {
@@ -192,7 +195,13 @@ export function pyList<Item extends z.ZodType>(item: Item, options: { asSet?: bo
         })
         .meta({ uniqueItems: true })
     : array;
-  return pydanticField((value) => (Array.isArray(value) ? accept(value) : reject(pydanticErrors.listType())), inner);
+  // A list past its limit is refused on its length alone, before any item is validated: its items
+  // are the cost the limit exists to avoid.
+  return pydanticField((value) => {
+    if (!Array.isArray(value)) return reject(pydanticErrors.listType());
+    if (maxLength !== undefined && value.length > maxLength) return reject(pydanticErrors.tooLong(maxLength, value.length));
+    return accept(value);
+  }, inner);
 }
 
 /** `dict[str, V]`: any JSON object; its values validated by `value`. A key holding a lone surrogate is

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { formatExpected } from "./pydantic-errors";
-import { HTTPValidationErrorSchema, toValidationErrorBody } from "./validation-error";
+import { IngestionDocumentSchema } from "./ingestion";
+import { validateBody } from "./request-body";
+import {
+  boundValidationErrorBody,
+  HTTPValidationErrorSchema,
+  MAX_VALIDATION_ERROR_BODY_BYTES,
+  MAX_VALIDATION_ERROR_ITEMS,
+  toValidationErrorBody,
+} from "./validation-error";
 
 /** Plain zod schemas (not built with the py* builders) still get pydantic's names. */
 function bodyFor(schema: z.ZodType, value: unknown, reportInput = true) {
@@ -86,6 +94,45 @@ describe("toValidationErrorBody with plain zod issues", () => {
   it("produces bodies that match HTTPValidationErrorSchema", () => {
     const body = bodyFor(schema, {});
     expect(HTTPValidationErrorSchema.parse(body)).toEqual(body);
+  });
+});
+
+describe("a 422's bounds", () => {
+  it("lists at most 100 items of 100,000 faults, then one saying how many were left out, under 64 kB", () => {
+    const sections = Array.from({ length: 100_000 }, () => ({ link: "x" }));
+    const result = validateBody(IngestionDocumentSchema, { document: { sections, source: "web", semantic_identifier: "s", metadata: {} } });
+    if (result.ok) throw new Error("expected a failure");
+    const { detail } = result.body;
+    expect(detail).toHaveLength(MAX_VALIDATION_ERROR_ITEMS + 1);
+    expect(detail.at(-1)).toEqual({
+      type: "too_many_errors",
+      loc: [],
+      msg: "199900 more errors left out; a 422 lists at most 100",
+      input: null,
+      ctx: { max_errors: 100, omitted: 199_900 },
+    });
+    expect(JSON.stringify(result.body).length).toBeLessThan(MAX_VALIDATION_ERROR_BODY_BYTES);
+  });
+
+  it("cuts each echoed input: strings to 256 characters, lists and objects to 10 items, 3 levels deep", () => {
+    const body = boundValidationErrorBody({
+      detail: [
+        { type: "string_type", loc: ["body", "k".repeat(1000)], msg: "m", input: "y".repeat(10_000) },
+        { type: "list_type", loc: ["body"], msg: "m", input: Array.from({ length: 1000 }, (_, i) => i) },
+        { type: "dict_type", loc: ["body"], msg: "m", input: { a: { b: { c: { d: 1 } } } } },
+      ],
+    });
+    expect(body.detail[0]).toEqual({ type: "string_type", loc: ["body", `${"k".repeat(255)}…`], msg: "m", input: `${"y".repeat(255)}…` });
+    expect(body.detail[1]?.input).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(body.detail[2]?.input).toEqual({ a: { b: { c: "…" } } });
+  });
+
+  it("stays under 64 kB when each item is large, and bounding twice changes nothing", () => {
+    const item = { type: "enum", loc: ["body", "x"], msg: "Input should be " + "'a', ".repeat(300), input: "z".repeat(300) };
+    const once = boundValidationErrorBody({ detail: Array.from({ length: 500 }, () => item) });
+    expect(JSON.stringify(once).length).toBeLessThan(MAX_VALIDATION_ERROR_BODY_BYTES);
+    expect(once.detail.at(-1)?.type).toBe("too_many_errors");
+    expect(boundValidationErrorBody(once)).toEqual(once);
   });
 });
 

@@ -1,4 +1,4 @@
-import { authenticateApiKey, requireRole } from "@svc/core";
+import { AppError, authenticateApiKey, requireRole } from "@svc/core";
 import { REST_CONTRACT, successStatus, type RestEndpoint, type RestOperationId } from "@svc/schema";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { webEnv } from "../env";
@@ -20,19 +20,51 @@ export async function runRestOperation(
   const entry: RestEndpoint = REST_CONTRACT[operationId];
   // Each handler is typed by its own entry; here the entry is only known at run time.
   const handler = REST_HANDLERS[operationId] as unknown as (input: RestHandlerInput<RestEndpoint>) => unknown;
+  const deadline = entry.deadline === "search" ? startDeadline(webEnv().SVC_SEARCH_TIMEOUT_MS, request.signal) : undefined;
   try {
-    const caller = entry.auth === "public" ? {} : await authenticate(request, entry);
-    const path = entry.pathParams ? readPathParams(pathParams, entry.pathParams.schema) : undefined;
-    const query = entry.query ? readQueryParams(request, entry.query.schema) : undefined;
-    const body =
-      entry.body?.type === "json"
-        ? await readJsonBody(request, entry.body.schema, webEnv().SVC_MAX_BODY_BYTES, entry.body.required ? {} : { emptyBody: {} })
-        : undefined;
-    const result = await handler({ request, path, query, body, ...caller } as RestHandlerInput<RestEndpoint>);
+    const run = async () => {
+      const caller = entry.auth === "public" ? {} : await authenticate(request, entry);
+      const path = entry.pathParams ? readPathParams(pathParams, entry.pathParams.schema) : undefined;
+      const query = entry.query ? readQueryParams(request, entry.query.schema) : undefined;
+      const body =
+        entry.body?.type === "json"
+          ? await readJsonBody(request, entry.body.schema, webEnv().SVC_MAX_BODY_BYTES, entry.body.required ? {} : { emptyBody: {} })
+          : undefined;
+      const signal = deadline?.signal ?? request.signal;
+      return handler({ request, signal, deadlineAt: deadline?.at, path, query, body, ...caller } as RestHandlerInput<RestEndpoint>);
+    };
+    const result = await (deadline ? deadline.race(run()) : run());
     return result instanceof Response ? result : Response.json(result, { status: successStatus(entry) });
   } catch (error) {
     return errorResponse(error);
+  } finally {
+    deadline?.clear();
   }
+}
+
+/**
+ * A deadline over a whole request (decisions.md "Limits and overload"): when it passes, the request
+ * is answered 503 at once, whatever step it is at (reading the body, checking the key, searching),
+ * and its signal aborts so the step stops (a running statement is cancelled).
+ */
+function startDeadline(timeoutMs: number, clientSignal: AbortSignal) {
+  const expired = new AbortController();
+  let fail: (error: AppError) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  const timer = setTimeout(() => {
+    fail(new AppError("SEARCH_TIMEOUT", "Search took too long; narrow the query"));
+    expired.abort();
+  }, timeoutMs);
+  return {
+    at: Date.now() + timeoutMs,
+    signal: AbortSignal.any([clientSignal, expired.signal]),
+    race: <T>(work: Promise<T>): Promise<T> => {
+      // The abandoned work settles once it sees the abort; nothing waits for it any more.
+      work.catch(() => undefined);
+      return Promise.race([work, failed]);
+    },
+    clear: () => clearTimeout(timer),
+  };
 }
 
 async function authenticate(request: Request, entry: RestEndpoint) {
