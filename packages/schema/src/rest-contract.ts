@@ -32,13 +32,8 @@ import {
 } from "./search";
 import { ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "./service-status";
 import { IndexRebuildRequestSchema, IndexRebuildStatusSchema } from "./search-index";
-import {
-  HTTPValidationErrorSchema,
-  MAX_ECHOED_INPUT_CHARS,
-  MAX_ECHOED_INPUT_ITEMS,
-  MAX_VALIDATION_ERROR_ITEMS,
-  TOO_MANY_ERRORS_TYPE,
-} from "./validation-error";
+import { MAX_VALIDATION_ERROR_ITEMS, TOO_MANY_ERRORS_TYPE } from "./pydantic-errors";
+import { HTTPValidationErrorSchema, MAX_ECHOED_INPUT_CHARS, MAX_ECHOED_INPUT_ITEMS } from "./validation-error";
 
 // The REST surface as data: one entry per endpoint. The web app binds each entry to a handler (a
 // missing handler does not compile), its dispatcher routes by these paths and methods, and the

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PYDANTIC_PARAM, pydanticErrors, type PydanticError } from "./pydantic-errors";
+import { MAX_VALIDATION_ERROR_ITEMS, PYDANTIC_PARAM, pydanticErrors, TOO_MANY_ERRORS_TYPE, type PydanticError } from "./pydantic-errors";
 import { isPlainObject } from "./pydantic-fields";
 
 export const ValidationErrorSchema = z.object({
@@ -43,8 +43,6 @@ export function toValidationErrorBody(
   return boundValidationErrorBody({ detail: dedupe(detail) });
 }
 
-/** Most items a 422 lists; past it, one more item says how many were left out. */
-export const MAX_VALIDATION_ERROR_ITEMS = 100;
 /** Characters of an echoed `input` (strings, keys and structure together) and of a `loc` part. */
 export const MAX_ECHOED_INPUT_CHARS = 256;
 /** Characters of a `msg` and of each string in `ctx`: svc's own text, but it may quote the input (a union's tag). */
@@ -54,8 +52,6 @@ export const MAX_ECHOED_INPUT_ITEMS = 10;
 export const MAX_ECHOED_INPUT_DEPTH = 3;
 /** The JSON size a 422 body stays under, whatever the request (items stop being added before it). */
 export const MAX_VALIDATION_ERROR_BODY_BYTES = 64 * 1024;
-/** The type of the last item when items were left out. */
-export const TOO_MANY_ERRORS_TYPE = "too_many_errors";
 
 const ELLIPSIS = "…";
 const UTF8 = new TextEncoder();
@@ -69,9 +65,10 @@ const UTF8 = new TextEncoder();
  */
 export function boundValidationErrorBody(body: ValidationErrorBody): ValidationErrorBody {
   const last = body.detail.at(-1);
-  const summary = last?.type === TOO_MANY_ERRORS_TYPE ? last : undefined;
+  // A list whose validation stopped early says so with the same type, but counts no left-out errors.
+  const summary = last?.type === TOO_MANY_ERRORS_TYPE && typeof last.ctx?.omitted === "number" ? last : undefined;
   const items = summary ? body.detail.slice(0, -1) : body.detail;
-  const alreadyOmitted = typeof summary?.ctx?.omitted === "number" ? summary.ctx.omitted : 0;
+  const alreadyOmitted = summary ? Number(summary.ctx?.omitted) : 0;
   // Room for the envelope and the summary item.
   let bytes = 512;
   const kept: ValidationError[] = [];

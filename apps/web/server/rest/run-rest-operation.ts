@@ -1,9 +1,10 @@
-import { AppError, authenticateApiKey, requireRole } from "@svc/core";
+import { AppError, authenticateApiKey, requireRole, toAppError } from "@svc/core";
 import { REST_CONTRACT, successStatus, type RestEndpoint, type RestOperationId } from "@svc/schema";
 import { createHash, timingSafeEqual } from "node:crypto";
+import { clientAddressOf, credentialRetryAfter, noteCredentialFailure } from "../credential-throttle";
 import { webEnv } from "../env";
 import { getServices } from "../services";
-import { errorResponse } from "./error-response";
+import { errorResponse, HttpError } from "./error-response";
 import { readJsonBody, readPathParams, readQueryParams } from "./read-request";
 import { REST_HANDLERS, type RestHandlerInput } from "./rest-handlers";
 
@@ -73,12 +74,19 @@ async function authenticate(request: Request, entry: RestEndpoint) {
   // reads no one's documents.
   if (entry.alternativeToken && hasBearerToken(request, alternativeTokens()[entry.alternativeToken])) return { services };
   const roles = entry.auth as Exclude<RestEndpoint["auth"], "public">;
-  const principal = await authenticateApiKey({
-    db: services.db,
-    authorization: request.headers.get("authorization"),
-    cache: services.apiKeys,
-    uses: services.apiKeyUses,
-  });
+  const address = clientAddressOf(request);
+  const retryAfter = credentialRetryAfter(address, "bearer");
+  if (retryAfter !== undefined) {
+    throw new HttpError(429, "Too many failed key checks from this address; try again later", { "Retry-After": String(retryAfter) });
+  }
+  const authorization = request.headers.get("authorization");
+  const principal = await authenticateApiKey({ db: services.db, authorization, cache: services.apiKeys, uses: services.apiKeyUses }).catch(
+    (error: unknown) => {
+      // A key that was sent and refused is a guess that failed; a request with no key at all is not.
+      if (authorization !== null && toAppError(error)?.code === "UNAUTHENTICATED") noteCredentialFailure(address, "bearer");
+      throw error;
+    },
+  );
   requireRole(principal, roles);
   return { principal, services };
 }
