@@ -88,7 +88,7 @@ export interface RestEndpoint {
   undocumented?: true;
   /**
    * `search`: the whole request (body read, key check, the operation) runs under the search timeout
-   * (SVC_SEARCH_TIMEOUT_MS); past it the answer is 503 with Retry-After.
+   * (SVC_SEARCH_TIMEOUT_MS); past it the answer is 503 with Retry-After (408 while the body is still arriving).
    */
   deadline?: "search";
 }

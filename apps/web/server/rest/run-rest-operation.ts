@@ -21,7 +21,14 @@ export async function runRestOperation(
   const entry: RestEndpoint = REST_CONTRACT[operationId];
   // Each handler is typed by its own entry; here the entry is only known at run time.
   const handler = REST_HANDLERS[operationId] as unknown as (input: RestHandlerInput<RestEndpoint>) => unknown;
-  const deadline = entry.deadline === "search" ? startDeadline(webEnv().SVC_SEARCH_TIMEOUT_MS, request.signal) : undefined;
+  let bodyRead = entry.body?.type !== "json";
+  const deadline =
+    entry.deadline === "search"
+      ? startDeadline(webEnv().SVC_SEARCH_TIMEOUT_MS, request.signal, () =>
+          // Still waiting for the body: the client is slow, not the search.
+          bodyRead ? new AppError("SEARCH_TIMEOUT", "Search took too long; narrow the query") : new HttpError(408, "Request body timed out", { connection: "close" }),
+        )
+      : undefined;
   try {
     const run = async () => {
       const caller = entry.auth === "public" ? {} : await authenticate(request, entry);
@@ -31,6 +38,7 @@ export async function runRestOperation(
         entry.body?.type === "json"
           ? await readJsonBody(request, entry.body.schema, webEnv().SVC_MAX_BODY_BYTES, entry.body.required ? {} : { emptyBody: {} })
           : undefined;
+      bodyRead = true;
       const signal = deadline?.signal ?? request.signal;
       return handler({ request, signal, deadlineAt: deadline?.at, path, query, body, ...caller } as RestHandlerInput<RestEndpoint>);
     };
@@ -45,15 +53,15 @@ export async function runRestOperation(
 
 /**
  * A deadline over a whole request (decisions.md "Limits and overload"): when it passes, the request
- * is answered 503 at once, whatever step it is at (reading the body, checking the key, searching),
- * and its signal aborts so the step stops (a running statement is cancelled).
+ * is answered at once with `expiredError()`, whatever step it is at (reading the body, checking the
+ * key, searching), and its signal aborts so the step stops (a running statement is cancelled).
  */
-function startDeadline(timeoutMs: number, clientSignal: AbortSignal) {
+function startDeadline(timeoutMs: number, clientSignal: AbortSignal, expiredError: () => Error) {
   const expired = new AbortController();
-  let fail: (error: AppError) => void = () => undefined;
+  let fail: (error: Error) => void = () => undefined;
   const failed = new Promise<never>((_, reject) => (fail = reject));
   const timer = setTimeout(() => {
-    fail(new AppError("SEARCH_TIMEOUT", "Search took too long; narrow the query"));
+    fail(expiredError());
     expired.abort();
   }, timeoutMs);
   return {
