@@ -129,17 +129,17 @@ describe("a 422's bounds", () => {
     expect(result.body.detail.filter((item) => item.type !== "too_many_errors").every((item) => item.loc[3] as number >= 150)).toBe(true);
   });
 
-  it("cuts each echoed input: strings to 256 characters, lists and objects to 10 items, 3 levels deep", () => {
+  it("cuts each echoed input: strings to 256 characters, lists and objects to 10 items, 5 levels deep", () => {
     const body = boundValidationErrorBody({
       detail: [
         { type: "string_type", loc: ["body", "k".repeat(1000)], msg: "m", input: "y".repeat(10_000) },
         { type: "list_type", loc: ["body"], msg: "m", input: Array.from({ length: 1000 }, (_, i) => i) },
-        { type: "dict_type", loc: ["body"], msg: "m", input: { a: { b: { c: { d: 1 } } } } },
+        { type: "dict_type", loc: ["body"], msg: "m", input: { a: { b: { c: { d: { e: { f: 1 } } } } } } },
       ],
     });
     expect(body.detail[0]).toEqual({ type: "string_type", loc: ["body", `${"k".repeat(255)}…`], msg: "m", input: `${"y".repeat(255)}…` });
     expect(body.detail[1]?.input).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(body.detail[2]?.input).toEqual({ a: { b: { c: "…" } } });
+    expect(body.detail[2]?.input).toEqual({ a: { b: { c: { d: { e: "…" } } } } });
   });
 
   it("stays under 64 kB when each item is large, and bounding twice changes nothing", () => {

@@ -49,7 +49,7 @@ export const MAX_ECHOED_INPUT_CHARS = 256;
 const MAX_MESSAGE_CHARS = 2000;
 /** Items an echoed list or object keeps; a container nested deeper than MAX_ECHOED_INPUT_DEPTH becomes "…". */
 export const MAX_ECHOED_INPUT_ITEMS = 10;
-export const MAX_ECHOED_INPUT_DEPTH = 3;
+export const MAX_ECHOED_INPUT_DEPTH = 5;
 /** The JSON size a 422 body stays under, whatever the request (items stop being added before it). */
 export const MAX_VALIDATION_ERROR_BODY_BYTES = 64 * 1024;
 
