@@ -70,20 +70,26 @@ function handleRequest(incoming: http.IncomingMessage, outgoing: http.ServerResp
     else sendPage(outgoing, 400, "Bad Request: malformed percent-encoding in the path.");
     return;
   }
-  if (!isRest) {
+  // The console's search is admitted as the REST search is; the rest of Next's paths are not.
+  const admittedAs = isRest ? entry : consoleSearchEntry(url.pathname);
+  if (!isRest && !admittedAs) {
     if (continueExpected) outgoing.writeContinue();
     void handleWithNext(incoming, outgoing);
     return;
   }
   // Admission happens here, on the raw request, so a refusal costs no web Request, no body read and
   // no key check (issue 12: under overload the 429s themselves must stay cheap and quick).
-  const admission = admitIncomingRequest(entry);
+  const admission = admitIncomingRequest(admittedAs);
   if ("refusal" in admission) {
     sendRefusal(outgoing, admission.refusal, continueExpected);
     return;
   }
   outgoing.once("close", admission.release);
   if (continueExpected) outgoing.writeContinue();
+  if (!isRest) {
+    void handleWithNext(incoming, outgoing);
+    return;
+  }
   dispatchRestRequest(toWebRequest(incoming, outgoing, url))
     .then((response) => sendWebResponse(response, outgoing))
     .catch((error: unknown) => {
@@ -146,6 +152,16 @@ function requestUrl(rawUrl: string, host: string | undefined): URL | null {
   } catch {
     return null;
   }
+}
+
+const TRPC_ROOT = "/api/trpc/";
+const CONSOLE_SEARCH_PROCEDURE = "documents.search";
+
+/** The REST search's entry for a tRPC call of the console's search (alone, or in a batch), if it is one. */
+function consoleSearchEntry(pathname: string): RestEndpoint | undefined {
+  if (!pathname.startsWith(TRPC_ROOT)) return undefined;
+  const procedures = pathname.slice(TRPC_ROOT.length).split(",");
+  return procedures.includes(CONSOLE_SEARCH_PROCEDURE) ? REST_CONTRACT.searchDocuments : undefined;
 }
 
 function isApiPath(pathname: string): boolean {

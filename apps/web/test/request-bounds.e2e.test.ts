@@ -159,6 +159,13 @@ describe("searches under admission control and one deadline", () => {
       expect(refused.status).toBe(429);
       expect(refused.headers.get("retry-after")).toBe("1");
       expect(await refused.json()).toEqual({ detail: "Too many requests in flight; try again later" });
+      // The console's search too (its tRPC call, alone or batched), before its session is looked at.
+      for (const path of ["/api/trpc/documents.search", "/api/trpc/session.me,documents.search?batch=1"]) {
+        const console = await fetch(`${app.base}${path}`);
+        expect(console.status, path).toBe(429);
+        expect(console.headers.get("retry-after"), path).toBe("1");
+      }
+      expect((await fetch(`${app.base}/api/trpc/session.me`)).status).toBe(200);
       // The deadline covers the body's reading too: each stalled search is answered once it passes
       // (3 s here), long before the body's idle timeout (30 s here).
       for (const { answer, sentAt } of stalled) {
