@@ -5,7 +5,8 @@ import { webMetrics } from "./observability/web-metrics";
  * Credential guessing is throttled per client address (decisions.md "Limits and overload"): after
  * SVC_CREDENTIAL_FAILURES_PER_MINUTE failed key checks or sign-ins within a minute, that address's
  * next ones are refused with 429 and Retry-After until the minute is over, before any key is looked
- * at (so a guess made then cannot be told right from wrong). Valid keys never count, and other
+ * at (so a guess made then cannot be told right from wrong). Valid keys never count; a key this
+ * process resolved in the last minute (one in use) still passes a throttled address; other
  * addresses are not slowed. The counts live in this web process's memory: each process of a
  * deployment counts on its own, and a restart forgets them.
  */
@@ -40,17 +41,18 @@ export function clientAddressOf(request: Request): string | undefined {
   return request.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined;
 }
 
-/**
- * Seconds the address must wait when it has used up its failures for this minute (the request is
- * then counted as refused), else undefined.
- */
+/** Seconds the address must wait when it has used up its failures for this minute, else undefined. */
 export function credentialRetryAfter(address: string | undefined, kind: CredentialKind): number | undefined {
   const limit = webEnv().SVC_CREDENTIAL_FAILURES_PER_MINUTE;
   if (address === undefined || limit === 0) return undefined;
   const window = currentWindow(address);
   if (!window || window.failures < limit) return undefined;
-  webMetrics().credentialRefusals.inc({ kind });
   return Math.max(1, Math.ceil((window.startedAt + WINDOW_MS - Date.now()) / 1000));
+}
+
+/** Counts one request refused by the throttle. */
+export function noteCredentialRefusal(kind: CredentialKind): void {
+  webMetrics().credentialRefusals.inc({ kind });
 }
 
 /** Counts one failed key check or sign-in from the address. */

@@ -185,7 +185,7 @@ describe("throttled credential guessing", () => {
   const app = useProductionServer({ env: { SVC_CREDENTIAL_FAILURES_PER_MINUTE: "5" } });
   const wrongKey = { authorization: "Bearer svc_not-a-real-key" };
 
-  it("refuses an address with 429 after 5 failed key checks in a minute; other addresses and valid keys elsewhere are unaffected; metrics count it", async () => {
+  it("refuses an address with 429 after 5 failed key checks in a minute; other addresses and keys in use are unaffected; metrics count it", async () => {
     for (let attempt = 0; attempt < 5; attempt += 1) {
       expect((await requestFrom(app, "127.0.0.1", { path: "/api/svc-api/ingestion", headers: wrongKey })).status).toBe(401);
     }
@@ -194,8 +194,13 @@ describe("throttled credential guessing", () => {
     expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(60);
     expect(JSON.parse(refused.text)).toEqual({ detail: "Too many failed key checks from this address; try again later" });
-    // Refused before the key is looked at, so a right guess cannot be told from a wrong one.
-    expect((await requestFrom(app, "127.0.0.1", { path: "/api/svc-api/ingestion", headers: { authorization: `Bearer ${app.adminKey}` } })).status).toBe(429);
+    // A key not resolved in the last minute is refused before it is looked at, so a right guess cannot be told from a wrong one.
+    const unused = (await createApiKey({ db: app.database.db, name: "throttle unused", role: "admin" })).key;
+    expect((await requestFrom(app, "127.0.0.1", { path: "/api/svc-api/ingestion", headers: { authorization: `Bearer ${unused}` } })).status).toBe(429);
+    // A key in use (resolved in the last minute, from anywhere) still passes the throttled address.
+    const admin = { authorization: `Bearer ${app.adminKey}` };
+    expect((await requestFrom(app, "127.0.0.3", { path: "/api/svc-api/ingestion", headers: admin })).status).toBe(200);
+    expect((await requestFrom(app, "127.0.0.1", { path: "/api/svc-api/ingestion", headers: admin })).status).toBe(200);
     // Routes that take no key still answer.
     expect((await requestFrom(app, "127.0.0.1", { path: "/api/health" })).status).toBe(200);
 

@@ -1,7 +1,7 @@
-import { AppError, authenticateApiKey, requireRole, toAppError } from "@svc/core";
+import { AppError, authenticateApiKey, recentlyResolvedApiKey, requireRole, toAppError } from "@svc/core";
 import { REST_CONTRACT, successStatus, type RestEndpoint, type RestOperationId } from "@svc/schema";
 import { createHash, timingSafeEqual } from "node:crypto";
-import { clientAddressOf, credentialRetryAfter, noteCredentialFailure } from "../credential-throttle";
+import { clientAddressOf, credentialRetryAfter, noteCredentialFailure, noteCredentialRefusal } from "../credential-throttle";
 import { webEnv } from "../env";
 import { getServices } from "../services";
 import { errorResponse, HttpError } from "./error-response";
@@ -83,11 +83,20 @@ async function authenticate(request: Request, entry: RestEndpoint) {
   if (entry.alternativeToken && hasBearerToken(request, alternativeTokens()[entry.alternativeToken])) return { services };
   const roles = entry.auth as Exclude<RestEndpoint["auth"], "public">;
   const address = clientAddressOf(request);
+  const authorization = request.headers.get("authorization");
+  // A throttled address still passes a key this process resolved in the last minute (a key in use);
+  // any other is refused before it is looked up, so a guess made then is never told right or wrong.
   const retryAfter = credentialRetryAfter(address, "bearer");
   if (retryAfter !== undefined) {
-    throw new HttpError(429, "Too many failed key checks from this address; try again later", { "Retry-After": String(retryAfter) });
+    const inUse = recentlyResolvedApiKey(authorization, services.apiKeys);
+    if (inUse === undefined) {
+      noteCredentialRefusal("bearer");
+      throw new HttpError(429, "Too many failed key checks from this address; try again later", { "Retry-After": String(retryAfter) });
+    }
+    services.apiKeyUses.record(inUse.apiKeyId);
+    requireRole(inUse, roles);
+    return { principal: inUse, services };
   }
-  const authorization = request.headers.get("authorization");
   const principal = await authenticateApiKey({ db: services.db, authorization, cache: services.apiKeys, uses: services.apiKeyUses }).catch(
     (error: unknown) => {
       // A key that was sent and refused is a guess that failed; a request with no key at all is not.

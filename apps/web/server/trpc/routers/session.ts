@@ -1,7 +1,7 @@
 import { authenticateAdminSession, createAdminSession, endAdminSession, isAppError, toAppError, type Principal } from "@svc/core";
 import { OkSchema, SessionUserSchema, SignInInputSchema, type SessionUser } from "@svc/schema";
 import { TRPCError } from "@trpc/server";
-import { credentialRetryAfter, noteCredentialFailure } from "../../credential-throttle";
+import { credentialRetryAfter, noteCredentialFailure, noteCredentialRefusal } from "../../credential-throttle";
 import { clearedSessionCookie, sessionCookie } from "../../session-cookie";
 import { publicProcedure, router } from "../init";
 
@@ -18,6 +18,7 @@ export const sessionRouter = router({
       // Guessing keys here is throttled with the REST key checks, per client address (credential-throttle.ts).
       const retryAfter = credentialRetryAfter(ctx.clientAddress, "sign_in");
       if (retryAfter !== undefined) {
+        noteCredentialRefusal("sign_in");
         ctx.resHeaders.set("retry-after", String(retryAfter));
         throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: "Too many failed sign-ins from this address; try again later." });
       }
