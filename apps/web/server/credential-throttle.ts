@@ -42,7 +42,7 @@ export function clientAddressOf(request: Request): string | undefined {
 }
 
 /** Seconds the address must wait when it has used up its failures for this minute, else undefined. */
-export function credentialRetryAfter(address: string | undefined, kind: CredentialKind): number | undefined {
+export function credentialRetryAfter(address: string | undefined): number | undefined {
   const limit = webEnv().SVC_CREDENTIAL_FAILURES_PER_MINUTE;
   if (address === undefined || limit === 0) return undefined;
   const window = currentWindow(address);

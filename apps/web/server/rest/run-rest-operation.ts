@@ -86,7 +86,7 @@ async function authenticate(request: Request, entry: RestEndpoint) {
   const authorization = request.headers.get("authorization");
   // A throttled address still passes a key this process resolved in the last minute (a key in use);
   // any other is refused before it is looked up, so a guess made then is never told right or wrong.
-  const retryAfter = credentialRetryAfter(address, "bearer");
+  const retryAfter = credentialRetryAfter(address);
   if (retryAfter !== undefined) {
     const inUse = recentlyResolvedApiKey(authorization, services.apiKeys);
     if (inUse === undefined) {

@@ -16,7 +16,7 @@ export const sessionRouter = router({
     .output(SessionUserSchema)
     .mutation(async ({ ctx, input }) => {
       // Guessing keys here is throttled with the REST key checks, per client address (credential-throttle.ts).
-      const retryAfter = credentialRetryAfter(ctx.clientAddress, "sign_in");
+      const retryAfter = credentialRetryAfter(ctx.clientAddress);
       if (retryAfter !== undefined) {
         noteCredentialRefusal("sign_in");
         ctx.resHeaders.set("retry-after", String(retryAfter));
