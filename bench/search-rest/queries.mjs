@@ -6,11 +6,12 @@
 export function queryClasses(random, phrases, vocabulary) {
   const word = (rank) => vocabulary.words[rank];
   const between = (low, high) => low + Math.floor(random() * (high - low + 1));
-  const distinct = (count, low, high) => {
+  const distinctWords = (count, low, high) => {
     const words = new Set();
     while (words.size < count) words.add(word(between(low, high)));
-    return [...words].join(" ");
+    return [...words];
   };
+  const distinct = (count, low, high) => distinctWords(count, low, high).join(" ");
   return {
     "one common word": () => word(between(0, 9)),
     "one mid word": () => word(between(900, 1100)),
@@ -19,6 +20,17 @@ export function queryClasses(random, phrases, vocabulary) {
     "five common (AND)": () => distinct(5, 0, 19),
     "twenty common (AND)": () => distinct(20, 0, 49),
     "quoted phrase": () => phrases[Math.floor(random() * phrases.length)],
+    // Last, so the classes above draw the same queries as before it existed. A question typed in plain
+    // language (issue 37): 2 common words (one of them is in most chunks), 3 mid and 3 rare, in a
+    // random order: most chunks hold one of them, almost none all eight.
+    "question (8 mixed words)": () => {
+      const words = [...distinctWords(2, 0, 19), ...distinctWords(3, 900, 1100), ...distinctWords(3, 19_000, 21_000)];
+      for (let i = words.length - 1; i > 0; i -= 1) {
+        const j = Math.floor(random() * (i + 1));
+        [words[i], words[j]] = [words[j], words[i]];
+      }
+      return words.join(" ");
+    },
   };
 }
 

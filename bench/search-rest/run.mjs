@@ -4,9 +4,9 @@
 // the production web server and worker; seeded Zipf documents (bench/search/corpus.mjs: ~80-word
 // sections, 8 a document) ingested one by one over REST by keep-alive clients and indexed by the real
 // worker, until the chunks reach the size. Then three documents dominated by the query words are
-// ingested last, and every query class (issue 19) is timed through `POST /api/svc-api/search` with
-// `limit` 10, one query at a time, with an admin key (sees everything) and with a curator key scoped to
-// one private pair (the access rule filters: public pairs plus that pair). Also timed on the same data:
+// ingested last, and every query class (issue 19, and issue 37's 8-word questions) is timed through
+// `POST /api/svc-api/search` with `limit` 10, one query at a time, with an admin key (sees everything)
+// and with a curator key scoped to one private pair (the access rule filters: public pairs plus that pair). Also timed on the same data:
 // a hand-tuned PostgreSQL top-k (chunks matching a `websearch_to_tsquery`, ranked by `ts_rank_cd`,
 // LIMIT 10; no snippets, no access rule), the best exact answer PostgreSQL gives without an extension.
 //
@@ -50,6 +50,7 @@ import {
   waitForHttp,
 } from "../lib/harness.mjs";
 import { closeSearchIndex, openGenerationTable, openSearchIndex } from "@svc/search-index";
+import { waitForIndexed as waitForIndexedWithin, waitForMerged as waitForMergedWithin } from "../lib/index-state.mjs";
 import { chunkText, createRandom, createVocabulary } from "../search/corpus.mjs";
 import { queryClasses, samplePhrases } from "./queries.mjs";
 
@@ -174,18 +175,6 @@ async function ingestRange(port, key, random, first, count, pairIds) {
   return refused;
 }
 
-/** Waits until no document is queued or indexing (a failed one is retried by pg-boss: it only counts at the deadline). */
-async function waitForIndexed(db) {
-  const deadline = Date.now() + INDEX_DEADLINE_MS;
-  for (;;) {
-    const { rows: [probe] } = await db.query(`
-      SELECT EXISTS (SELECT 1 FROM document WHERE indexing_status IN ('queued', 'indexing', 'failed')) AS pending`);
-    if (!probe.pending) return;
-    if (Date.now() > deadline) throw new Error("documents still pending after the deadline");
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
-
 /** VACUUM (ANALYZE) of the whole database, as autovacuum would leave it; returns the seconds it took. */
 async function vacuumDatabase(db) {
   const started = performance.now();
@@ -193,29 +182,8 @@ async function vacuumDatabase(db) {
   return ((performance.now() - started) / 1000).toFixed(1);
 }
 
-/**
- * Once every document is indexed: waits until the worker has merged every row into the search index
- * (LanceDB's FTS index has no unindexed rows), so that queries are timed on the index in its steady
- * state. Returns the seconds waited, or null when the current generation has no LanceDB table
- * (search on PostgreSQL).
- */
-async function waitForMerged(db, indexDir) {
-  const { rows: [generation] } = await db.query("SELECT id FROM index_generation WHERE status = 'current'");
-  const index = await openSearchIndex({ uri: indexDir });
-  try {
-    const table = await openGenerationTable({ index, generationId: generation.id });
-    if (table === null) return null;
-    const started = performance.now();
-    const deadline = Date.now() + INDEX_DEADLINE_MS;
-    while (((await table.table.indexStats("text_idx"))?.numUnindexedRows ?? 0) > 0) {
-      if (Date.now() > deadline) throw new Error("index rows still unmerged after the deadline");
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-    return (performance.now() - started) / 1000;
-  } finally {
-    closeSearchIndex(index);
-  }
-}
+const waitForIndexed = (db) => waitForIndexedWithin(db, INDEX_DEADLINE_MS);
+const waitForMerged = (db, indexDir) => waitForMergedWithin(db, indexDir, INDEX_DEADLINE_MS);
 
 /**
  * Rebuilds the search index through REST and waits until the new generation is current: seconds
