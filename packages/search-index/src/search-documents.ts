@@ -202,6 +202,12 @@ function anyWordQuery(parsed: ParsedSearchQuery, stem: (word: string) => string,
 const MIN_NEAR_MATCH_LENGTH = 4;
 /** Words of at least this many letters are matched within two edits, shorter ones within one. */
 const TWO_EDITS_LENGTH = 8;
+/**
+ * Longest word matched to the index's terms: LanceDB builds an automaton per word whose cost grows
+ * with its length (~15 ms at 16 letters, ~45 ms at 24 within two edits) and refuses one past 10,000
+ * states (a word of ~60 letters); a word this long is rarely a typo of a word the index holds.
+ */
+const MAX_NEAR_MATCH_LENGTH = 20;
 
 /**
  * The query's bare words the index has no posting for, as NearTerms (see anyWordQuery). Only a word
@@ -217,7 +223,7 @@ async function nearTerms(
 ): Promise<NearTerm[]> {
   const stem = generation.language.stem;
   const tokens = [...new Set(words.flatMap((word) => [...word.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => m[0].toLowerCase())))];
-  const candidates = tokens.filter((token) => [...token].length >= MIN_NEAR_MATCH_LENGTH);
+  const candidates = tokens.filter((token) => [...token].length >= MIN_NEAR_MATCH_LENGTH && [...token].length <= MAX_NEAR_MATCH_LENGTH);
   if (candidates.length === 0) return [];
   const held = highlightTerms(
     shown.map((row) => row.text),
