@@ -209,11 +209,19 @@ const TWO_EDITS_LENGTH = 8;
  */
 const MAX_NEAR_MATCH_LENGTH = 20;
 
+/** Most words remembered per table as having postings (see nearTerms); past it the memo starts over. */
+const POSTED_WORDS_KEPT = 50_000;
+const postedWordsByTable = new WeakMap<object, Set<string>>();
+
 /**
  * The query's bare words the index has no posting for, as NearTerms (see anyWordQuery). Only a word
  * no shown chunk holds can be one (a chunk holding it is a posting), so a query whose words all show
  * asks nothing more; each other word is one LanceDB query of that word alone, limit 1, unfiltered
- * (a word without postings answers at once). The words are the tokens highlighting sees, lower-cased.
+ * (~1 ms for a word without postings, a few for one with: bench/RESULTS.md). The words are the tokens
+ * highlighting sees, lower-cased. A word found to have postings, by a shown chunk or a query, is
+ * remembered for the table's handle (a write adds postings; the rare word whose last posting a
+ * delete removes is then only not widened to its neighbours), so questions that share words with
+ * earlier ones mostly ask nothing.
  */
 async function nearTerms(
   generation: GenerationTable,
@@ -229,11 +237,19 @@ async function nearTerms(
     shown.map((row) => row.text),
     stem,
   );
-  const unseen = candidates.filter((token) => !held.has(normalizeWord(token, stem)));
+  let posted = postedWordsByTable.get(generation.table);
+  if (posted === undefined || posted.size >= POSTED_WORDS_KEPT) {
+    posted = new Set();
+    postedWordsByTable.set(generation.table, posted);
+  }
+  const known = posted;
+  for (const token of candidates) if (held.has(normalizeWord(token, stem))) known.add(token);
+  const unseen = candidates.filter((token) => !known.has(token));
   const missing = await Promise.all(
     unseen.map(async (token) => {
       const probe = generation.table.query().fullTextSearch(new MatchQuery(token, "text")).select(["chunk_id", "_score"]).limit(1);
       const rows = (await budget.run((options) => probe.toArray(options))) as unknown[];
+      if (rows.length > 0) known.add(token);
       return rows.length === 0;
     }),
   );
