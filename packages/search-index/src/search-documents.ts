@@ -213,6 +213,18 @@ const MAX_NEAR_MATCH_LENGTH = 20;
 const POSTED_WORDS_KEPT = 50_000;
 const postedWordsByTable = new WeakMap<object, Set<string>>();
 
+function postedWords(generation: GenerationTable): Set<string> {
+  let posted = postedWordsByTable.get(generation.table);
+  if (posted === undefined || posted.size >= POSTED_WORDS_KEPT) {
+    posted = new Set();
+    postedWordsByTable.set(generation.table, posted);
+  }
+  return posted;
+}
+
+/** A query word's tokens as the index's `simple` tokenizer splits them: runs of letters and digits. */
+const TOKEN = /[\p{L}\p{N}]+/gu;
+
 /**
  * The query's bare words the index has no posting for, as NearTerms (see anyWordQuery). Only a word
  * no shown chunk holds can be one (a chunk holding it is a posting), so a query whose words all show
@@ -230,19 +242,14 @@ async function nearTerms(
   budget: QueryBudget,
 ): Promise<NearTerm[]> {
   const stem = generation.language.stem;
-  const tokens = [...new Set(words.flatMap((word) => [...word.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => m[0].toLowerCase())))];
+  const tokens = [...new Set(words.flatMap((word) => [...word.matchAll(TOKEN)].map((m) => m[0].toLowerCase())))];
   const candidates = tokens.filter((token) => [...token].length >= MIN_NEAR_MATCH_LENGTH && [...token].length <= MAX_NEAR_MATCH_LENGTH);
   if (candidates.length === 0) return [];
   const held = highlightTerms(
     shown.map((row) => row.text),
     stem,
   );
-  let posted = postedWordsByTable.get(generation.table);
-  if (posted === undefined || posted.size >= POSTED_WORDS_KEPT) {
-    posted = new Set();
-    postedWordsByTable.set(generation.table, posted);
-  }
-  const known = posted;
+  const known = postedWords(generation);
   for (const token of candidates) if (held.has(normalizeWord(token, stem))) known.add(token);
   const unseen = candidates.filter((token) => !known.has(token));
   const missing = await Promise.all(
