@@ -38,17 +38,46 @@ export function score(rankings, judgments) {
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 
+/** Places of the words a typo may hit or a keyword query keeps: 4 letters or more, not a stop word. */
+const keywordPlaces = (tokens, stopWords) =>
+  tokens.flatMap((token, index) => (/^[a-z]{4,}$/i.test(token) && !stopWords.has(token.toLowerCase()) ? [index] : []));
+
+/**
+ * What a user types who searches with a few words instead of a question: the query's `count` rarest
+ * words (see keywordPlaces) that the collection holds (`rarity`: word → documents holding it), each
+ * once, in the query's order. A query without such a word is returned whole.
+ */
+export function keywordQuery(query, stopWords, rarity, count = 3) {
+  const tokens = query.split(" ");
+  const seen = new Set();
+  const words = [];
+  for (const index of keywordPlaces(tokens, stopWords)) {
+    const key = tokens[index].toLowerCase();
+    if (seen.has(key) || rarity(key) === 0) continue;
+    seen.add(key);
+    words.push(tokens[index]);
+  }
+  if (words.length === 0) return query;
+  const kept = new Set([...words].sort((a, b) => rarity(a) - rarity(b)).slice(0, count));
+  return words.filter((word) => kept.has(word)).join(" ");
+}
+
 /**
  * The query with one typo: a word of 4 letters or more that is not a stop word (a typo in one would
- * add a word, not lose one), drawn with `random`, gets one edit at a random place: a substitution,
- * deletion, insertion or transposition of neighbours, drawn alike, never leaving the word as it was.
- * A query with no such word is returned as it is.
+ * add a word, not lose one) gets one edit at a random place: a substitution, deletion, insertion or
+ * transposition of neighbours, drawn alike, never leaving the word as it was. The word is drawn with
+ * `random`, or, with `rarity` (word → documents holding it), is the rarest one the collection holds
+ * (the first of equals): the word that carries most of a long query's ranking. A query with no such
+ * word is returned as it is.
  */
-export function injectTypo(query, random, stopWords) {
+export function injectTypo(query, random, stopWords, rarity) {
   const tokens = query.split(" ");
-  const candidates = tokens.flatMap((token, index) => (/^[a-z]{4,}$/i.test(token) && !stopWords.has(token.toLowerCase()) ? [index] : []));
-  if (candidates.length === 0) return { query, typo: null };
-  const index = candidates[Math.floor(random() * candidates.length)];
+  const candidates = keywordPlaces(tokens, stopWords);
+  const held = rarity ? candidates.filter((index) => rarity(tokens[index]) > 0) : candidates;
+  if (held.length === 0) return { query, typo: null };
+  const index = rarity
+    ? held.reduce((rarest, candidate) => (rarity(tokens[candidate]) < rarity(tokens[rarest]) ? candidate : rarest))
+    : held[Math.floor(random() * held.length)];
   const word = tokens[index];
   const pick = (count) => Math.floor(random() * count);
   let edited = word;

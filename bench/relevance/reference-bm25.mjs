@@ -12,7 +12,10 @@ export function createReferenceEngine(documents, stopWords) {
   for (const document of documents) insert.run(document.id, document.title, document.body);
   db.exec("COMMIT");
   const select = db.prepare("SELECT id FROM d WHERE d MATCH ? ORDER BY bm25(d) LIMIT 10");
+  const count = db.prepare("SELECT count(*) AS n FROM d WHERE d MATCH ?");
   return {
+    /** Documents holding the word (stemmed as indexed). */
+    documentFrequency: (word) => count.get(`"${word.toLowerCase().replaceAll('"', "")}"`).n,
     /**
      * The query's words as unicode61 splits them (letters and digits), lower-cased, without the
      * stop words svc's `english` configuration ignores, each once, each quoted (no FTS5 syntax).

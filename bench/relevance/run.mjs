@@ -9,16 +9,21 @@
 // characters or 64 terms) is counted and sent again cut to its first words within both limits; the
 // reference engine gets the same text as svc (and, in a note, the whole text). The same run searches
 // the reference: BM25 in SQLite FTS5 over the same titles and texts, the query's words OR-ed
-// (reference-bm25.mjs). Then the typo variant on both engines: each query with one typo injected into
-// one word (seeded; evaluate.mjs). Reported per collection and engine: nDCG@10 (linear gains, graded
-// where the judgments are), P@10, MRR@10 (means over the judged queries) and queries with no result.
+// (reference-bm25.mjs). Then the variants, on both engines: each query with one typo (the same for
+// both engines) in a word drawn at random, and in its rarest word; and as keywords (its 3 rarest
+// words), clean and with one typo: a typo costs a short query more (evaluate.mjs). Reported per
+// collection, engine and variant: nDCG@10 (linear gains, graded where the judgments are), P@10, MRR@10
+// (means over the judged queries) and queries with no result.
 //
 //   pnpm build && pnpm --filter @svc/bench relevance
 //
-// Options: --collections list (cranfield,cisi), --seed of the typos (37), --keep (keep the databases
-// and index directories). Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS.
+// Options: --collections list (cranfield,cisi), --seed of the typos (37: the random word's draws; the
+// rarest word's edit draws from seed + 1, the keywords' typo from seed + 2), --keep (keep the
+// databases and index directories), --json FILE (every query of every variant: the text searched,
+// both engines' ranking and nDCG@10).
+// Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS.
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -41,7 +46,7 @@ import {
 } from "../lib/harness.mjs";
 import { waitForIndexed, waitForMerged } from "../lib/index-state.mjs";
 import { loadCollection } from "./collections.mjs";
-import { injectTypo, score } from "./evaluate.mjs";
+import { injectTypo, keywordQuery, ndcgAt10, score } from "./evaluate.mjs";
 import { createReferenceEngine } from "./reference-bm25.mjs";
 
 const { values: options } = parseArgs({
@@ -50,11 +55,13 @@ const { values: options } = parseArgs({
     collections: { type: "string", default: "cranfield,cisi" },
     seed: { type: "string", default: "37" },
     keep: { type: "boolean", default: false },
+    json: { type: "string" },
   },
 });
 const SEED = Number(options.seed);
 const BATCH = 250;
 const INDEX_DEADLINE_MS = 30 * 60_000;
+// svc's limits on a query (packages/schema MAX_SEARCH_QUERY_LENGTH and MAX_SEARCH_QUERY_TERMS).
 const MAX_QUERY_LENGTH = 1000;
 const MAX_QUERY_TERMS = 64;
 const log = (message) => process.stderr.write(`${message}\n`);
@@ -129,29 +136,65 @@ function svcSearcher(base, key, timings) {
   };
 }
 
-/** Every query on both engines: clean, then with one typo each (the same typos for both). */
+/**
+ * The variants every query is searched in, on both engines: as typed; with one typo (the same for both)
+ * in a word drawn at random, or in its rarest word; as keywords (its 3 rarest words), clean and with
+ * one typo. Each variant with typos has its own seeded draws; `base`: the variant its × compares with.
+ */
+const VARIANTS = [
+  { name: "clean" },
+  { name: "typo, random word", seed: SEED, base: "clean", make: (query, random) => injectTypo(query, random, stopWords) },
+  { name: "typo, rarest word", seed: SEED + 1, base: "clean", make: (query, random, rarity) => injectTypo(query, random, stopWords, rarity) },
+  { name: "keywords (3 rarest words)", make: (query, random, rarity) => ({ query: keywordQuery(query, stopWords, rarity), typo: null }) },
+  {
+    name: "keywords, typo in one",
+    seed: SEED + 2,
+    base: "keywords (3 rarest words)",
+    make: (query, random, rarity) => injectTypo(keywordQuery(query, stopWords, rarity), random, stopWords),
+  },
+];
+
+/** Every query in every variant on both engines: rankings per engine and variant, and what happened. */
 async function searchAll(collection, searchSvc, reference) {
-  const random = createRandom(SEED);
-  const runs = { svc: new Map(), reference: new Map(), svcTypo: new Map(), referenceTypo: new Map(), referenceWhole: new Map() };
-  const notes = { truncated: [], failed: [], typos: [], svcEmptyReferenceNot: { clean: 0, typo: 0 } };
+  const randoms = VARIANTS.map((variant) => (variant.seed === undefined ? null : createRandom(variant.seed)));
+  const runs = Object.fromEntries(VARIANTS.map(({ name }) => [name, { svc: new Map(), reference: new Map() }]));
+  const queries = [];
+  const notes = { truncated: [], failed: [], typos: {}, referenceWhole: new Map() };
+  const svcEmptyReferenceNot = Object.fromEntries(VARIANTS.map(({ name }) => [name, 0]));
   for (const { id, text } of collection.queries) {
     const clean = await searchSvc(text);
     if (clean.truncated) notes.truncated.push(id);
-    if (clean.failed) notes.failed.push(id);
-    runs.svc.set(id, clean.ranked);
-    runs.reference.set(id, reference.search(clean.sent));
-    runs.referenceWhole.set(id, reference.search(text));
-    const { query: typoQuery, typo } = injectTypo(clean.sent, random, stopWords);
-    notes.typos.push(typo);
-    const typoed = await searchSvc(typoQuery);
-    if (typoed.failed) notes.failed.push(`${id} (typo)`);
-    runs.svcTypo.set(id, typoed.ranked);
-    runs.referenceTypo.set(id, reference.search(typoed.sent));
-    if (clean.ranked.length === 0 && runs.reference.get(id).length > 0) notes.svcEmptyReferenceNot.clean += 1;
-    if (typoed.ranked.length === 0 && runs.referenceTypo.get(id).length > 0) notes.svcEmptyReferenceNot.typo += 1;
+    notes.referenceWhole.set(id, reference.search(text));
+    for (const [index, variant] of VARIANTS.entries()) {
+      let answer = clean;
+      if (variant.make) {
+        const { query, typo } = variant.make(clean.sent, randoms[index], reference.documentFrequency);
+        if (typo !== null) (notes.typos[variant.name] ??= []).push(typo);
+        answer = await searchSvc(query);
+      }
+      if (answer.failed) notes.failed.push(`${id} (${variant.name})`);
+      const referenceRanked = reference.search(answer.sent);
+      runs[variant.name].svc.set(id, answer.ranked);
+      runs[variant.name].reference.set(id, referenceRanked);
+      const gains = collection.judgments.get(id);
+      queries.push({
+        id,
+        variant: variant.name,
+        query: answer.sent,
+        svc: { ndcg: ndcgAt10(answer.ranked, gains), ranked: answer.ranked },
+        reference: { ndcg: ndcgAt10(referenceRanked, gains), ranked: referenceRanked },
+      });
+      if (answer.ranked.length === 0 && referenceRanked.length > 0) svcEmptyReferenceNot[variant.name] += 1;
+    }
   }
-  const scores = Object.fromEntries(Object.entries(runs).map(([name, rankings]) => [name, score(rankings, collection.judgments)]));
-  return { scores, notes };
+  const scores = Object.fromEntries(
+    Object.entries(runs).map(([name, engines]) => [
+      name,
+      { svc: score(engines.svc, collection.judgments), reference: score(engines.reference, collection.judgments) },
+    ]),
+  );
+  notes.referenceWholeScore = score(notes.referenceWhole, collection.judgments);
+  return { scores, queries, notes: { ...notes, svcEmptyReferenceNot } };
 }
 
 async function measureCollection(name) {
@@ -202,23 +245,33 @@ async function measureCollection(name) {
 
 function report({ collection, indexed, ingestSeconds, latency, scores, notes }) {
   const f = (value) => value.toFixed(3);
-  const row = (engine, clean, typo) =>
-    `| ${engine} | ${f(clean.ndcg)} | ${f(typo.ndcg)} (${(typo.ndcg / clean.ndcg).toFixed(2)}×) | ${f(clean.precision)} / ${f(typo.precision)} | ` +
-    `${f(clean.mrr)} / ${f(typo.mrr)} | ${clean.noResult} / ${typo.noResult} |`;
   const n = collection.queries.length;
+  const examples = (name) => notes.typos[name].filter(Boolean).slice(0, 3).join(", ");
   console.log(`\n### ${collection.name}: ${collection.description}\n`);
   console.log(
     `${indexed.documents} documents (${indexed.chunks} chunks) through the bulk call, indexed and merged in ${ingestSeconds.toFixed(0)} s; ${n} queries, ` +
-      `means over all of them. Typo: one edit in one word of 4+ letters per query, seed ${SEED} (e.g. ${notes.typos.filter(Boolean).slice(0, 3).join(", ")}).\n`,
+      `means over all of them. Typos: one edit in one word of 4+ letters per query, seeds ${SEED}, ${SEED + 1} and ${SEED + 2} ` +
+      `(random word: ${examples("typo, random word")}; rarest word: ${examples("typo, rarest word")}; ` +
+      `keywords: ${examples("keywords, typo in one")}). × compares with the same queries without the typo.\n`,
   );
-  console.log(`| engine | nDCG@10 clean | nDCG@10 typo (typo / clean) | P@10 clean / typo | MRR@10 clean / typo | no result clean / typo (of ${n}) |`);
-  console.log("|---|---|---|---|---|---|");
-  console.log(row("svc (REST, limit 10)", scores.svc, scores.svcTypo));
-  console.log(row("reference BM25 (SQLite FTS5, words OR-ed)", scores.reference, scores.referenceTypo));
+  console.log(`| engine | queries | nDCG@10 | × clean | P@10 | MRR@10 | no result (of ${n}) |`);
+  console.log("|---|---|---|---|---|---|---|");
+  for (const [engine, label] of [
+    ["svc", "svc (REST, limit 10)"],
+    ["reference", "reference BM25 (FTS5, words OR-ed)"],
+  ]) {
+    for (const { name, base } of VARIANTS) {
+      const run = scores[name][engine];
+      const baseline = base && scores[base][engine].ndcg;
+      const ratio = !base ? "" : baseline > 0 ? `${(run.ndcg / baseline).toFixed(2)}×` : "–";
+      console.log(`| ${label} | ${name} | ${f(run.ndcg)} | ${ratio} | ${f(run.precision)} | ${f(run.mrr)} | ${run.noResult} |`);
+    }
+  }
+  const empty = VARIANTS.map(({ name }) => `${name} ${notes.svcEmptyReferenceNot[name]}`).join("; ");
   console.log(
-    `\nsvc found nothing where the reference found something: ${notes.svcEmptyReferenceNot.clean} clean, ${notes.svcEmptyReferenceNot.typo} typo. ` +
+    `\nsvc found nothing where the reference found something: ${empty}. ` +
       `Refused by svc as too long (422) and sent cut to its limits: ${notes.truncated.length}` +
-      (notes.truncated.length > 0 ? ` (queries ${notes.truncated.join(", ")}; the reference on their whole text: nDCG@10 ${f(scores.referenceWhole.ndcg)})` : "") +
+      (notes.truncated.length > 0 ? ` (queries ${notes.truncated.join(", ")}; the reference with every query whole: nDCG@10 ${f(notes.referenceWholeScore.ndcg)})` : "") +
       `. Failed searches (counted as no result): ${notes.failed.length}${notes.failed.length > 0 ? ` (${notes.failed.join(", ")})` : ""}. ` +
       `svc's answers (every request, one at a time): p50 ${latency.p50.toFixed(0)} ms, p95 ${latency.p95.toFixed(0)} ms.`,
   );
@@ -227,4 +280,12 @@ function report({ collection, indexed, ingestSeconds, latency, scores, notes }) 
 const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
 const branch = execFileSync("git", ["rev-parse", "--abbrev-ref", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
 console.log(`bench/relevance at ${commit} (${branch}), ${new Date().toISOString()}, ${describeMachine()}`);
-for (const name of options.collections.split(",")) report(await measureCollection(name));
+const measured = [];
+for (const name of options.collections.split(",")) {
+  measured.push(await measureCollection(name));
+  report(measured.at(-1));
+}
+if (options.json) {
+  const perQuery = measured.map(({ collection, scores, queries }) => ({ collection: collection.name, scores, queries }));
+  writeFileSync(options.json, JSON.stringify({ commit, branch, seed: SEED, collections: perQuery }, null, 1));
+}
