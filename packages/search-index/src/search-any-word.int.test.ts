@@ -80,11 +80,14 @@ describe("a query's words match any (the default), ranked by BM25", () => {
       chunkRow("venom", `the platypus male has venom spurs ${filler(8, "g")}`),
       chunkRow("cart", `a shopping cart ${filler(10, "h")}`),
       chunkRow("card", `a greeting card ${filler(10, "i")}`),
+      chunkRow("kinetic", `kinetic theory of gases ${filler(10, "j")}`),
     ]);
     // One edit for a word of fewer than eight letters, two for a longer one.
     expect(await ids(typos, "platpus")).toEqual(expect.arrayContaining(["platypus", "venom"]));
     expect((await ids(typos, "platypus vemom"))[0]).toBe("venom");
     expect(await ids(typos, "plattipus")).toHaveLength(2);
+    // "kinecic" escapes the stemmer, three edits from the index's term `kinet`; cut, "kinec" is one.
+    expect(await ids(typos, "kinecic")).toEqual(["kinetic"]);
     // "venom" is typed right in the second query: the exact match outranks a near one.
     const page = await searchDocuments({ generation: typos, query: "venum eggs", limit: 10, access: ALL });
     expect(page.map((hit) => hit.documentId)).toEqual(["platypus", "venom"]);

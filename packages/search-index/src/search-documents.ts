@@ -175,13 +175,23 @@ const NEAR_MATCH_EXPANSIONS = 20;
  * phrases are Must clauses beside it (the words then only add to the score) and exclusions MustNot.
  * `near` are the misspelled words (see nearTerms): each is a Should clause matching the index's terms
  * within its edit distance, scaled by NEAR_MATCH_BOOST so that a near match counts less than an exact
- * one (LanceDB scores a fuzzy term as if typed). Nothing here needs the exactness check of `all`.
+ * one (LanceDB scores a fuzzy term as if typed). The clause holds the word as typed and, when it
+ * differs, as this package's stemmer cuts it: LanceDB compares the typed word, stemmed by its own
+ * tokenizer, with the index's stemmed terms, and a misspelled word often escapes the stemmer
+ * ("kinecic" stays whole, three edits from `kinet`; cut, it is "kinec", one edit), while for another
+ * the cut form is the farther one ("platpus" → "platpu", two edits from `platypus`). Nothing here
+ * needs the exactness check of `all`.
  */
 function anyWordQuery(parsed: ParsedSearchQuery, stem: (word: string) => string, near: readonly NearTerm[]): ChunkQuery {
   const scored = new MatchQuery(parsed.words.join(" "), "text", { operator: Operator.Or });
   const nearClauses = near.map((term): [Occur, FullTextQuery] => [
     Occur.Should,
-    new MatchQuery(term.typed, "text", { fuzziness: term.distance, maxExpansions: NEAR_MATCH_EXPANSIONS, boost: NEAR_MATCH_BOOST }),
+    new MatchQuery(term.typed === term.stemmed ? term.typed : `${term.typed} ${term.stemmed}`, "text", {
+      operator: Operator.Or,
+      fuzziness: term.distance,
+      maxExpansions: NEAR_MATCH_EXPANSIONS,
+      boost: NEAR_MATCH_BOOST,
+    }),
   ]);
   const clauses: [Occur, FullTextQuery][] = [
     ...parsed.phrases.map((phrase): [Occur, FullTextQuery] => [Occur.Must, new PhraseQuery(phrase, "text")]),
