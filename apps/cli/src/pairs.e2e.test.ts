@@ -33,6 +33,25 @@ describe("svc pairs", () => {
     expect((await svc("list")).stdout).not.toContain("Team wiki");
   });
 
+  it("prints a name's terminal controls escaped, and a table row on one line whatever the name holds", async () => {
+    const name = "Red\u001b[31m\r\nID  forged\u0007\u009b\u202eend";
+    const created = await svc("create", "--name", name, "--source", "web", "--access", "private");
+    const id = Number(created.stdout.trimEnd().split("\n").at(-1));
+    const shown = "Red\\e[31m\\r\\nID  forged\\u0007\\u009b\\u202eend";
+    expect(created.stderr).toContain(`"${shown}"`);
+
+    const listed = await svc("list");
+    const rows = listed.stdout.trimEnd().split("\n");
+    const own = rows.filter((row) => row.startsWith(`${id} `));
+    expect(own).toHaveLength(1);
+    expect(own[0]?.endsWith(`  ${shown}`)).toBe(true);
+    expect(rows.filter((row) => row.includes("forged"))).toEqual(own);
+    for (const output of [listed.stdout, created.stderr, (await svc("list", "--json")).stdout, (await svc("pause", String(id))).stdout]) {
+      expect([...output].filter((char) => "\u001b\r\u0007\u009b\u202e".includes(char))).toEqual([]);
+    }
+    expect((await svc("list", "--json")).stdout).toContain("\\u001b[31m");
+  });
+
   it("refuses bad input with a message and a non-zero exit", async () => {
     const badSource = await failure("create", "--name", "x", "--source", "nowhere", "--access", "public");
     expect(badSource.code).toBe(2);

@@ -2,6 +2,7 @@ import { Argument, Command, CommanderError, Option } from "commander";
 import { AccessTypeSchema, ApiKeyRoleSchema, DocumentSourceSchema, MAX_INGESTION_BATCH_SIZE, type AccessType, type ApiKeyRole, type DocumentSource } from "@svc/schema";
 import packageJson from "../package.json" with { type: "json" };
 import { parsePositiveInt, UsageError } from "./cli-error";
+import { escapeTerminalText } from "./output/terminal-text";
 import type { IngestOptions } from "./commands/ingest";
 import type { Part } from "./commands/start";
 import { cliEnv } from "./env";
@@ -152,7 +153,9 @@ buildProgram()
   // On success the process ends by itself (`svc start` goes on supervising).
   .catch((error: unknown) => {
       if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
-      console.error(error instanceof Error ? error.message : error);
+      // A message may carry a name or a server's words: each line's controls are escaped (a library's
+      // message may span lines on purpose).
+      console.error(String(error instanceof Error ? error.message : error).split("\n").map(escapeTerminalText).join("\n"));
       if (error instanceof UsageError) console.error("(svc --help shows the commands; svc COMMAND --help their options)");
       process.exit(error instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE);
   });

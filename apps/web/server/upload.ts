@@ -1,15 +1,23 @@
-import { AppError, uploadFiles, type IncomingFile } from "@svc/core";
-import { cleanFileName, type Camel, type FileUploadResponse } from "@svc/schema";
+import { AppError, uploadFiles, type IncomingFile, type Principal } from "@svc/core";
+import { cleanFileName, MAX_FILES_PER_UPLOAD, pydanticErrors, type Camel, type FileUploadResponse } from "@svc/schema";
 import { webEnv } from "./env";
 import { readBodyBytes } from "./rest/read-request";
 import type { Services } from "./services";
 
 /**
- * An image upload handed to core's uploadFiles. Shared by POST /api/user/file/upload (bearer key)
- * and POST /api/admin/upload (the console's session).
+ * An image upload handed to core's uploadFiles, in the scope of the key or session that sends it.
+ * Shared by POST /api/user/file/upload (bearer key) and POST /api/admin/upload (the console's session).
  */
-export async function handleUpload({ request, services }: { request: Request; services: Services }): Promise<Camel<FileUploadResponse>> {
-  return uploadFiles({ db: services.db, files: await readUploadedFiles(request), maxFileBytes: webEnv().SVC_MAX_UPLOAD_FILE_BYTES });
+export async function handleUpload({
+  request,
+  principal,
+  services,
+}: {
+  request: Request;
+  principal: Principal;
+  services: Services;
+}): Promise<Camel<FileUploadResponse>> {
+  return uploadFiles({ db: services.db, principal, files: await readUploadedFiles(request), maxFileBytes: webEnv().SVC_MAX_UPLOAD_FILE_BYTES });
 }
 
 /**
@@ -26,9 +34,14 @@ export async function readUploadedFiles(request: Request): Promise<IncomingFile[
   }
   const body = await readBodyBytes(request, env.SVC_MAX_UPLOAD_REQUEST_BYTES);
   const form = await parseForm(body, contentType);
+  const parts = form.getAll("files").filter((part) => typeof part !== "string");
+  if (parts.length > MAX_FILES_PER_UPLOAD) {
+    throw new AppError("VALIDATION_FAILED", "Too many files", {
+      detail: [{ ...pydanticErrors.tooLong(MAX_FILES_PER_UPLOAD, parts.length), loc: ["body", "files"], input: null }],
+    });
+  }
   const files: IncomingFile[] = [];
-  for (const part of form.getAll("files")) {
-    if (typeof part === "string") continue;
+  for (const part of parts) {
     files.push({ name: cleanFileName(part.name), bytes: new Uint8Array(await part.arrayBuffer()) });
   }
   if (files.length === 0) {

@@ -1,4 +1,4 @@
-import { createFederatedConnector } from "@svc/core";
+import { createFederatedConnector, OPERATOR_PRINCIPAL } from "@svc/core";
 import { createTestPair } from "@svc/core/testing";
 import {
   ConnectorIndexingStatusResponseSchema,
@@ -400,7 +400,7 @@ describe("ordering", () => {
       created[source] = await createTestPair(app.db, { name: source, source });
     }
     const laterSlack = await createTestPair(app.db, { name: "slack 2", source: "slack" });
-    const federated = await createFederatedConnector({ db: app.db, source: "federated_slack" });
+    const federated = await createFederatedConnector({ db: app.db, principal: OPERATOR_PRINCIPAL, source: "federated_slack" });
     const listing = await list({});
     expect(listing.map((entry) => entry.source)).toEqual(["file", "gmail", "google_drive", "slack", "web"]);
     expect(ids(group(listing, "slack"))).toEqual([laterSlack, created.slack, `federated:${federated.id}`]);
@@ -409,8 +409,8 @@ describe("ordering", () => {
 
 describe("federated connectors", () => {
   it("are listed under the plain source with their id, source and title-cased or given name", async () => {
-    const unnamed = await createFederatedConnector({ db: app.db, source: "federated_slack" });
-    const named = await createFederatedConnector({ db: app.db, source: "federated_slack", name: "Team chat" });
+    const unnamed = await createFederatedConnector({ db: app.db, principal: OPERATOR_PRINCIPAL, source: "federated_slack" });
+    const named = await createFederatedConnector({ db: app.db, principal: OPERATOR_PRINCIPAL, source: "federated_slack", name: "Team chat" });
     const slack = group(await list({}), "slack");
     expect(slack.indexing_statuses).toEqual([
       { id: unnamed.id, source: "federated_slack", name: "Federated Slack" },
@@ -422,7 +422,7 @@ describe("federated connectors", () => {
   it("count in total_connectors and total_pages, after the pairs of their source", async () => {
     const pairs = await seedPairs(10, "slack");
     for (const id of pairs) await setPairStatus(app.db, id, "ACTIVE");
-    const federated = await createFederatedConnector({ db: app.db, source: "federated_slack" });
+    const federated = await createFederatedConnector({ db: app.db, principal: OPERATOR_PRINCIPAL, source: "federated_slack" });
     const first = group(await list({}), "slack");
     expect(first.summary).toEqual({ total_connectors: 11, active_connectors: 10, public_connectors: 10, total_docs_indexed: 0 });
     expect(first.total_pages).toBe(2);
@@ -431,7 +431,7 @@ describe("federated connectors", () => {
   });
 
   it("are filtered by name_filter only", async () => {
-    const federated = await createFederatedConnector({ db: app.db, source: "federated_slack" });
+    const federated = await createFederatedConnector({ db: app.db, principal: OPERATOR_PRINCIPAL, source: "federated_slack" });
     const row = `federated:${federated.id}`;
     expect(ids(group(await list({ name_filter: "SLACK" }), "slack"))).toEqual([row]);
     expect(await list({ name_filter: "nope" })).toEqual([]);
@@ -447,7 +447,7 @@ describe("federated connectors", () => {
   });
 
   it("disappear once deleted", async () => {
-    const federated = await createFederatedConnector({ db: app.db, source: "federated_slack" });
+    const federated = await createFederatedConnector({ db: app.db, principal: OPERATOR_PRINCIPAL, source: "federated_slack" });
     const response = await app.request("DELETE", `/api/manage/admin/federated-connector/${federated.id}`);
     expect(response.status).toBe(200);
     expect(await list({})).toEqual([]);

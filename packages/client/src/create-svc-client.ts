@@ -101,6 +101,8 @@ export function createSvcClient(options: SvcClientOptions) {
       answer(
         api.POST("/user/projects/file/upload", { body: { files: [] }, bodySerializer: () => filesForm(files) }),
       ),
+    /** DELETE /user/file/{file_id}: the deleted file; 409 while an image section names it. */
+    deleteFile: (fileId: string) => answer(api.DELETE("/user/file/{file_id}", { params: { path: { file_id: fileId } } })),
     /** POST /manage/admin/cc-pair. */
     createCcPair: (request: Schemas["CreateCcPairRequest"]) => answer(api.POST("/manage/admin/cc-pair", { body: request })),
     /** GET /manage/admin/cc-pair/{id}. */
@@ -130,7 +132,7 @@ export function createSvcClient(options: SvcClientOptions) {
     health: () => answer(api.GET("/health")),
     /** GET /ready: readiness; a 503 (a check unavailable) throws, its checks in the error's `body`. */
     ready: () => answer(api.GET("/ready")),
-    /** GET /metrics: the Prometheus text (an admin key, or the client's apiKey set to SVC_METRICS_TOKEN). */
+    /** GET /metrics: the Prometheus text (an unscoped admin key, or the client's apiKey set to SVC_METRICS_TOKEN). */
     metrics: () => answer(api.GET("/metrics", { parseAs: "text" })),
   };
 }

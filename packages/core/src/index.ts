@@ -49,7 +49,7 @@ export { streamIngestedDocuments } from "./documents/stream-ingested-documents";
 export { streamCcPairDocuments } from "./documents/stream-cc-pair-documents";
 
 // Uploaded files.
-export { uploadFiles, type IncomingFile } from "./files/upload-files";
+export { deleteUploadedFile, uploadFiles, type IncomingFile } from "./files/upload-files";
 export { uploadProjectFiles } from "./files/upload-project-files";
 export { listUploadedFiles } from "./files/list-uploaded-files";
 export { readUploadedFile } from "./files/read-uploaded-file";

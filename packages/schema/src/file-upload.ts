@@ -1,8 +1,12 @@
 import { z } from "zod";
+import { pyModel, pyString } from "./pydantic-fields";
+
+/** The most files one upload request may carry (docs/decisions.md "Uploads"). */
+export const MAX_FILES_PER_UPLOAD = 100;
 
 /** Multipart body of POST /user/file/upload: one or more parts named `files`. */
 export const FileUploadRequestSchema = z.object({
-  files: z.array(z.file()).min(1),
+  files: z.array(z.file()).min(1).max(MAX_FILES_PER_UPLOAD),
 });
 export type FileUploadRequest = z.infer<typeof FileUploadRequestSchema>;
 
@@ -22,6 +26,12 @@ export function cleanFileName(name: string): string {
   }
   return cleaned;
 }
+
+/** Path parameters of `DELETE /user/file/{file_id}`. */
+export const FileIdPathSchema = pyModel("FileIdPath", {
+  file_id: pyString(),
+});
+export type FileIdPath = z.infer<typeof FileIdPathSchema>;
 
 /** A stored upload; `file_id` is what goes into a section's `image_file_id`. */
 export const UserFileSchema = z.object({

@@ -11,7 +11,14 @@ import {
   UpdateCcPairRequestSchema,
 } from "./cc-pair";
 import { ErrorDetailSchema } from "./error-detail";
-import { CategorizedFilesSnapshotSchema, FileUploadRequestSchema, FileUploadResponseSchema } from "./file-upload";
+import {
+  CategorizedFilesSnapshotSchema,
+  FileIdPathSchema,
+  FileUploadRequestSchema,
+  FileUploadResponseSchema,
+  MAX_FILES_PER_UPLOAD,
+  UserFileSchema,
+} from "./file-upload";
 import { ConnectorIndexingStatusResponseSchema, IndexingStatusRequestSchema } from "./indexing-status";
 import {
   CcPairIdPathSchema,
@@ -23,10 +30,17 @@ import {
 } from "./ingested-document";
 import { IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
 import { IngestionBatchRequestSchema, IngestionBatchResponseSchema, MAX_INGESTION_BATCH_SIZE } from "./ingestion-batch";
-import { SearchRequestSchema, SearchResponseSchema } from "./search";
+import {
+  MAX_SEARCH_FILTER_CC_PAIR_IDS,
+  MAX_SEARCH_FILTER_SOURCES,
+  MAX_SEARCH_FILTER_TAGS,
+  SearchRequestSchema,
+  SearchResponseSchema,
+} from "./search";
 import { ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "./service-status";
 import { IndexRebuildRequestSchema, IndexRebuildStatusSchema } from "./search-index";
-import { HTTPValidationErrorSchema } from "./validation-error";
+import { MAX_VALIDATION_ERROR_ITEMS, TOO_MANY_ERRORS_TYPE } from "./pydantic-errors";
+import { HTTPValidationErrorSchema, MAX_ECHOED_INPUT_CHARS, MAX_ECHOED_INPUT_ITEMS } from "./validation-error";
 
 // The REST surface as data: one entry per endpoint. The web app binds each entry to a handler (a
 // missing handler does not compile), its dispatcher routes by these paths and methods, and the
@@ -79,6 +93,11 @@ export interface RestEndpoint {
   responses: Record<number, RestResponse>;
   /** Left out of the OpenAPI document (the document itself). */
   undocumented?: true;
+  /**
+   * `search`: the whole request (body read, key check, the operation) runs under the search timeout
+   * (SVC_SEARCH_TIMEOUT_MS); past it the answer is 503 with Retry-After (408 while the body is still arriving).
+   */
+  deadline?: "search";
 }
 
 const ADMIN_OR_CURATOR = ["admin", "curator"] as const satisfies readonly ApiKeyRole[];
@@ -99,7 +118,22 @@ const OVERLOADED: RestResponse = {
   ...error("Too many requests in flight, or the indexing queue is past its limit; try again later"),
   headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
 };
-const VALIDATION_FAILED: RestResponse = { description: "Validation Error", schema: HTTPValidationErrorSchema };
+const IMAGE_FILE_DELETED = error("An image file a section names was deleted while the write was under way; send it again");
+/** Searches are refused only on the in-flight bound and the event loop's delay, never on the indexing queue. */
+const BUSY: RestResponse = {
+  ...error("Too many requests in flight, or the server is busy; try again later"),
+  headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
+};
+const SEARCH_TOO_LONG: RestResponse = {
+  ...error("The request (body, key check and search together) took longer than the search timeout; narrow the query"),
+  headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
+};
+const VALIDATION_FAILED: RestResponse = {
+  description:
+    `Validation Error: at most ${MAX_VALIDATION_ERROR_ITEMS} items, then one \`${TOO_MANY_ERRORS_TYPE}\` item counting those left out; ` +
+    `each echoed \`input\` cut to ${MAX_ECHOED_INPUT_CHARS} characters (lists and objects to ${MAX_ECHOED_INPUT_ITEMS} items)`,
+  schema: HTTPValidationErrorSchema,
+};
 
 const PAIR_ID = { schema: IdPathSchema, descriptions: { id: "The pair's id" } } satisfies RestParameters;
 const DOCUMENT_ID = {
@@ -180,6 +214,7 @@ export const REST_CONTRACT = {
       400: error("The connector-credential pair does not exist"),
       401: UNAUTHORIZED,
       403: FORBIDDEN,
+      409: IMAGE_FILE_DELETED,
       413: TOO_LARGE,
       422: VALIDATION_FAILED,
       429: OVERLOADED,
@@ -201,6 +236,7 @@ export const REST_CONTRACT = {
       200: ok(IngestionBatchResponseSchema),
       401: UNAUTHORIZED,
       403: FORBIDDEN,
+      409: IMAGE_FILE_DELETED,
       413: error(`The request body is larger than the configured limit, or holds more than ${MAX_INGESTION_BATCH_SIZE} documents`),
       422: VALIDATION_FAILED,
       429: OVERLOADED,
@@ -212,7 +248,7 @@ export const REST_CONTRACT = {
     auth: ADMIN_OR_CURATOR,
     summary: "List ingested documents",
     description:
-      "The documents created through the ingestion API, ordered by id: all of them (streamed) or, with `limit`, a page at a time. A key scoped to pairs lists the documents of pairs it may see.",
+      "The documents created through the ingestion API, ordered by id: all of them (streamed) or, with `limit`, a page at a time. A key scoped to pairs lists the documents it may see, as search finds them.",
     tag: "ingestion",
     query: DOCUMENT_PAGE,
     responses: { 200: DOCUMENT_LIST, 401: UNAUTHORIZED, 403: FORBIDDEN, 422: VALIDATION_FAILED },
@@ -255,7 +291,8 @@ export const REST_CONTRACT = {
     path: "/svc-api/connector-docs/{cc_pair_id}",
     auth: ADMIN_OR_CURATOR,
     summary: "List a connector-credential pair's documents",
-    description: "The documents linked to the pair, ordered by id: all of them (streamed) or, with `limit`, a page at a time.",
+    description:
+      "The documents linked to the pair that the key may see (as search finds them), ordered by id: all of them (streamed) or, with `limit`, a page at a time.",
     tag: "ingestion",
     pathParams: { schema: CcPairIdPathSchema, descriptions: { cc_pair_id: "The pair's id" } },
     query: DOCUMENT_PAGE,
@@ -278,17 +315,22 @@ export const REST_CONTRACT = {
       "ranked by BM25 (more of the words, and rarer ones, rank higher; a misspelled word is matched to the index's nearest terms); " +
       'with `match` `all` every word must match. `"quoted phrases"` are required and `-word` or `-"a phrase"` excludes in both. ' +
       "A document is visible when its `external_access` is absent and a pair it belongs to is public, or `is_public` is true, " +
-      "or the principal's email or one of its groups is listed. An admin key sees everything, or exactly what `principal` would see; " +
-      "a curator key sees everything (unscoped) or public documents plus those of its pairs (scoped), and may not pass `principal`. " +
-      "The query has at most 1,000 characters and 64 terms (words, those in quoted phrases and excluded ones included); more is a 422.",
+      "or the principal's email or one of its groups is listed. A key without scope sees everything; an admin key without scope passing `principal` sees exactly what that user would see. " +
+      "A scoped key, admin or curator, sees public documents plus those of its pairs, and may not pass `principal`. " +
+      "The query has at most 1,000 characters and 64 terms (words, those in quoted phrases and excluded ones included); " +
+      `\`filters\` at most ${MAX_SEARCH_FILTER_CC_PAIR_IDS.toLocaleString("en-US")} \`cc_pair_ids\`, ${MAX_SEARCH_FILTER_SOURCES} \`sources\` and ${MAX_SEARCH_FILTER_TAGS} \`tags\`; more is a 422. ` +
+      "The whole request runs under the search timeout (5 s by default): past it, 503.",
     tag: "search",
     body: json(SearchRequestSchema),
+    deadline: "search",
     responses: {
       200: ok(SearchResponseSchema),
       401: UNAUTHORIZED,
-      403: error("The API key's role does not allow this, or a curator key passed `principal`"),
+      403: error("The API key's role does not allow this, or a key other than an unscoped admin passed `principal`"),
       413: TOO_LARGE,
       422: VALIDATION_FAILED,
+      429: BUSY,
+      503: SEARCH_TOO_LONG,
     },
   }),
   getConnectorIndexingStatus: endpoint({
@@ -378,22 +420,24 @@ export const REST_CONTRACT = {
     path: "/manage/admin/federated-connector",
     auth: ADMIN,
     summary: "Create a federated connector",
-    description: "A connector that searches its source live and indexes nothing; it shows in the status listing.",
+    description:
+      "A connector that searches its source live and indexes nothing; it shows in the status listing. It belongs to no pair, so it needs an admin key without scope.",
     tag: "connectors",
     body: json(CreateFederatedConnectorRequestSchema),
-    responses: { 200: ok(FederatedConnectorIdSchema), 401: UNAUTHORIZED, 403: ADMIN_ONLY, 422: VALIDATION_FAILED },
+    responses: { 200: ok(FederatedConnectorIdSchema), 401: UNAUTHORIZED, 403: UNSCOPED_ADMIN_ONLY, 422: VALIDATION_FAILED },
   }),
   deleteFederatedConnector: endpoint({
     method: "DELETE",
     path: "/manage/admin/federated-connector/{id}",
     auth: ADMIN,
     summary: "Delete a federated connector",
+    description: "Needs an admin key without scope, as creating one does.",
     tag: "connectors",
     pathParams: { schema: IdPathSchema, descriptions: { id: "The federated connector's id" } },
     responses: {
       200: ok(FederatedConnectorIdSchema),
       401: UNAUTHORIZED,
-      403: ADMIN_ONLY,
+      403: UNSCOPED_ADMIN_ONLY,
       404: error("No such federated connector"),
       422: VALIDATION_FAILED,
     },
@@ -447,7 +491,9 @@ export const REST_CONTRACT = {
     path: "/user/file/upload",
     auth: ADMIN_OR_CURATOR,
     summary: "Upload images",
-    description: "Stores PNG, JPEG, GIF or WebP images; the returned `file_id` is what a section's `image_file_id` names.",
+    description:
+      `Stores PNG, JPEG, GIF or WebP images, at most ${MAX_FILES_PER_UPLOAD} per request; the returned \`file_id\` is what a section's \`image_file_id\` names. ` +
+      "A file belongs to the key's scope: a scoped key names only files uploaded by keys sharing one of its pairs.",
     tag: "files",
     body: { type: "multipart", schema: FileUploadRequestSchema },
     responses: {
@@ -455,6 +501,24 @@ export const REST_CONTRACT = {
       401: UNAUTHORIZED,
       403: FORBIDDEN,
       413: TOO_LARGE,
+      422: VALIDATION_FAILED,
+    },
+  }),
+  deleteUserFile: endpoint({
+    method: "DELETE",
+    path: "/user/file/{file_id}",
+    auth: ADMIN,
+    summary: "Delete an uploaded image",
+    description:
+      "Removes the file; an image section can no longer name it (422 as for an unknown id). A scoped admin key deletes only files whose every pair is its own; a file that a document's image section still names is kept (409).",
+    tag: "files",
+    pathParams: { schema: FileIdPathSchema, descriptions: { file_id: "The file's `file_id`" } },
+    responses: {
+      200: ok(UserFileSchema, "The deleted file"),
+      401: UNAUTHORIZED,
+      403: ADMIN_ONLY,
+      404: error("No such file, or not one the key's scope sees"),
+      409: error("An image section still names the file"),
       422: VALIDATION_FAILED,
     },
   }),
@@ -484,12 +548,12 @@ export const REST_CONTRACT = {
     description:
       "Prometheus text format. Requests by method, route pattern and status (count and duration), the web's and each worker's process metrics, " +
       "each worker's jobs by queue and outcome and its indexing lag (accept → indexed), labelled `component` and `worker_id`; and, counted from the database at scrape time, " +
-      "documents by indexing status, queue depth and oldest queued age per queue, index attempts by status. Needs an admin key, or the bearer token set in `SVC_METRICS_TOKEN`.",
+      "documents by indexing status, queue depth and oldest queued age per queue, index attempts by status. The counts cover every pair, so it needs an admin key without scope, or the bearer token set in `SVC_METRICS_TOKEN`.",
     tag: "operations",
     responses: {
       200: { description: "The metrics, in Prometheus text format 0.0.4", contentType: "text/plain" },
       401: UNAUTHORIZED,
-      403: error("The API key is not an admin key"),
+      403: UNSCOPED_ADMIN_ONLY,
     },
   }),
   getApiReference: endpoint({

@@ -9,6 +9,11 @@ export const MAX_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_QUERY_LENGTH = 1000;
 /** Most terms in a search query: each term is work for the index (a posting list to intersect). */
 export const MAX_SEARCH_QUERY_TERMS = 64;
+/** Most items in each list a search request may hold (a longer list is a 422 before any search work). */
+export const MAX_SEARCH_FILTER_CC_PAIR_IDS = 1000;
+export const MAX_SEARCH_FILTER_SOURCES = 100;
+export const MAX_SEARCH_FILTER_TAGS = 100;
+export const MAX_SEARCH_PRINCIPAL_GROUP_IDS = 1000;
 /** Chunks shown per document in a search result. */
 export const SEARCH_CHUNKS_PER_DOCUMENT = 3;
 
@@ -24,9 +29,9 @@ export type SearchTag = z.infer<typeof SearchTagSchema>;
  * item matching is enough). The date bounds are inclusive.
  */
 export const SearchFiltersSchema = pyModel("SearchFilters", {
-  sources: pyList(pyEnum(DocumentSourceSchema)).nullable().default(null),
-  cc_pair_ids: pyList(pyInt()).nullable().default(null),
-  tags: pyList(SearchTagSchema).nullable().default(null),
+  sources: pyList(pyEnum(DocumentSourceSchema), { maxLength: MAX_SEARCH_FILTER_SOURCES }).nullable().default(null),
+  cc_pair_ids: pyList(pyInt(), { maxLength: MAX_SEARCH_FILTER_CC_PAIR_IDS }).nullable().default(null),
+  tags: pyList(SearchTagSchema, { maxLength: MAX_SEARCH_FILTER_TAGS }).nullable().default(null),
   doc_updated_after: pyDateTime().nullable().default(null),
   doc_updated_before: pyDateTime().nullable().default(null),
 });
@@ -35,7 +40,7 @@ export type SearchFilters = z.infer<typeof SearchFiltersSchema>;
 /** The user an admin searches on behalf of: documents are filtered by what this user may see. */
 export const SearchPrincipalSchema = pyModel("SearchPrincipal", {
   email: pyString().nullable().default(null),
-  group_ids: pyList(pyString()).default(() => []),
+  group_ids: pyList(pyString(), { maxLength: MAX_SEARCH_PRINCIPAL_GROUP_IDS }).default(() => []),
 });
 export type SearchPrincipal = z.infer<typeof SearchPrincipalSchema>;
 

@@ -2,12 +2,13 @@ import { createApiKey, listApiKeys, revokeApiKey } from "@svc/core";
 import type { Db } from "@svc/db";
 import type { ApiKeyRole } from "@svc/schema";
 import { printJson, printTable } from "../output/print-table";
+import { terminalText } from "../output/terminal-text";
 
 /** `svc keys create`: the new key is printed alone on the last line of stdout, for scripts. */
 export async function createKey(db: Db, options: { name: string; role: ApiKeyRole; scope?: number[] }): Promise<void> {
   const { key, apiKey } = await createApiKey({ db, name: options.name, role: options.role, ccPairIds: options.scope ?? [] });
   const scope = apiKey.scopeCcPairIds.length > 0 ? `, scoped to pairs ${apiKey.scopeCcPairIds.join(",")}` : "";
-  console.error(`Created API key ${apiKey.id} "${apiKey.name}" (${apiKey.role}${scope}). It is shown only once:`);
+  console.error(terminalText`Created API key ${apiKey.id} "${apiKey.name}" (${apiKey.role}${scope}). It is shown only once:`);
   console.log(key);
 }
 
@@ -46,5 +47,5 @@ export async function listKeys(db: Db, options: { json?: boolean }): Promise<voi
 
 export async function revokeKey(db: Db, id: number): Promise<void> {
   const key = await revokeApiKey({ db, id });
-  console.log(`Revoked API key ${key.id} "${key.name}".`);
+  console.log(terminalText`Revoked API key ${key.id} "${key.name}".`);
 }

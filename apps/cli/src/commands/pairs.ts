@@ -10,6 +10,7 @@ import {
 } from "@svc/core";
 import { camelInput, ConnectorIndexingStatusResponseSchema, IndexingStatusRequestSchema, toWire, type AccessType, type DocumentSource } from "@svc/schema";
 import { printJson, printTable } from "../output/print-table";
+import { terminalText } from "../output/terminal-text";
 import type { DatabaseContext } from "../with-database";
 
 // `svc pairs …`: connector-credential pairs, through the same core functions as the REST API, acting
@@ -19,7 +20,7 @@ import type { DatabaseContext } from "../with-database";
 export async function createPair({ db }: DatabaseContext, options: { name: string; source: DocumentSource; access: AccessType }): Promise<void> {
   const created = await createCcPair({ db, name: options.name, source: options.source, accessType: options.access });
   console.error(
-    `Created pair ${created.ccPairId} "${options.name}" (${options.source}, ${options.access}; connector ${created.connectorId}, credential ${created.credentialId}).`,
+    terminalText`Created pair ${created.ccPairId} "${options.name}" (${options.source}, ${options.access}; connector ${created.connectorId}, credential ${created.credentialId}).`,
   );
   console.log(created.ccPairId);
 }
@@ -50,12 +51,12 @@ export async function setPairPaused({ db, databaseUrl }: DatabaseContext, ccPair
   const pair = await withJobQueue(databaseUrl, (boss) =>
     updateCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId, status: paused ? "PAUSED" : "ACTIVE" }),
   );
-  console.log(`Pair ${pair.id} "${pair.name}" is ${pair.status}.`);
+  console.log(terminalText`Pair ${pair.id} "${pair.name}" is ${pair.status}.`);
 }
 
 export async function deletePair({ db, databaseUrl }: DatabaseContext, ccPairId: number): Promise<void> {
   const pair = await withJobQueue(databaseUrl, (boss) => deleteCcPair({ db, boss, principal: OPERATOR_PRINCIPAL, ccPairId }));
-  console.log(`Pair ${pair.id} "${pair.name}" is DELETING; the worker removes it and its documents.`);
+  console.log(terminalText`Pair ${pair.id} "${pair.name}" is DELETING; the worker removes it and its documents.`);
 }
 
 /** A producer-only pg-boss for one command's jobs, stopped before the command returns. */

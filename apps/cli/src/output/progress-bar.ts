@@ -1,4 +1,5 @@
 import cliProgress from "cli-progress";
+import { escapeTerminalText } from "./terminal-text";
 
 export interface ProgressBar {
   update(value: number, total: number, status?: string): void;
@@ -12,7 +13,7 @@ export interface ProgressBar {
 export function startProgressBar(label: string, total: number): ProgressBar {
   const bar = new cliProgress.SingleBar(
     {
-      format: `${label} [{bar}] {percentage}% | {value}/{total} | {duration_formatted} | {status}`,
+      format: `${escapeTerminalText(label)} [{bar}] {percentage}% | {value}/{total} | {duration_formatted} | {status}`,
       stream: process.stderr,
       hideCursor: true,
       clearOnComplete: false,
@@ -24,7 +25,7 @@ export function startProgressBar(label: string, total: number): ProgressBar {
   return {
     update(value, newTotal, status = "") {
       bar.setTotal(newTotal);
-      bar.update(value, { status });
+      bar.update(value, { status: escapeTerminalText(status) });
     },
     stop: () => bar.stop(),
   };

@@ -5,6 +5,7 @@ import {
   deleteCcPair,
   deleteDocument,
   deleteFederatedConnector,
+  deleteUploadedFile,
   getCcPair,
   getDocument,
   getIndexRebuildStatus,
@@ -13,6 +14,7 @@ import {
   listCcPairDocuments,
   listIndexingStatus,
   listIngestedDocuments,
+  requireUnscopedAdmin,
   searchDocuments,
   startIndexRebuild,
   streamCcPairDocuments,
@@ -37,6 +39,7 @@ import {
   SearchRequestSchema,
   SearchResponseSchema,
   toWire,
+  UserFileSchema,
   type RestContract,
   type RestEndpoint,
   type RestOperationId,
@@ -59,6 +62,10 @@ type JsonBody<Body> = Body extends { type: "json"; schema: infer Schema extends 
  */
 export type RestHandlerInput<Endpoint extends RestEndpoint> = {
   request: Request;
+  /** Aborts when the client goes away, or when the entry's deadline passes. */
+  signal: AbortSignal;
+  /** When the entry's deadline passes (epoch milliseconds), for entries that have one. */
+  deadlineAt?: number;
   path: Parsed<Endpoint extends { pathParams: infer Part } ? Part : undefined>;
   query: Parsed<Endpoint extends { query: infer Part } ? Part : undefined>;
   body: JsonBody<Endpoint extends { body: infer Body } ? Body : undefined>;
@@ -108,7 +115,7 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
       query.limit === null ? await streamCcPairDocuments(list) : await listCcPairDocuments({ ...list, limit: query.limit }),
     );
   },
-  searchDocuments: async ({ request, body, principal, services }) =>
+  searchDocuments: async ({ signal, deadlineAt, body, principal, services }) =>
     toWire(
       SearchResponseSchema,
       await searchDocuments({
@@ -116,8 +123,9 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
         index: services.index,
         principal,
         request: fromWire(SearchRequestSchema, body),
-        timeoutMs: services.searchTimeoutMs,
-        signal: request.signal,
+        // What is left of the whole request's deadline (run-rest-operation.ts).
+        timeoutMs: Math.max(1, (deadlineAt ?? Date.now() + services.searchTimeoutMs) - Date.now()),
+        signal,
       }),
     ),
   getConnectorIndexingStatus: async ({ request, body, principal, services }) =>
@@ -134,9 +142,9 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
     toWire(CcPairSchema, await updateCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id, status: body.status })),
   deleteCcPair: async ({ path, principal, services }) =>
     toWire(CcPairSchema, await deleteCcPair({ db: services.db, boss: services.boss, principal, ccPairId: path.id })),
-  createFederatedConnector: ({ body, services }) =>
-    createFederatedConnector({ db: services.db, source: body.source, name: body.name }),
-  deleteFederatedConnector: ({ path, services }) => deleteFederatedConnector({ db: services.db, id: path.id }),
+  createFederatedConnector: ({ body, principal, services }) =>
+    createFederatedConnector({ db: services.db, principal, source: body.source, name: body.name }),
+  deleteFederatedConnector: ({ path, principal, services }) => deleteFederatedConnector({ db: services.db, principal, id: path.id }),
   getIndexRebuildStatus: async ({ services }) => toWire(IndexRebuildStatusSchema, await getIndexRebuildStatus({ db: services.db })),
   startIndexRebuild: async ({ body, principal, services }) =>
     toWire(
@@ -151,18 +159,24 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
     ),
   cancelIndexRebuild: async ({ principal, services }) =>
     toWire(IndexRebuildStatusSchema, await cancelIndexRebuild({ db: services.db, boss: services.boss, principal })),
-  uploadUserFiles: async ({ request, services }) => toWire(FileUploadResponseSchema, await handleUpload({ request, services })),
-  uploadProjectFiles: async ({ request, services }) =>
+  uploadUserFiles: async ({ request, principal, services }) => toWire(FileUploadResponseSchema, await handleUpload({ request, principal, services })),
+  deleteUserFile: async ({ path, principal, services }) =>
+    toWire(UserFileSchema, await deleteUploadedFile({ db: services.db, principal, fileId: path.file_id })),
+  uploadProjectFiles: async ({ request, principal, services }) =>
     toWire(
       CategorizedFilesSnapshotSchema,
       await uploadProjectFiles({
         db: services.db,
+        principal,
         files: await readUploadedFiles(request),
         maxFileBytes: webEnv().SVC_MAX_UPLOAD_FILE_BYTES,
       }),
     ),
   getOpenApiDocument: () => buildOpenApiDocument(),
-  getMetrics: async ({ services }) => {
+  getMetrics: async ({ principal, services }) => {
+    // The counts span every pair (docs/decisions.md "Scoped keys"). No principal: SVC_METRICS_TOKEN was the credential.
+    const caller = principal as Principal | undefined;
+    if (caller) requireUnscopedAdmin(caller);
     const { contentType, body } = await renderMetrics(services);
     return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
   },

@@ -4,7 +4,7 @@
  * access-policy.int.test.ts checks that they agree.
  */
 import { Prisma, sqlAlias as alias } from "@svc/db";
-import type { AccessRule } from "./access-policy";
+import { canEditPair, type AccessRule, type PairAccess } from "./access-policy";
 
 /** canEditPair on the pair row `pair`. */
 export function editablePairSql(rule: AccessRule, pair: string): Prisma.Sql {
@@ -19,16 +19,8 @@ export function viewablePairSql(rule: AccessRule, pair: string): Prisma.Sql {
   return Prisma.sql`(${p}.id = ANY(${[...rule.pairIds]}::int[]) OR ${p}.access_type = 'public')`;
 }
 
-/** canViewDocument on the document row `document`. */
-export function viewableDocumentSql(rule: AccessRule, document: string): Prisma.Sql {
-  if (rule.allPairs) return Prisma.sql`TRUE`;
-  return Prisma.sql`EXISTS (
-    SELECT 1 FROM document_by_cc_pair vl JOIN connector_credential_pair vp ON vp.id = vl.cc_pair_id
-    WHERE vl.document_id = ${alias(document)}.id AND ${viewablePairSql(rule, "vp")})`;
-}
-
 /**
- * canFindDocument on the document row `document`. The two link conditions (a public pair for a
+ * canViewDocument on the document row `document`. The two link conditions (a public pair for a
  * document without external_access, or one of the caller's pairs) are one EXISTS whose condition
  * reads the document's own `is_public`: PostgreSQL can then only run it per document, through the
  * link table's primary key. As two EXISTS, each correlated by the document id alone, the planner may
@@ -36,7 +28,7 @@ export function viewableDocumentSql(rule: AccessRule, document: string): Prisma.
  * documents (chosen without statistics on the 100 k-chunk bench corpus: 10–17 ms instead of < 1 ms,
  * and growing with the corpus; bench/RESULTS.md, "REST search: where svc's time went").
  */
-export function findableDocumentSql(rule: AccessRule, document: string): Prisma.Sql {
+export function viewableDocumentSql(rule: AccessRule, document: string): Prisma.Sql {
   if (rule.allPairs) return Prisma.sql`TRUE`;
   const d = alias(document);
   return Prisma.sql`(
@@ -46,4 +38,16 @@ export function findableDocumentSql(rule: AccessRule, document: string): Prisma.
     OR EXISTS (SELECT 1 FROM document_by_cc_pair fl JOIN connector_credential_pair fp ON fp.id = fl.cc_pair_id
       WHERE fl.document_id = ${d}.id
         AND ((${d}.is_public IS NULL AND fp.access_type = 'public') OR fl.cc_pair_id = ANY(${[...rule.pairIds]}::int[]))))`;
+}
+
+/**
+ * viewableDocumentSql for a document read through its link to `pair` (a pair's document lists), with
+ * what that link already settles: every document of the caller's own pair is visible, and one of a
+ * public pair is whenever it has no external_access. A long list of a pair then costs a link lookup
+ * per row only for the documents with external_access, not for all of them.
+ */
+export function viewableDocumentOfPairSql(rule: AccessRule, pair: PairAccess, document: string): Prisma.Sql {
+  if (canEditPair(rule, pair.id)) return Prisma.sql`TRUE`;
+  if (pair.accessType === "public") return Prisma.sql`(${alias(document)}.is_public IS NULL OR ${viewableDocumentSql(rule, document)})`;
+  return viewableDocumentSql(rule, document);
 }

@@ -27,16 +27,16 @@ import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import {
   canEditDocument,
   canEditPair,
-  canFindDocument,
   canViewDocument,
   canViewPair,
   type AccessRule,
   type DocumentPairLink,
   editablePairIds,
   type PairAccess,
+  searchAccessRule,
   searchIndexAccess,
 } from "./access-policy";
-import { editablePairSql, findableDocumentSql, viewableDocumentSql, viewablePairSql } from "./access-policy-sql";
+import { editablePairSql, viewableDocumentOfPairSql, viewableDocumentSql, viewablePairSql } from "./access-policy-sql";
 
 let database: TestDatabase;
 let indexDir: string;
@@ -159,27 +159,27 @@ describe("the access rule in JS and in SQL", () => {
     );
   });
 
-  it("agree on every document, for viewing and for search", async () => {
+  it("agree on every document, and on every document as its pairs list it", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(documentArbitrary, { minLength: 1, maxLength: 8 }), fc.array(ruleArbitrary, { minLength: 1, maxLength: 4 }), async (documents, rules) => {
         const links = await storeDocuments(documents);
+        const expected = (rule: AccessRule) => (id: string) => {
+          const document = documents[Number(id.slice("doc-".length))]!;
+          return canViewDocument(rule, { ...document, links: links.get(id) ?? [] });
+        };
         for (const rule of rules) {
-          const rows = await database.db.$queryRaw<{ id: string; viewable: boolean; findable: boolean }[]>`
-            SELECT d.id, COALESCE(${viewableDocumentSql(rule, "d")}, false) AS viewable,
-              COALESCE(${findableDocumentSql(rule, "d")}, false) AS findable
-            FROM document d ORDER BY d.id`;
-          const expected = documents
-            .map((document, index) => {
-              const id = `doc-${index}`;
-              const documentLinks = links.get(id) ?? [];
-              return {
-                id,
-                viewable: canViewDocument(rule, documentLinks),
-                findable: canFindDocument(rule, { ...document, links: documentLinks }),
-              };
-            })
-            .sort((a, b) => (a.id < b.id ? -1 : 1));
-          expect(rows).toEqual(expected);
+          const viewable = expected(rule);
+          const rows = await database.db.$queryRaw<{ id: string; viewable: boolean }[]>`
+            SELECT d.id, COALESCE(${viewableDocumentSql(rule, "d")}, false) AS viewable FROM document d ORDER BY d.id`;
+          expect(rows).toEqual(rows.map(({ id }) => ({ id, viewable: viewable(id) })));
+          expect(rows.map(({ id }) => id)).toEqual(documents.map((_, index) => `doc-${index}`).sort());
+          // A pair's lists read its documents through their link to it, with the shortcut that link allows.
+          for (const pair of pairs) {
+            const listed = await database.db.$queryRaw<{ id: string; viewable: boolean }[]>`
+              SELECT d.id, COALESCE(${viewableDocumentOfPairSql(rule, pair, "d")}, false) AS viewable
+              FROM document_by_cc_pair l JOIN document d ON d.id = l.document_id WHERE l.cc_pair_id = ${pair.id} ORDER BY d.id`;
+            expect(listed).toEqual(listed.map(({ id }) => ({ id, viewable: viewable(id) })));
+          }
         }
       }),
       { numRuns: 40 },
@@ -213,8 +213,8 @@ describe("the access rule in JS and in SQL", () => {
           const links = (document: GeneratedDocument) =>
             document.pairIndexes.map((pairIndex) => ({ ccPairId: pairs[pairIndex]!.id, accessType: pairs[pairIndex]!.accessType }));
           const expected = documents
-            .map((document, index) => ({ id: `doc-${index}`, findable: canFindDocument(rule, { ...document, links: links(document) }) }))
-            .filter(({ findable }) => findable)
+            .map((document, index) => ({ id: `doc-${index}`, viewable: canViewDocument(rule, { ...document, links: links(document) }) }))
+            .filter(({ viewable }) => viewable)
             .map(({ id }) => id)
             .sort();
           expect(await prefilteredIds(generation, buildSearchFilter(searchIndexAccess(rule, publicPairIds), null))).toEqual(expected);
@@ -237,10 +237,27 @@ describe("the access rule in JS and in SQL", () => {
     await storeDocuments(documents);
     const rule: AccessRule = { allPairs: false, pairIds: [pairs[2]!.id], email: null, groupIds: [] };
     const plan = await database.db.$queryRaw<{ "QUERY PLAN": string }[]>`
-      EXPLAIN SELECT d.id FROM document d WHERE d.id = ANY(${["doc-1", "doc-2", "doc-3"]}::text[]) AND ${findableDocumentSql(rule, "d")}`;
+      EXPLAIN SELECT d.id FROM document d WHERE d.id = ANY(${["doc-1", "doc-2", "doc-3"]}::text[]) AND ${viewableDocumentSql(rule, "d")}`;
     const text = plan.map((row) => row["QUERY PLAN"]).join("\n");
     expect(text).not.toMatch(/hashed SubPlan/i);
     expect(text).not.toMatch(/Seq Scan on document_by_cc_pair/);
+  });
+
+  it("gives a scoped key of any role its scope, and only an unscoped admin another user's view", () => {
+    const scoped: AccessRule = { allPairs: false, pairIds: [7], email: null, groupIds: [] };
+    for (const role of ["admin", "curator"]) {
+      expect(searchAccessRule({ role, scopeCcPairIds: [7] }, null)).toEqual(scoped);
+      expect(searchAccessRule({ role, scopeCcPairIds: null }, null)).toEqual({ allPairs: true });
+    }
+    const ann = { email: "ann@example.com", groupIds: ["eng"] };
+    expect(searchAccessRule({ role: "admin", scopeCcPairIds: null }, ann)).toEqual({ allPairs: false, pairIds: [], email: ann.email, groupIds: ann.groupIds });
+    for (const subject of [
+      { role: "admin", scopeCcPairIds: [7] },
+      { role: "curator", scopeCcPairIds: null },
+      { role: "curator", scopeCcPairIds: [7] },
+    ]) {
+      expect(() => searchAccessRule(subject, ann)).toThrow(/without scope/);
+    }
   });
 
   it("refuses an alias that is not a plain identifier", () => {

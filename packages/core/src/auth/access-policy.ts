@@ -10,12 +10,15 @@
 import { AppError } from "../errors/app-error";
 
 /**
- * What a caller may see and change, as data.
- * - `allPairs`: an unscoped key: every pair and every document.
+ * What a caller may see and change, as data (docs/decisions.md "Search and who sees what").
+ * - `allPairs`: a key without scope (admin or curator): every pair and every document.
  * - otherwise: `pairIds` are the caller's own pairs: it sees and changes them and every document
- *   linked to them. It also sees public pairs and their documents, read-only. In search, a document
- *   is found through its own `external_access` first: `is_public`, the caller's `email`, one of its
- *   `groupIds`; a public pair opens only documents without `external_access` (decisions.md).
+ *   linked to them. Read-only, it also sees public pairs and what the public may see: a document
+ *   whose `external_access.is_public` is true, one that lists its `email` or one of its `groupIds`,
+ *   and one without `external_access` in a public pair. A scoped key, whatever its role, has no
+ *   email or groups; a search on behalf of a user has that user's and no pairs.
+ * Every read path (search, GET by id, the document lists, connector-docs, the console) and the
+ * visibility check before a change apply this one rule.
  */
 export type AccessRule =
   | { allPairs: true }
@@ -40,8 +43,8 @@ export interface DocumentPairLink {
   accessType: string;
 }
 
-/** A document as search's rule sees it: `isPublic` is null exactly when it came without external_access. */
-export interface SearchableDocument {
+/** A document as the rule sees it: `isPublic` is null exactly when it came without external_access. */
+export interface DocumentAccess {
   isPublic: boolean | null;
   externalUserEmails: readonly string[];
   externalUserGroupIds: readonly string[];
@@ -63,18 +66,16 @@ export function accessRuleOf(subject: AccessSubject): AccessRule {
 }
 
 /**
- * The rule a search applies. An admin key sees everything or, searching on behalf of a user, exactly
- * what that user sees. A curator acts as an admin within its scope: unscoped, everything; scoped,
- * what a user without email or groups sees plus its own pairs. Only an admin may search on behalf of
- * someone: a curator asking is refused rather than silently ignored.
+ * The rule a search applies: the caller's own or, when an admin key without scope searches on behalf
+ * of a user, exactly what that user sees. Anyone else asking for that is refused rather than
+ * silently ignored: a scoped admin would otherwise step out of its scope.
  */
 export function searchAccessRule(subject: AccessSubject, onBehalfOf: OnBehalfOf | null): AccessRule {
-  if (subject.role === "admin") {
-    if (onBehalfOf === null) return ALL_PAIRS;
-    return { allPairs: false, pairIds: [], email: onBehalfOf.email, groupIds: onBehalfOf.groupIds };
+  if (onBehalfOf === null) return accessRuleOf(subject);
+  if (!isUnscopedAdmin(subject)) {
+    throw new AppError("FORBIDDEN", "Only an admin key without scope may search on behalf of a principal.");
   }
-  if (onBehalfOf !== null) throw new AppError("FORBIDDEN", "Only an admin key may search on behalf of a principal.");
-  return accessRuleOf(subject);
+  return { allPairs: false, pairIds: [], email: onBehalfOf.email, groupIds: onBehalfOf.groupIds };
 }
 
 /** Whether the caller may write into (and change) the pair. */
@@ -87,9 +88,16 @@ export function canViewPair(rule: AccessRule, pair: PairAccess): boolean {
   return canEditPair(rule, pair.id) || pair.accessType === "public";
 }
 
-/** Whether the caller may see the document by its pairs (GET, listings, connector-docs, DELETE, retry). */
-export function canViewDocument(rule: AccessRule, links: readonly DocumentPairLink[]): boolean {
-  return rule.allPairs || links.some((link) => canViewPair(rule, { id: link.ccPairId, accessType: link.accessType }));
+/** Whether the caller may see the document: read it, list it, find it (see AccessRule). */
+export function canViewDocument(rule: AccessRule, document: DocumentAccess): boolean {
+  if (rule.allPairs) return true;
+  return (
+    (document.isPublic === null && document.links.some((link) => link.accessType === "public")) ||
+    document.isPublic === true ||
+    (rule.email !== null && document.externalUserEmails.includes(rule.email)) ||
+    document.externalUserGroupIds.some((group) => rule.groupIds.includes(group)) ||
+    document.links.some((link) => rule.pairIds.includes(link.ccPairId))
+  );
 }
 
 /** Whether the caller may change the document: every pair it belongs to is the caller's. */
@@ -111,18 +119,6 @@ export function visiblePairIds(rule: AccessRule, links: readonly DocumentPairLin
   return links.filter((link) => canViewPair(rule, { id: link.ccPairId, accessType: link.accessType })).map((link) => link.ccPairId);
 }
 
-/** Whether search may return the document to the caller (see AccessRule). */
-export function canFindDocument(rule: AccessRule, document: SearchableDocument): boolean {
-  if (rule.allPairs) return true;
-  return (
-    (document.isPublic === null && document.links.some((link) => link.accessType === "public")) ||
-    document.isPublic === true ||
-    (rule.email !== null && document.externalUserEmails.includes(rule.email)) ||
-    document.externalUserGroupIds.some((group) => rule.groupIds.includes(group)) ||
-    document.links.some((link) => rule.pairIds.includes(link.ccPairId))
-  );
-}
-
 /** For what reaches beyond any pair (API keys, index rebuilds): an admin without scope. */
 export function isUnscopedAdmin(subject: AccessSubject): boolean {
   return subject.role === "admin" && subject.scopeCcPairIds === null;
@@ -131,7 +127,7 @@ export function isUnscopedAdmin(subject: AccessSubject): boolean {
 /**
  * The rule as the search index filters on it (plain data; @svc/search-index's SearchAccess): the
  * pairs whose access type is public now (read at query time, so a pair's change shows at once), the
- * caller's own pairs, email and groups. The index evaluates canFindDocument's conditions on the
+ * caller's own pairs, email and groups. The index evaluates canViewDocument's conditions on the
  * fields each row carries.
  */
 export function searchIndexAccess(

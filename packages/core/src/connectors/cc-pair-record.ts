@@ -1,6 +1,6 @@
 import type { AccessType, ConnectorCredentialPairStatus, Db, DbOrTx } from "@svc/db";
 import type { Camel, CcPair } from "@svc/schema";
-import { accessRuleOf, canEditPair, canViewPair } from "../auth/access-policy";
+import { accessRuleOf, canEditPair, canViewPair, type PairAccess } from "../auth/access-policy";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 import type { PgBoss } from "../jobs/job-queue";
@@ -40,12 +40,13 @@ export const ccPairSelect = {
   connector: { select: { source: true } },
 } as const;
 
-/** Throws NOT_FOUND for a pair that does not exist or that the principal may not see. */
-export async function requireViewableCcPair(db: DbOrTx, principal: Principal, ccPairId: number): Promise<void> {
+/** The pair as the access rule sees it; NOT_FOUND for a pair that does not exist or that the principal may not see. */
+export async function requireViewableCcPair(db: DbOrTx, principal: Principal, ccPairId: number): Promise<PairAccess> {
   const pair = isStoredId(ccPairId)
     ? await db.connectorCredentialPair.findUnique({ where: { id: ccPairId }, select: { id: true, accessType: true } })
     : null;
   if (!pair || !canViewPair(accessRuleOf(principal), pair)) throw ccPairNotFound();
+  return pair;
 }
 
 export async function readCcPair(db: DbOrTx, ccPairId: number): Promise<Camel<CcPair>> {

@@ -7,6 +7,7 @@ import { failedDocumentSql } from "../model/failed-document-sql";
 /**
  * Failed documents per pair the principal may see (`svc pairs list`, the console's listing), by the one
  * definition (failedDocumentSql); a pair without any is left out. A document in two pairs counts in each.
+ * Like docs_indexed, a number about the pair: it counts the pair's documents the principal may not see too.
  */
 export async function countFailedDocumentsPerPair({
   db,

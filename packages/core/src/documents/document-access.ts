@@ -1,5 +1,5 @@
 import type { DocumentIndexingStatus, Tx } from "@svc/db";
-import { accessRuleOf, canEditDocument, canViewDocument, type DocumentPairLink } from "../auth/access-policy";
+import { accessRuleOf, canEditDocument, canViewDocument, type DocumentAccess, type DocumentPairLink } from "../auth/access-policy";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 
@@ -17,24 +17,28 @@ export interface LockedDocument {
   indexingStatus: DocumentIndexingStatus;
 }
 
+/** The locked row with what the access rule reads of it. */
+type LockedRow = LockedDocument & Omit<DocumentAccess, "links">;
+
 /**
  * Locks a document row `FOR UPDATE` (as ingestion and indexing lock it) for a change by the
  * principal: 404 when it is missing or invisible to the principal, 403 unless the principal may edit
  * every pair it belongs to. Its links are read after the lock, so none can appear or change until commit.
  */
 export async function lockEditableDocument(tx: Tx, principal: Principal, documentId: string): Promise<LockedDocument> {
-  const [document] = await tx.$queryRaw<LockedDocument[]>`
-    SELECT from_ingestion_api AS "fromIngestionApi", version, indexing_status::text AS "indexingStatus"
+  const [row] = await tx.$queryRaw<LockedRow[]>`
+    SELECT from_ingestion_api AS "fromIngestionApi", version, indexing_status::text AS "indexingStatus",
+      is_public AS "isPublic", external_user_emails AS "externalUserEmails", external_user_group_ids AS "externalUserGroupIds"
     FROM document WHERE id = ${documentId} FOR UPDATE`;
-  if (!document) throw documentNotFound();
+  if (!row) throw documentNotFound();
   const links = await tx.$queryRaw<DocumentPairLink[]>`
     SELECT l.cc_pair_id AS "ccPairId", p.access_type::text AS "accessType"
     FROM document_by_cc_pair l JOIN connector_credential_pair p ON p.id = l.cc_pair_id
     WHERE l.document_id = ${documentId}`;
   const rule = accessRuleOf(principal);
-  if (!canViewDocument(rule, links)) throw documentNotFound();
+  if (!canViewDocument(rule, { ...row, links })) throw documentNotFound();
   if (!canEditDocument(rule, links)) {
     throw new AppError("FORBIDDEN", "This API key may not change every connector-credential pair the document belongs to.");
   }
-  return document;
+  return { fromIngestionApi: row.fromIngestionApi, version: row.version, indexingStatus: row.indexingStatus };
 }

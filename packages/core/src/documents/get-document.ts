@@ -50,7 +50,7 @@ export async function getDocument({ db, principal, documentId }: DocumentLookup)
   const row = await db.document.findUnique({ where: { id: documentId }, select: documentDetailSelect });
   const links = row?.pairs.map((link) => ({ ccPairId: link.ccPairId, accessType: link.ccPair.accessType })) ?? [];
   const rule = accessRuleOf(principal);
-  if (!row || !canViewDocument(rule, links)) throw documentNotFound();
+  if (!row || !canViewDocument(rule, { ...row, links })) throw documentNotFound();
   // Once indexed, the chunks the current generation holds (by the chunk key: a rebuild with another
   // chunk size changes the count without touching the document row); before, the client's value.
   const chunkCount =

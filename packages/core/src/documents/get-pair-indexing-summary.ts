@@ -7,7 +7,8 @@ import { repeatedErrorStateSql } from "../connectors/list-indexing-status";
 
 /**
  * A pair's page header: whether it is in the repeated error state (the listing's rule, over the
- * attempts that count for the serving index) and its documents counted by the page's filters.
+ * attempts that count for the serving index) and its documents counted by the page's filters: all of
+ * them, numbers about the pair as its docs_indexed is (docs/decisions.md "Search and who sees what").
  */
 export async function getPairIndexingSummary({ db, principal, ccPairId }: PairRequest): Promise<PairIndexingSummary> {
   await requireViewableCcPair(db, principal, ccPairId);

@@ -7,8 +7,8 @@ import { toDocumentPage, type DocumentPageRow } from "./document-page";
 
 /**
  * The documents created through the ingestion API, by id, one page after `afterId` (keyset paging
- * on the `(from_ingestion_api, id)` index). A scoped key lists only the documents it may see: those
- * linked to one of its pairs or to a public pair.
+ * on the `(from_ingestion_api, id)` index). A scoped key lists only the documents it may see
+ * (access-policy.ts).
  */
 export async function listIngestedDocuments({
   db,

@@ -1,6 +1,8 @@
 import { Prisma, sqlAlias, type DbOrTx } from "@svc/db";
 import { encodeDocumentCursor, type PairDocumentFilter, type PairDocumentStatus, type PairDocumentStatusPage } from "@svc/schema";
 import type { Principal } from "../auth/principal";
+import { accessRuleOf } from "../auth/access-policy";
+import { viewableDocumentOfPairSql } from "../auth/access-policy-sql";
 import { requireViewableCcPair } from "../connectors/cc-pair-record";
 import { failedDocumentSql } from "../model/failed-document-sql";
 
@@ -15,7 +17,7 @@ export function pairDocumentFilterSql(filter: PairDocumentFilter, document: stri
  * The console's pair page: one page of the pair's documents by id with where each one's indexing
  * stands and its last error, optionally only those of one status, so every failed document of a pair
  * can be paged through. Keyset paging on the `(cc_pair_id, document_id)` link index; an invisible pair
- * is reported as missing.
+ * is reported as missing, and only the documents the principal may see are listed.
  */
 export async function listPairDocumentStatuses({
   db,
@@ -32,7 +34,7 @@ export async function listPairDocumentStatuses({
   limit: number;
   afterId: string | null;
 }): Promise<PairDocumentStatusPage> {
-  await requireViewableCcPair(db, principal, ccPairId);
+  const pair = await requireViewableCcPair(db, principal, ccPairId);
   const rows = await db.$queryRaw<PairDocumentStatus[]>`
     SELECT d.id AS "documentId", d.semantic_identifier AS "semanticId", d.link,
       d.indexing_status::text AS "indexingStatus", d.last_error AS "lastError", d.index_attempts AS attempts,
@@ -41,6 +43,7 @@ export async function listPairDocumentStatuses({
     WHERE l.cc_pair_id = ${ccPairId}
       ${status === null ? Prisma.empty : Prisma.sql`AND ${pairDocumentFilterSql(status, "d")}`}
       ${afterId === null ? Prisma.empty : Prisma.sql`AND l.document_id > ${afterId}`}
+      AND ${viewableDocumentOfPairSql(accessRuleOf(principal), pair, "d")}
     ORDER BY l.document_id
     LIMIT ${limit + 1}`;
   const documents = rows.slice(0, limit);

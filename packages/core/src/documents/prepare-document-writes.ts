@@ -34,7 +34,7 @@ export async function prepareDocumentWrites({
 }): Promise<PreparedDocumentWrite[]> {
   const [livePairIds, knownFileIds] = await Promise.all([
     findLivePairIds(db, inputs.map(({ input }) => targetPairId(input.cc_pair_id))),
-    findUploadedFileIds({ db, sections: inputs.flatMap(({ input }) => input.document.sections) }),
+    findUploadedFileIds({ db, principal, sections: inputs.flatMap(({ input }) => input.document.sections) }),
   ]);
   return inputs.map(({ input, bodyLoc }) => {
     try {

@@ -1,26 +1,31 @@
 import type { DbOrTx } from "@svc/db";
 import type { IngestionDocument, Loc } from "@svc/schema";
+import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
+import { visibleUploadsWhere } from "../files/upload-scope";
 import type { ResolvedSection } from "../indexing/document-rows";
 
 type RequestSection = IngestionDocument["document"]["sections"][number];
 
 /**
- * Which of the image files the sections name exist: one query for any number of documents (a bulk
- * call checks all of its documents' references at once).
+ * Which of the image files the sections name exist within the principal's scope (another scope's
+ * file is as unknown as a missing one): one query for any number of documents (a bulk call checks
+ * all of its documents' references at once).
  */
 export async function findUploadedFileIds({
   db,
+  principal,
   sections,
 }: {
   db: DbOrTx;
+  principal: Principal;
   sections: readonly RequestSection[];
 }): Promise<Set<string>> {
   const referencedIds = [
     ...new Set(sections.map((section) => section.image_file_id).filter((id): id is string => Boolean(id))),
   ];
   if (referencedIds.length === 0) return new Set();
-  const files = await db.uploadedFile.findMany({ where: { fileId: { in: referencedIds } }, select: { fileId: true } });
+  const files = await db.uploadedFile.findMany({ where: { ...visibleUploadsWhere(principal), fileId: { in: referencedIds } }, select: { fileId: true } });
   return new Set(files.map((file) => file.fileId));
 }
 

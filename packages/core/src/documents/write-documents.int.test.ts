@@ -62,4 +62,10 @@ describe("writeDocuments", () => {
     });
     expect(await db.document.count({ where: { id: { in: ["late-1", "late-2"] } } })).toBe(0);
   });
+
+  it("refuses with a conflict, writing nothing, a document whose image file was deleted after the request was checked", async () => {
+    const gone = { ...write("late-image", 1), sections: [{ position: 0, kind: "image" as const, text: null, link: null, image_file_id: "00000000-0000-4000-8000-000000000000" }] };
+    await expect(writeDocuments({ db, boss, documents: [gone] })).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(await db.document.count({ where: { id: "late-image" } })).toBe(0);
+  });
 });

@@ -26,7 +26,7 @@ export async function writeDocuments({
 }): Promise<WrittenDocument[]> {
   return withSqlTransaction(db, async (sql) => {
     await lockTargetPairs(sql, documents);
-    const rows = await upsertDocuments(sql, documents);
+    const rows = await upsertDocuments(sql, documents).catch(refuseDeletedImageFiles);
     await refuseWritesOutsideScope(sql, documents);
     const jobs = rows.map((row) => ({ data: indexDocumentJob.payload.parse({ documentId: row.id, version: row.version }) }));
     await boss.insert(indexDocumentJob.name, jobs, {
@@ -56,6 +56,19 @@ async function lockTargetPairs(sql: SqlClient, documents: DocumentWrite[]): Prom
     values: [pairIds],
   });
   if (rowCount !== pairIds.length) throw new AppError("BAD_REQUEST", CC_PAIR_NOT_FOUND);
+}
+
+/**
+ * An image file that existed when the request was checked may be deleted before the write commits:
+ * the sections' foreign key refuses the write, and the caller is told to send it again (then its
+ * check answers the 422 of an unknown file id) rather than a 500.
+ */
+function refuseDeletedImageFiles(error: unknown): never {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  if (code === "23503" && constraint === "document_section_image_file_id_fkey") {
+    throw new AppError("CONFLICT", "An image file the document names was deleted while it was being written; send the document again.");
+  }
+  throw error;
 }
 
 /**

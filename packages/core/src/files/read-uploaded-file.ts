@@ -1,7 +1,8 @@
 import type { DbOrTx } from "@svc/db";
+import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
-
-const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { FILE_NOT_FOUND, normalizeFileId } from "./upload-files";
+import { visibleUploadsWhere } from "./upload-scope";
 
 /** An uploaded file's bytes with the type its first bytes were recognised as at upload. */
 export interface UploadedFileContent {
@@ -11,13 +12,14 @@ export interface UploadedFileContent {
 }
 
 /**
- * One uploaded file, for the console's thumbnails. Uploads belong to no key or pair (listUploadedFiles),
- * so any console session may read any of them; an id that is not a file's is NOT_FOUND, never a 5xx.
+ * One uploaded file, for the console's thumbnails. A file outside the principal's scope
+ * (upload-scope.ts) is NOT_FOUND exactly as an id that is not a file's, never a 5xx.
  */
-export async function readUploadedFile({ db, fileId }: { db: DbOrTx; fileId: string }): Promise<UploadedFileContent> {
-  const file = FILE_ID.test(fileId)
-    ? await db.uploadedFile.findUnique({ where: { fileId: fileId.toLowerCase() }, select: { name: true, fileType: true, data: true } })
-    : null;
-  if (!file) throw new AppError("NOT_FOUND", "File not found");
+export async function readUploadedFile({ db, principal, fileId }: { db: DbOrTx; principal: Principal; fileId: string }): Promise<UploadedFileContent> {
+  const file = await db.uploadedFile.findFirst({
+    where: { ...visibleUploadsWhere(principal), fileId: normalizeFileId(fileId) },
+    select: { name: true, fileType: true, data: true },
+  });
+  if (!file) throw new AppError("NOT_FOUND", FILE_NOT_FOUND);
   return file;
 }

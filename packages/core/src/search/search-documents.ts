@@ -2,7 +2,7 @@ import { Prisma, querySql, withCancelOnAbort, type Db } from "@svc/db";
 import { SEARCH_CHUNKS_PER_DOCUMENT, type Camel, type DocumentSource, type SearchFilters, type SearchMatch, type SearchRequest, type SearchResponse } from "@svc/schema";
 import { searchDocuments as searchIndex, SearchIndexError, type GenerationTable, type SearchHit, type ShownChunk } from "@svc/search-index";
 import { searchAccessRule, searchIndexAccess, type AccessRule } from "../auth/access-policy";
-import { findableDocumentSql, viewablePairSql } from "../auth/access-policy-sql";
+import { viewableDocumentSql, viewablePairSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
 import { searchedText } from "../indexing/build-chunks";
@@ -131,7 +131,7 @@ export async function searchDocuments({
   }
 }
 
-/** The candidates PostgreSQL confirms: existing, indexed, findable by the caller, passing the filters. */
+/** The candidates PostgreSQL confirms: existing, indexed, visible to the caller, passing the filters. */
 async function admitDocuments(
   db: Db,
   rule: AccessRule,
@@ -139,7 +139,7 @@ async function admitDocuments(
   documentIds: string[],
   signal: AbortSignal | undefined,
 ): Promise<Set<string>> {
-  const conditions = [findableDocumentSql(rule, "d"), ...filterConditions(filters)];
+  const conditions = [viewableDocumentSql(rule, "d"), ...filterConditions(filters)];
   const rows = await withCancelOnAbort(db, signal, (tag) => {
     const query = Prisma.sql`${tag}
       SELECT d.id FROM document d

@@ -135,10 +135,10 @@ export const connectorsRouter = router({
   createFederated: adminProcedure
     .input(CreateFederatedConnectorRequestSchema)
     .output(FederatedConnectorIdSchema)
-    .mutation(({ ctx, input }) => createFederatedConnector({ db: ctx.db, source: input.source, name: input.name })),
+    .mutation(({ ctx, input }) => createFederatedConnector({ db: ctx.db, principal: ctx.principal, source: input.source, name: input.name })),
 
   deleteFederated: adminProcedure
     .input(FederatedConnectorIdInputSchema)
     .output(FederatedConnectorIdSchema)
-    .mutation(({ ctx, input }) => deleteFederatedConnector({ db: ctx.db, id: input.id })),
+    .mutation(({ ctx, input }) => deleteFederatedConnector({ db: ctx.db, principal: ctx.principal, id: input.id })),
 });

@@ -2,8 +2,8 @@ import { deleteDocument, getDocumentWithChunks, retryDocumentIndexing, searchDoc
 import { ConsoleDocumentSchema, ConsoleSearchResponseSchema, DocumentIdInputSchema, OkSchema, SearchRequestSchema, camelInput } from "@svc/schema";
 import { acknowledge, router, sessionProcedure } from "../init";
 
-// Same rules as the REST document endpoints, applied in core: a scoped key sees the documents of the
-// pairs it sees, and changes only documents all of whose pairs are its own.
+// Same rules as the REST document endpoints, applied in core: a key sees the documents the one access
+// rule allows (access-policy.ts), and changes only documents all of whose pairs are its own.
 export const documentsRouter = router({
   search: sessionProcedure
     .input(camelInput(SearchRequestSchema))

@@ -37,6 +37,7 @@ import {
   type FederatedConnectorStatus as WireFederatedRow,
   type IndexingStatusRequest,
 } from "@svc/schema";
+import { isUnscopedAdmin } from "@svc/core/access-policy";
 import Link from "next/link";
 import { Suspense, useMemo, useState } from "react";
 import { useConsoleUser } from "../../../../components/admin-shell";
@@ -606,7 +607,8 @@ function FederatedRow({ row }: { row: FederatedConnectorStatus }) {
         </Text>
       </Table.Td>
       <Table.Td ta="right">
-        {user.role === "admin" ? (
+        {/* A federated connector belongs to no pair: only an unscoped admin changes it. */}
+        {isUnscopedAdmin(user) ? (
           <ConfirmAction
             label="Remove"
             title={`Remove ${row.name}?`}

@@ -18,6 +18,7 @@ import { DOCUMENT_SOURCES, type Camel, type DocumentSource, type SearchResult } 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { Suspense, useMemo, useState, type FormEvent } from "react";
+import { ExternalLink } from "../../../../components/external-link";
 import { documentHref, formatDateTime, plural, sourceLabel } from "../../../../components/format";
 import { EmptyState, Loading, PageHeader, QueryError } from "../../../../components/page-parts";
 import { listParam, useUrlState } from "../../../../components/use-url-state";
@@ -243,9 +244,7 @@ function ResultCard({ result }: { result: Camel<SearchResult> }) {
         {result.link ? (
           <>
             {" · "}
-            <Anchor href={result.link} target="_blank" rel="noreferrer" size="xs">
-              source ↗
-            </Anchor>
+            <ExternalLink href={result.link}>source</ExternalLink>
           </>
         ) : null}
       </Text>

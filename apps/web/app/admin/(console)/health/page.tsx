@@ -5,6 +5,7 @@ import { useDisclosure } from "@mantine/hooks";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { MAX_CHUNK_TOKEN_LIMIT, MIN_CHUNK_TOKEN_LIMIT } from "@svc/schema";
 import { useState, type FormEvent } from "react";
+import { isUnscopedAdmin } from "@svc/core/access-policy";
 import { useConsoleUser } from "../../../../components/admin-shell";
 import { DocumentName, FailureReason } from "../../../../components/document-cells";
 import { RetryDocumentButton } from "../../../../components/retry-document-button";
@@ -167,7 +168,8 @@ function Rebuild({ rebuild }: { rebuild: Overview["rebuild"] }) {
             {building ? "building" : "idle"}
           </Badge>
         </Group>
-        {user.role === "admin" ? (
+        {/* A rebuild touches every pair: only an unscoped admin starts or cancels one. */}
+        {isUnscopedAdmin(user) ? (
           <Group gap="sm">
             {building ? <CancelRebuildButton generationId={rebuild.generationId} /> : null}
             <StartRebuildButton disabled={building} />

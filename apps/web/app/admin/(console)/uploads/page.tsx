@@ -3,6 +3,8 @@ import { Alert, Button, Code, CopyButton, FileInput, Group, Paper, Stack, Table,
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Camel, FileUploadResponse } from "@svc/schema";
 import { useState, type FormEvent } from "react";
+import { useConsoleUser } from "../../../../components/admin-shell";
+import { ConfirmAction } from "../../../../components/confirm-action";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
 import { FileThumbnail } from "../../../../components/file-thumbnail";
 import { formatBytes } from "../../../../components/format";
@@ -26,6 +28,7 @@ export default function UploadsPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const uploads = useQuery(trpc.uploads.list.queryOptions());
+  const user = useConsoleUser();
   const [files, setFiles] = useState<File[]>([]);
   const upload = useMutation({
     mutationFn: uploadImages,
@@ -89,7 +92,7 @@ export default function UploadsPage() {
               <EmptyState title="Nothing uploaded yet" />
             </Stack>
           ) : (
-            <DataTable label="Recent uploads" minWidth={680} columns={["", "Name", "file_id", "Type", { label: "Size", align: "right" }, "Uploaded"]}>
+            <DataTable label="Recent uploads" minWidth={680} columns={["", "Name", "file_id", "Type", { label: "Size", align: "right" }, "Uploaded", ...(user.role === "admin" ? [""] : [])]}>
                   {uploads.data.map((file) => (
                     <Table.Tr key={file.fileId}>
                       <Table.Td w={64}>
@@ -104,6 +107,11 @@ export default function UploadsPage() {
                       <Table.Td>
                         <RelativeTime value={file.createdAt} />
                       </Table.Td>
+                      {user.role === "admin" ? (
+                        <Table.Td ta="right">
+                          <DeleteUploadButton fileId={file.fileId} name={file.name} />
+                        </Table.Td>
+                      ) : null}
                     </Table.Tr>
                   ))}
             </DataTable>
@@ -111,6 +119,24 @@ export default function UploadsPage() {
         </Paper>
       </Stack>
     </>
+  );
+}
+
+/** Deletes the upload after a confirmation (DELETE /user/file/{file_id}'s twin); refused while a section names it. */
+function DeleteUploadButton({ fileId, name }: { fileId: string; name: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const remove = useMutation(trpc.uploads.delete.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.uploads.pathFilter()) }));
+  return (
+    <ConfirmAction
+      label="Delete"
+      title={`Delete ${name}?`}
+      confirmLabel="Delete file"
+      buttonProps={{ size: "xs", "aria-label": `Delete ${name}` }}
+      onConfirm={() => remove.mutateAsync({ fileId })}
+    >
+      The file is removed; image sections can no longer name <Code>{fileId}</Code>. A file that a document still shows is kept.
+    </ConfirmAction>
   );
 }
 

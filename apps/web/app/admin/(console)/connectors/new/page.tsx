@@ -129,7 +129,8 @@ function FederatedForm() {
         Federated connector
       </Title>
       <Text size="sm" c="dimmed" mb="md">
-        Searched live at query time; it indexes nothing and is listed under its plain source.
+        Searched live at query time; it indexes nothing and is listed under its plain source. It belongs to no pair, so
+        creating one needs an admin key without scope.
       </Text>
       <form onSubmit={submit} aria-label="New federated connector">
         <Stack>

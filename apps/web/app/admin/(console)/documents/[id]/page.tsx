@@ -18,6 +18,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { ConfirmAction } from "../../../../../components/confirm-action";
+import { ExternalLink } from "../../../../../components/external-link";
 import { FileThumbnail } from "../../../../../components/file-thumbnail";
 import { formatCount, formatDateTime, formatRelative, plural, sourceLabel } from "../../../../../components/format";
 import { Loading, PageHeader, QueryError, Stat } from "../../../../../components/page-parts";
@@ -255,9 +256,7 @@ function Sections({ document }: { document: DocumentWithChunks }) {
               Section {index + 1} · {section.imageFileId ? "image" : "text"}
             </Text>
             {section.link ? (
-              <Anchor href={section.link} target="_blank" rel="noreferrer" size="xs">
-                {section.link} ↗
-              </Anchor>
+              <ExternalLink href={section.link} />
             ) : null}
           </Group>
           {section.imageFileId ? (
@@ -298,9 +297,7 @@ function Chunks({ document }: { document: DocumentWithChunks }) {
               Chunk {chunk.chunkIndex} · {plural(chunk.tokenCount, "token")}
             </Text>
             {chunk.link ? (
-              <Anchor href={chunk.link} target="_blank" rel="noreferrer" size="xs">
-                link ↗
-              </Anchor>
+              <ExternalLink href={chunk.link}>link</ExternalLink>
             ) : null}
           </Group>
           {chunk.imageFileId ? (

@@ -5,12 +5,12 @@ export const dynamic = "force-dynamic";
 
 /**
  * GET /api/admin/files/{file_id}: an uploaded image for the console's thumbnails (session cookie,
- * same-origin only). Served with the type detected at upload, never sniffed, and under a CSP that lets
+ * same-origin only; a file of another scope is 404 as an unknown one). Served with the type detected at upload, never sniffed, and under a CSP that lets
  * the bytes run nothing should one be opened as a page.
  */
-export const GET = sessionRoute(async ({ request, services }) => {
+export const GET = sessionRoute(async ({ request, principal, services }) => {
   const fileId = decodeURIComponent(new URL(request.url).pathname.split("/").at(-1) ?? "");
-  const file = await readUploadedFile({ db: services.db, fileId });
+  const file = await readUploadedFile({ db: services.db, principal, fileId });
   return new Response(Buffer.from(file.data), {
     headers: {
       "Content-Type": file.fileType,
