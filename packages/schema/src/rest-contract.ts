@@ -311,6 +311,9 @@ export const REST_CONTRACT = {
     summary: "Search the indexed documents",
     description:
       "Full-text search over the indexed chunks, documents ranked by their best chunk, each with its best 3 chunks. " +
+      "The query is a question or a few words: with `match` `any` (the default) a chunk holding any of its words matches, " +
+      "ranked by BM25 (more of the words, and rarer ones, rank higher; a misspelled word is matched to the index's nearest terms); " +
+      'with `match` `all` every word must match. `"quoted phrases"` are required and `-word` or `-"a phrase"` excludes in both. ' +
       "A document is visible when its `external_access` is absent and a pair it belongs to is public, or `is_public` is true, " +
       "or the principal's email or one of its groups is listed. A key without scope sees everything; an admin key without scope passing `principal` sees exactly what that user would see. " +
       "A scoped key, admin or curator, sees public documents plus those of its pairs, and may not pass `principal`. " +
