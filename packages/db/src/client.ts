@@ -201,6 +201,15 @@ export function isDatabaseStalled(db: Db): boolean {
   return guards.get(db)?.isOpen ?? false;
 }
 
+/**
+ * Settles once the database of a client createDb() made answers again (at once unless
+ * isDatabaseStalled), or after `timeoutMs`: a worker holds its next batch meanwhile rather than fail
+ * it into a retry.
+ */
+export async function whenDatabaseAnswers(db: Db, timeoutMs: number): Promise<void> {
+  await guards.get(db)?.whenClosed(timeoutMs);
+}
+
 /** The pg pool of a client createDb() made; undefined for one of its transactions (or another client). */
 export function ownPoolOf(db: DbOrTx): pg.Pool | undefined {
   return pools.get(db as Db);

@@ -37,6 +37,7 @@ export class DatabaseGuard {
   private lastProbe = Number.NEGATIVE_INFINITY;
   private readonly inFlight = new Map<pg.Client, number>();
   private readonly waiters = new Set<(error: Error) => void>();
+  private readonly closeWaiters = new Set<() => void>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly options: DatabaseGuardOptions) {
@@ -52,6 +53,20 @@ export class DatabaseGuard {
   /** The error a checkout fails with while the breaker is open. */
   stalledError(): Error {
     return Object.assign(new Error("the database does not answer"), { code: DATABASE_STALLED });
+  }
+
+  /** Settles once the breaker is closed (at once when it is), or after `timeoutMs` whatever it is. */
+  async whenClosed(timeoutMs: number): Promise<void> {
+    if (this.state === "closed") return;
+    let timer: NodeJS.Timeout | undefined;
+    let done = () => {};
+    await new Promise<void>((resolve) => {
+      done = resolve;
+      this.closeWaiters.add(resolve);
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    clearTimeout(timer);
+    this.closeWaiters.delete(done);
   }
 
   /** Calls `onOpen` with the breaker's error if it opens before `unsubscribe` is called. */
@@ -100,12 +115,19 @@ export class DatabaseGuard {
     this.probing = true;
     try {
       const answered = await probeDatabase(this.options.connectionString, this.options.probeTimeoutMs);
-      if (answered) this.state = "closed";
+      if (answered) this.closeBreaker();
       else this.open();
     } finally {
       this.probing = false;
       this.lastProbe = performance.now();
     }
+  }
+
+  private closeBreaker(): void {
+    if (this.state === "open") console.error("[db] the database answers again");
+    this.state = "closed";
+    for (const resolve of this.closeWaiters) resolve();
+    this.closeWaiters.clear();
   }
 
   private open(): void {
