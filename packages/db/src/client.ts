@@ -65,7 +65,7 @@ export function createDb({
   // handshake, each statement (client-side too: a frozen server cannot cancel its own statement), and
   // the guard tells a frozen server from a slow statement within about STALL_AFTER_MS + connectTimeoutMs.
   // Its probe takes one of the pool's connections, so the process never holds more than poolSize.
-  const guard = new DatabaseGuard({ connectionString: databaseUrl, probeTimeoutMs: connectTimeoutMs, stallAfterMs: STALL_AFTER_MS });
+  const guard = new DatabaseGuard({ connectionString: databaseUrl, applicationName, probeTimeoutMs: connectTimeoutMs, stallAfterMs: STALL_AFTER_MS });
   const pool = createGuardedPool({
     guard,
     connectTimeoutMs,

@@ -13,6 +13,8 @@ const CONNECT_TIMEOUT = /^Connection terminated due to connection timeout|^timeo
 
 export interface DatabaseGuardOptions {
   connectionString: string;
+  /** The probe's name in pg_stat_activity: the pool's, since it counts among the pool's connections. */
+  applicationName?: string;
   /** Longest wait for a probe's new connection and its `SELECT 1`, in ms. */
   probeTimeoutMs: number;
   /** A statement unanswered this long makes the guard ask the server whether it still answers. */
@@ -114,7 +116,7 @@ export class DatabaseGuard {
     if (this.probing || (!now && performance.now() - this.lastProbe < this.options.probeTimeoutMs)) return;
     this.probing = true;
     try {
-      const answered = await probeDatabase(this.options.connectionString, this.options.probeTimeoutMs);
+      const answered = await probeDatabase(this.options);
       if (answered) this.closeBreaker();
       else this.open();
     } finally {
@@ -143,9 +145,14 @@ export class DatabaseGuard {
   }
 }
 
-/** Whether the server takes a new connection and answers `SELECT 1` within `timeoutMs`. */
-async function probeDatabase(connectionString: string, timeoutMs: number): Promise<boolean> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, application_name: "svc-probe" });
+/** Whether the server takes a new connection and answers `SELECT 1` within the probe's deadline. */
+async function probeDatabase({ connectionString, applicationName, probeTimeoutMs }: DatabaseGuardOptions): Promise<boolean> {
+  const client = new pg.Client({
+    connectionString,
+    connectionTimeoutMillis: probeTimeoutMs,
+    query_timeout: probeTimeoutMs,
+    application_name: applicationName,
+  });
   client.on("error", () => undefined);
   try {
     await client.connect();
