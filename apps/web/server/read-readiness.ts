@@ -5,7 +5,10 @@ import type { ServiceStatus } from "@svc/schema";
 import { getServices } from "./services";
 import { webLogger } from "./observability/web-logger";
 
-/** `GET /api/ready` answers within this long whatever the database does (decisions: "Limits and overload"). */
+/**
+ * Once the process's services are open, `GET /api/ready` answers within this long whatever the
+ * database does (decisions: "Limits and overload"). Opening them is bounded by the connect deadline.
+ */
 const READINESS_DEADLINE_MS = 800;
 
 let expectedMigrations: string[] | undefined;
@@ -14,25 +17,31 @@ let expectedMigrations: string[] | undefined;
 export async function readReadiness(): Promise<Response> {
   expectedMigrations ??= listMigrationNames();
   const migrations = expectedMigrations;
+  let status: ServiceStatus;
+  try {
+    const { db } = await getServices();
+    // A database that does not answer leaves the checks waiting on their own deadlines; the probe is
+    // told before them, and at once while the pool fails fast.
+    status = isDatabaseStalled(db) ? databaseDown() : await withinDeadline(checkReadiness({ db, expectedMigrations: migrations }));
+  } catch (error) {
+    // The services could not open: the database is away (anything else is a bug, logged without its text).
+    if (!isDatabaseUnavailable(error)) webLogger().error({ err: error }, "readiness failed");
+    status = databaseDown();
+  }
+  return Response.json(status, { status: status.status === "ok" ? 200 : 503 });
+}
+
+/** The checks' answer, or "database unavailable" once READINESS_DEADLINE_MS has passed without one. */
+async function withinDeadline(checks: Promise<ServiceStatus>): Promise<ServiceStatus> {
   let timer: NodeJS.Timeout | undefined;
-  // A database that does not answer leaves the checks waiting on their own (bounded) deadlines; the
-  // probe is told before them.
   const late = new Promise<ServiceStatus>((resolve) => {
     timer = setTimeout(() => resolve(databaseDown()), READINESS_DEADLINE_MS);
   });
-  const checked = (async (): Promise<ServiceStatus> => {
-    try {
-      const { db } = await getServices();
-      if (isDatabaseStalled(db)) return databaseDown();
-      return await checkReadiness({ db, expectedMigrations: migrations });
-    } catch (error) {
-      // The services could not open: the database is away (anything else is a bug, logged without its text).
-      if (!isDatabaseUnavailable(error)) webLogger().error({ err: error }, "readiness failed");
-      return databaseDown();
-    }
-  })();
-  const status = await Promise.race([checked, late]).finally(() => clearTimeout(timer));
-  return Response.json(status, { status: status.status === "ok" ? 200 : 503 });
+  try {
+    return await Promise.race([checks, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function databaseDown(): ServiceStatus {
