@@ -39,6 +39,13 @@ async function timed(work: () => Promise<unknown>): Promise<{ ms: number; error:
 }
 
 describe("a database that stops answering", () => {
+  it("lets a slow statement on a server that answers run to its end: the probe tells it from a frozen server", async () => {
+    const [row] = await querySql<{ slept: string }>(db, { text: "SELECT pg_sleep(2.5)::text AS slept" });
+    expect(row).toEqual({ slept: "" });
+    expect(isDatabaseStalled(db)).toBe(false);
+  });
+
+
   it("fails every wait within the bound, then at once, commits nothing partial, and heals by itself", async () => {
     // Statements without a server-side timeout (the worker's pool): only the guard bounds them. The
     // pool's connections are open first, so statements also hang on them, not only on handshakes.
