@@ -148,7 +148,13 @@ describe("a database that stops answering", () => {
       let thawedAt: number;
       try {
         // All at once, while the pool's connections wait on the frozen server: each within the bound.
-        const first = await Promise.all(userRequests(base, "frozen").map(([what, request]) => timed(what, request)));
+        // Readiness with them, before the breaker opens: its own deadline answers it.
+        const [readyFirst, ...first] = await Promise.all([
+          timed("ready", () => fetch(`${base}/api/ready`)),
+          ...userRequests(base, "frozen").map(([what, request]) => timed(what, request)),
+        ]);
+        expect(readyFirst).toMatchObject({ status: 503 });
+        expect(readyFirst?.ms).toBeLessThan(READY_BOUND_MS);
         // Then one by one: the breaker is open, each answers at once.
         const again: Timed[] = [];
         for (const [what, request] of userRequests(base, "frozen-again")) again.push(await timed(what, request));

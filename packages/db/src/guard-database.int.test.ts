@@ -82,4 +82,23 @@ describe("a database that stops answering", () => {
     });
     expect(connections?.open).toBeLessThanOrEqual(POOL_SIZE);
   }, 60_000);
+
+  it("gives up on a statement 1 s past its statement timeout, which a frozen server cannot enforce", async () => {
+    const web = createDb({ databaseUrl: server.databaseUrl, poolSize: 2, statementTimeoutMs: 100 });
+    try {
+      await querySql(web, { text: "SELECT 1" });
+      const thaw = await freezePostgres(dataDir);
+      try {
+        const call = await timed(() => querySql(web, { text: "SELECT 1" }));
+        expect(isDatabaseUnavailable(call.error), String(call.error)).toBe(true);
+        // The statement deadline (1.1 s) ends it before the stall probe could (1 s + its own 2 s).
+        expect(call.ms).toBeLessThan(2_000);
+        expect(isDatabaseStalled(web)).toBe(true);
+      } finally {
+        thaw();
+      }
+    } finally {
+      await web.$disconnect();
+    }
+  }, 30_000);
 });
