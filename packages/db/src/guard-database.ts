@@ -28,10 +28,11 @@ export interface DatabaseGuardOptions {
  * Closed: statements run. A new connection's handshake or a statement past its client-side deadline
  * opens the breaker at once. A statement unanswered past `stallAfterMs`, or a full pool's checkout
  * deadline, starts a probe (one new connection, `SELECT 1`, within `probeTimeoutMs`) that tells a
- * slow statement from a server that answers nothing; one that fails opens the breaker: the connections waiting on the
- * server are destroyed (their statements fail, their transactions roll back on the server) and every
- * checkout fails at once with DATABASE_STALLED. Open: a probe every `probeTimeoutMs` (half-open);
- * the first that answers closes the breaker.
+ * slow statement from a server that answers nothing; a probe that fails opens the breaker too.
+ * Opening destroys the connections waiting on the server (their statements fail, their transactions
+ * roll back on the server) and fails every checkout at once with DATABASE_STALLED. Open: a probe
+ * every `probeTimeoutMs` (half-open); the first that answers closes the breaker. A slow statement
+ * on a server whose probe fails (a handshake slower than `probeTimeoutMs`) is cut too.
  */
 export class DatabaseGuard {
   private state: "closed" | "open" = "closed";
