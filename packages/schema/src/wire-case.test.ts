@@ -89,6 +89,7 @@ describe("wire case", () => {
     expect(fromWire(SearchRequestSchema, request)).toEqual({
       query: "q",
       limit: 10,
+      match: "any",
       filters: { sources: null, ccPairIds: [2], tags: null, docUpdatedAfter: null, docUpdatedBefore: null },
       principal: { email: "a@b.c", groupIds: [] },
     });
@@ -109,6 +110,7 @@ describe("wire case", () => {
     expect(input.parse({ query: "q", filters: { ccPairIds: [2], docUpdatedAfter: "2024-01-01T00:00:00Z" } })).toEqual({
       query: "q",
       limit: 10,
+      match: "any",
       filters: { sources: null, ccPairIds: [2], tags: null, docUpdatedAfter: new Date("2024-01-01T00:00:00Z"), docUpdatedBefore: null },
       principal: null,
     });
