@@ -63,7 +63,7 @@ describe("buildOpenApiDocument", () => {
 
   it("gives each operation its bodies and error statuses", () => {
     const responses = (path: string) => Object.keys(document.paths[path]?.post?.responses ?? {}).sort();
-    expect(responses("/svc-api/ingestion")).toEqual(["200", "400", "401", "403", "413", "422", "429"]);
+    expect(responses("/svc-api/ingestion")).toEqual(["200", "400", "401", "403", "409", "413", "422", "429"]);
     expect(responses("/manage/admin/connector/indexing-status")).toEqual(["200", "400", "401", "403", "422"]);
     expect(responses("/user/file/upload")).toEqual(["200", "401", "403", "413", "422"]);
     expect(responses("/svc-api/search")).toEqual(["200", "400", "401", "403", "413", "422"]);
