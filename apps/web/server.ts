@@ -9,12 +9,15 @@ import { Readable, type Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { REST_CONTRACT, type HttpMethod, type RestEndpoint } from "@svc/schema";
 import next from "next";
+import { CLIENT_ADDRESS_HEADER } from "./server/credential-throttle";
 import { webEnv } from "./server/env";
+import { hasMalformedEscape } from "./server/malformed-escape";
 import { admitIncomingRequest, type Refusal } from "./server/rest/admit-request";
 import { StreamedTextResponse } from "./server/rest/document-list-response";
 import { API_ROOT, dispatchRestRequest, isRestPath, matchRestPath } from "./server/rest/dispatch-rest-request";
 import { NEXT_ROUTE, observeRequest, UNMATCHED_ROUTE } from "./server/observability/observe-request";
 import { webLogger } from "./server/observability/web-logger";
+import { SECURITY_HEADERS } from "./server/security-headers";
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? "0.0.0.0";
@@ -43,6 +46,10 @@ const server = http.createServer({ maxHeaderSize: MAX_HEADER_SIZE, connectionsCh
 server.on("checkContinue", (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => handleRequest(incoming, outgoing, true));
 
 function handleRequest(incoming: http.IncomingMessage, outgoing: http.ServerResponse, continueExpected: boolean): void {
+  // Every answer carries them, whoever writes it; a handler's own value (the API reference's CSP) wins.
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) outgoing.setHeader(name, value);
+  // The peer's address, for throttling credential guesses; a client cannot choose it.
+  incoming.headers[CLIENT_ADDRESS_HEADER] = incoming.socket.remoteAddress ?? "unknown";
   const rawUrl = incoming.url ?? "/";
   const url = rawUrl.length > MAX_URL_LENGTH ? null : requestUrl(rawUrl, incoming.headers.host);
   const isRest = url !== null && isRestPath(url.pathname);
@@ -57,20 +64,32 @@ function handleRequest(incoming: http.IncomingMessage, outgoing: http.ServerResp
     sendDetail(outgoing, 400, "Bad Request");
     return;
   }
-  if (!isRest) {
+  // The routes' own decoders would throw on it (Next answers 500): a malformed path is the client's fault.
+  if (hasMalformedEscape(url.pathname)) {
+    if (isApiPath(url.pathname)) sendDetail(outgoing, 400, "Malformed percent-encoding in the path");
+    else sendPage(outgoing, 400, "Bad Request: malformed percent-encoding in the path.");
+    return;
+  }
+  // The console's search is admitted as the REST search is; the rest of Next's paths are not.
+  const admittedAs = isRest ? entry : consoleSearchEntry(url.pathname);
+  if (!isRest && !admittedAs) {
     if (continueExpected) outgoing.writeContinue();
     void handleWithNext(incoming, outgoing);
     return;
   }
   // Admission happens here, on the raw request, so a refusal costs no web Request, no body read and
   // no key check (issue 12: under overload the 429s themselves must stay cheap and quick).
-  const admission = admitIncomingRequest(entry);
+  const admission = admitIncomingRequest(admittedAs);
   if ("refusal" in admission) {
     sendRefusal(outgoing, admission.refusal, continueExpected);
     return;
   }
   outgoing.once("close", admission.release);
   if (continueExpected) outgoing.writeContinue();
+  if (!isRest) {
+    void handleWithNext(incoming, outgoing);
+    return;
+  }
   dispatchRestRequest(toWebRequest(incoming, outgoing, url))
     .then((response) => sendWebResponse(response, outgoing))
     .catch((error: unknown) => {
@@ -133,6 +152,26 @@ function requestUrl(rawUrl: string, host: string | undefined): URL | null {
   } catch {
     return null;
   }
+}
+
+const TRPC_ROOT = "/api/trpc/";
+const CONSOLE_SEARCH_PROCEDURE = "documents.search";
+
+/** The REST search's entry for a tRPC call of the console's search (alone, or in a batch), if it is one. */
+function consoleSearchEntry(pathname: string): RestEndpoint | undefined {
+  if (!pathname.startsWith(TRPC_ROOT)) return undefined;
+  const procedures = pathname.slice(TRPC_ROOT.length).split(",");
+  return procedures.includes(CONSOLE_SEARCH_PROCEDURE) ? REST_CONTRACT.searchDocuments : undefined;
+}
+
+function isApiPath(pathname: string): boolean {
+  return pathname === API_ROOT || pathname.startsWith(`${API_ROOT}/`);
+}
+
+/** A plain-text answer for the console's paths (a browser shows it as it is). */
+function sendPage(outgoing: http.ServerResponse, status: number, text: string): void {
+  outgoing.writeHead(status, { connection: "close", "content-type": "text/plain; charset=utf-8", "content-length": String(Buffer.byteLength(text)) });
+  outgoing.end(text);
 }
 
 function clientErrorAnswer(code: string | undefined): [number, string] {

@@ -16,7 +16,8 @@
 // queries: 30), --no-index (time only PostgreSQL), --ingest-rate R (then time the classes again while
 // search/update-stream.mjs, a process of its own, re-indexes R documents a second, --ingest-chunks C
 // chunks each (8), and merges as the worker merges a searched generation, in its own process or with
-// --ingest-merges apart in another; it writes into the index, so use it with --keep or --reuse).
+// --ingest-merges apart in another; it writes into the index, so use it with --keep or --reuse),
+// --match any|all (how the queries' words match: any, the default, or all, the "(AND)" classes' old meaning).
 // Every caller and PostgreSQL get the same queries.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -55,6 +56,7 @@ const { values: options } = parseArgs({
     "ingest-rate": { type: "string", default: "0" },
     "ingest-chunks": { type: "string", default: "8" },
     "ingest-merges": { type: "string", default: "here" },
+    match: { type: "string", default: "any" },
   },
 });
 const CHUNKS = Number(options.chunks);
@@ -174,6 +176,9 @@ const CLASSES = {
   "five common (AND)": () => distinctWords(5, 0, 19),
   "twenty common (AND)": () => distinctWords(20, 0, 49),
   "quoted phrase": () => pick(phrases, queryRandom),
+  // Last, so the classes above draw the same queries as before it existed: a question of 2 common, 3
+  // mid and 3 rare words (as bench/search-rest's), the case `match: any` is for (issue 37).
+  "question (8 mixed words)": () => [distinctWords(2, 0, 19), distinctWords(3, 900, 1100), distinctWords(3, 19_000, 21_000)].join(" "),
 };
 
 const ADMIN = { all: true };
@@ -203,7 +208,7 @@ async function timeQueries(search, queries, seconds = Infinity) {
 }
 
 const indexSearch = (generation, access) => async (query) =>
-  (await searchDocuments({ generation, query, limit: 10, access })).length;
+  (await searchDocuments({ generation, query, match: options.match, limit: 10, access })).length;
 
 const ms = (value) => value.toFixed(1);
 const seconds = (start) => ((performance.now() - start) / 1000).toFixed(1);
@@ -248,7 +253,7 @@ const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), "svc-bench-search-
 const index = await openSearchIndex({ uri: dir });
 let postgres = null;
 try {
-  console.log(`bench/search: ${CHUNKS} chunks, seed ${SEED}, ${RUNS} runs a class, LANCE_CPU_THREADS=${process.env.LANCE_CPU_THREADS}, index in ${dir}`);
+  console.log(`bench/search: ${CHUNKS} chunks, seed ${SEED}, ${RUNS} runs a class, LANCE_CPU_THREADS=${process.env.LANCE_CPU_THREADS}, match ${options.match}, index in ${dir}`);
   console.log(`machine: ${describeMachine()}; load average ${os.loadavg().map((load) => load.toFixed(2)).join(" ")}`);
   let generation;
   let loaded = { documents: 0, chunks: 0 };

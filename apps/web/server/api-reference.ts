@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { contentSecurityPolicy } from "./security-headers";
 
 // GET /api/docs: Scalar's API reference over /api/openapi.json, its "try it" client sending requests
 // to this same svc (the document's server is `/api`). Everything the page loads is served from here:
@@ -22,17 +23,9 @@ const CONFIGURATION = {
   authentication: { preferredSecurityScheme: "BearerAuth" },
 };
 
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  // The one inline script mounts the reference; Scalar styles its components inline.
-  "script-src 'self' 'unsafe-inline'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "worker-src 'self' blob:",
-  "frame-ancestors 'none'",
-].join("; ");
+// Every page's policy (its one inline script mounts the reference; Scalar styles its components
+// inline), and Scalar's web workers, which it starts from blobs.
+const CONTENT_SECURITY_POLICY = contentSecurityPolicy(["worker-src 'self' blob:"]);
 
 const PAGE = `<!doctype html>
 <html lang="en">

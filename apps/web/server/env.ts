@@ -1,4 +1,4 @@
-import { LOG_LEVELS } from "@svc/schema";
+import { DEFAULT_CREDENTIAL_FAILURES_PER_MINUTE, LOG_LEVELS } from "@svc/schema";
 import { z } from "zod";
 
 const MiB = 1024 * 1024;
@@ -37,6 +37,9 @@ const WebEnvSchema = z.object({
   // The search index (LanceDB): a directory, or an object-store URI (s3://…, gs://…, az://…) shared
   // with the workers. `svc start` passes its own (beside the embedded database's data).
   SVC_INDEX_DIR: z.string().min(1).default(".data/index"),
+  // Failed key checks and console sign-ins one client address may make in a minute; past it, 429
+  // until the minute is over (0: off). In memory, per web process (credential-throttle.ts).
+  SVC_CREDENTIAL_FAILURES_PER_MINUTE: z.coerce.number().int().nonnegative().default(DEFAULT_CREDENTIAL_FAILURES_PER_MINUTE),
   // Each search stops after this long: 503 "Search took too long; narrow the query" (decisions.md).
   SVC_SEARCH_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
 });

@@ -171,9 +171,10 @@ describe("GET /api/svc-api/ingestion/{document_id}", () => {
     expect(await json(await app.request("GET", `${INGESTION}/a%2Fb%2Fc`), 200)).toMatchObject({ id: "a/b/c" });
   });
 
-  it("answers 404 with a detail for an unknown id, and for a malformed escape", async () => {
+  it("answers 404 with a detail for an unknown id, and 400 for a malformed escape", async () => {
     expect(await json(await app.request("GET", documentPath("no-such-document")), 404)).toEqual(ERROR_DETAIL);
-    expect(await json(await app.request("GET", `${INGESTION}/bad%E0%A4%escape`), 404)).toEqual(ERROR_DETAIL);
+    expect(await json(await app.request("GET", `${INGESTION}/bad%E0%A4%escape`), 400)).toEqual(ERROR_DETAIL);
+    expect(await json(await app.request("GET", `${INGESTION}/%ZZ`), 400)).toEqual(ERROR_DETAIL);
   });
 });
 

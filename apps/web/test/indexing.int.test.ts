@@ -48,8 +48,8 @@ async function waitUntilIndexed(id: string, timeoutMs = 20_000): Promise<Documen
   );
 }
 
-async function searchIds(query: string): Promise<string[]> {
-  const response = await app.request("POST", "/api/svc-api/search", { body: { query, limit: 100 } });
+async function searchIds(query: string, match: "any" | "all" = "any"): Promise<string[]> {
+  const response = await app.request("POST", "/api/svc-api/search", { body: { query, match, limit: 100 } });
   expect(response.status).toBe(200);
   return SearchResponseSchema.parse(await response.json()).results.map((result) => result.document_id);
 }
@@ -107,8 +107,8 @@ describe("a document indexed by the running worker, followed over HTTP", () => {
     const rows = await chunkRows("burst-1");
     expect(rows).toEqual(Array.from({ length: indexed.chunk_count ?? 0 }, (_, index) => index));
     expect(await searchIds("burstmark20")).toEqual(["burst-1"]);
-    const earlier = Array.from({ length: 20 }, (_, update) => `burstmark${update}`).join(" or ");
-    expect(await searchIds(earlier)).toEqual([]);
+    // Each earlier word as typed (`all`): `any` would match it to "burstmark20", one or two edits away.
+    for (let update = 0; update < 20; update += 1) expect(await searchIds(`burstmark${update}`, "all")).toEqual([]);
   });
 
   it("ends 20 concurrent updates of one document indexed at the version stored, with that version's text", async () => {
@@ -121,7 +121,8 @@ describe("a document indexed by the running worker, followed over HTTP", () => {
     if (!stored) throw new Error("the stored text carries none of the markers");
     expect(await chunkRows("race-1")).toHaveLength(indexed.chunk_count ?? -1);
     expect(await searchIds(stored)).toEqual(["race-1"]);
-    expect(await searchIds(markers.filter((marker) => marker !== stored).join(" or "))).toEqual([]);
+    // Each other marker as typed (`all`): `any` would match it to the stored one, an edit or two away.
+    for (const marker of markers.filter((other) => other !== stored)) expect(await searchIds(marker, "all")).toEqual([]);
   });
 });
 

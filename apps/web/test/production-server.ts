@@ -32,6 +32,8 @@ export async function startProductionServer({ databaseUrl, env = {} }: { databas
       ...process.env,
       SVC_MAX_EVENT_LOOP_DELAY_MS: "0",
       SVC_ADMISSION_TARGET_MS: "0",
+      // Many tests send wrong keys on purpose, all from 127.0.0.1: the throttle is on where a test asks for it.
+      SVC_CREDENTIAL_FAILURES_PER_MINUTE: "0",
       SVC_INDEX_DIR: testSearchIndex().uri,
       ...env,
       DATABASE_URL: databaseUrl,

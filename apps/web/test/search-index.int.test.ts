@@ -16,8 +16,9 @@ async function status(response: Response, expected: number): Promise<IndexRebuil
 
 /** Ingests over HTTP and runs the document's indexing job, as the worker would. */
 
+/** `match: "all"` takes the query's words as typed (`any` would also match a word one edit away: "runner" for "runners"). */
 async function searchIds(query: string): Promise<string[]> {
-  const response = await app.request("POST", "/api/svc-api/search", { body: { query } });
+  const response = await app.request("POST", "/api/svc-api/search", { body: { query, match: "all" } });
   expect(response.status).toBe(200);
   return SearchResponseSchema.parse(await response.json()).results.map((result) => result.document_id);
 }

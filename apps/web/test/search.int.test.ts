@@ -62,10 +62,45 @@ describe("POST /api/svc-api/search: matching and ranking", () => {
       fields: { metadata: { region: "marrowfen coast" } },
     });
     const fromPostgres = await search({ query: "marrowfen" });
-    expect(fromPostgres.results[0]?.chunks[0]?.snippet).toContain("<mark>Marrowfen</mark> guide");
+    // The body holds the word: the snippet is the body's, without the title before it or the metadata after it.
+    expect(fromPostgres.results[0]?.chunks[0]?.snippet).toBe("<mark>Marrowfen</mark> tides turn twice a day; &lt;b&gt;bold&lt;/b&gt; claims aside.");
     // The moment between the index's commit and PostgreSQL's: the chunks are not in PostgreSQL yet.
     await app.db.$executeRaw`DELETE FROM document_chunk WHERE document_id = 'shown-copy'`;
     expect(await search({ query: "marrowfen" })).toEqual(fromPostgres);
+  });
+
+  it("answers a question with the documents holding its words, most and rarest first; `match: all` requires every word", async () => {
+    await ingestAndIndexOverApi(
+      app,
+      { id: "q-answer", title: "Expense claims", text: "Submit the quillfeather form within thirty days of travel, with receipts." },
+      { id: "q-partial", title: "Receipts", text: "Keep receipts for five years." },
+    );
+    const question = "how many days do I have to submit my quillfeather receipts?";
+    const page = await searchIds({ query: question });
+    expect(page[0]).toBe("q-answer");
+    expect(page).toEqual(expect.arrayContaining(["q-partial", "rank-body", "rank-title"]));
+    expect(await searchIds({ query: question, match: "all" })).toEqual([]);
+    expect(await searchIds({ query: "submit quillfeather receipts", match: "all" })).toEqual(["q-answer"]);
+    expect(await searchIds({ query: "quillfeather -receipts" })).toEqual(["rank-title", "rank-body"]);
+    expect(await searchIds({ query: 'receipts "five years"' })).toEqual(["q-partial"]);
+    // A misspelled word finds the document holding the word meant.
+    expect(await searchIds({ query: "quilfeather handbok" })).toEqual(expect.arrayContaining(["rank-title"]));
+    expect((await searchIds({ query: "quilfeather handbok" }))[0]).toBe("rank-title");
+  });
+
+  it("shows a snippet of the body when the match is there, and the title or metadata only when the match is in them alone", async () => {
+    await ingestAndIndexOverApi(app, {
+      id: "snippet-parts",
+      title: "Ferrule glossary",
+      text: "A ferrule clamps the hose. Tighten it by hand.",
+      fields: { metadata: { file_type: "md", shelf: "bronzewick" } },
+    });
+    const body = (await search({ query: "what does a ferrule clamp" })).results.find((r) => r.document_id === "snippet-parts");
+    expect(body?.chunks[0]?.snippet).toBe("A <mark>ferrule</mark> <mark>clamps</mark> the hose. Tighten it by hand.");
+    const title = (await search({ query: "glossary" })).results.find((r) => r.document_id === "snippet-parts");
+    expect(title?.chunks[0]?.snippet).toMatch(/^Ferrule <mark>glossary<\/mark>\n/);
+    const metadata = (await search({ query: "bronzewick" })).results.find((r) => r.document_id === "snippet-parts");
+    expect(metadata?.chunks[0]?.snippet).toContain("shelf: <mark>bronzewick</mark>");
   });
 
   it("finds nothing for a query without a match or made only of stop words", async () => {
@@ -233,6 +268,19 @@ describe("POST /api/svc-api/search: the search index (BM25, access inside the qu
     expect(everyone.every((id) => id.startsWith("crowd-"))).toBe(true);
   });
 
+  it("fills a scoped key's page of `any` matches with its own documents when another pair's hold more of the words", async () => {
+    const crowded = await createTestPair(app.db, { name: "crowded any", access: "private" });
+    const mine = await createTestPair(app.db, { name: "mine any", access: "private" });
+    await ingestAndIndexOverApi(
+      app,
+      ...Array.from({ length: 40 }, (_, index) => ({ id: `any-crowd-${index}`, ccPairId: crowded, text: "velkrin oscamble trudeline" })),
+      ...Array.from({ length: 3 }, (_, index) => ({ id: `any-mine-${index}`, ccPairId: mine, text: `trudeline ${"padding words here ".repeat(10 + index)}` })),
+    );
+    const key = await app.createKey("curator", [mine]);
+    expect(await searchIds({ query: "velkrin oscamble trudeline", limit: 3 }, key)).toEqual(["any-mine-0", "any-mine-1", "any-mine-2"]);
+    expect((await searchIds({ query: "velkrin oscamble trudeline", limit: 3 })).every((id) => id.startsWith("any-crowd-"))).toBe(true);
+  });
+
   it("ranks exactly for a scoped key that sees most of the index: the best matches it may not see are skipped, never shown", async () => {
     const hidden = await createTestPair(app.db, { name: "hidden private", access: "private" });
     const seen = await createTestPair(app.db, { name: "seen private", access: "private" });
@@ -294,6 +342,7 @@ describe("POST /api/svc-api/search: errors", () => {
     ["a query that is not a string", { query: 5 }, ["body", "query"], "string_type"],
     ["limit 0", { query: "x", limit: 0 }, ["body", "limit"], "greater_than_equal"],
     ["limit 101", { query: "x", limit: 101 }, ["body", "limit"], "less_than_equal"],
+    ["an unknown match", { query: "x", match: "some" }, ["body", "match"], "enum"],
     ["an unknown source", { query: "x", filters: { sources: ["nope"] } }, ["body", "filters", "sources", 0], "enum"],
     ["a tag without value", { query: "x", filters: { tags: [{ key: "k" }] } }, ["body", "filters", "tags", 0, "value"], "missing"],
     ["a bad date", { query: "x", filters: { doc_updated_after: "soon" } }, ["body", "filters", "doc_updated_after"], "datetime_from_date_parsing"],

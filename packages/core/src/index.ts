@@ -12,7 +12,7 @@ export { toAppError } from "./errors/to-app-error";
 export { ADMIN_ROLES, OPERATOR_PRINCIPAL, requireRole, requireUnscopedAdmin, type Principal } from "./auth/principal";
 export { API_KEY_CHANGES_CHANNEL, ApiKeyCache } from "./auth/api-key-cache";
 export { hashApiKey } from "./auth/api-key-secret";
-export { authenticateApiKey } from "./auth/authenticate-api-key";
+export { authenticateApiKey, recentlyResolvedApiKey } from "./auth/authenticate-api-key";
 export { ApiKeyUseRecorder } from "./auth/record-api-key-use";
 export { countActiveApiKeys, createApiKey, listApiKeys, revokeApiKey } from "./auth/manage-api-keys";
 export { hashAdminSessionToken } from "./auth/admin-session-token";

@@ -135,7 +135,9 @@ export const PairIndexingSummarySchema = z.object({
 export type PairIndexingSummary = z.infer<typeof PairIndexingSummarySchema>;
 
 /** The listing's failed documents: per pair shown, and in all (the health page's number). */
-export const FailedDocumentCountsInputSchema = z.object({ ccPairIds: z.array(IdSchema).max(1000) });
+/** Most pair ids a console request may list (the failed-document counts, a new key's scope). */
+export const MAX_CONSOLE_PAIR_IDS = 1000;
+export const FailedDocumentCountsInputSchema = z.object({ ccPairIds: z.array(IdSchema).max(MAX_CONSOLE_PAIR_IDS) });
 export type FailedDocumentCountsInput = z.infer<typeof FailedDocumentCountsInputSchema>;
 
 export const FailedDocumentCountsSchema = z.object({
@@ -285,7 +287,7 @@ export type ApiKeySummary = z.infer<typeof ApiKeySummarySchema>;
 export const CreateConsoleApiKeyInputSchema = z.object({
   name: z.string().trim().min(1),
   role: ApiKeyRoleSchema,
-  scopeCcPairIds: z.array(IdSchema).optional(),
+  scopeCcPairIds: z.array(IdSchema).max(MAX_CONSOLE_PAIR_IDS).optional(),
 });
 export type CreateConsoleApiKeyInput = z.infer<typeof CreateConsoleApiKeyInputSchema>;
 

@@ -19,14 +19,17 @@ export type IndexingStatus = z.infer<typeof IndexingStatusSchema>;
 export const DocsCountOperatorSchema = z.enum([">", "<", "="]);
 export type DocsCountOperator = z.infer<typeof DocsCountOperatorSchema>;
 
+/** Most items in each filter list of the status listing (a longer list is a 422). */
+export const MAX_INDEXING_STATUS_FILTERS = 100;
+
 /** Rows per source and page in the status listing (docs/decisions.md). */
 export const INDEXING_STATUS_PAGE_SIZE = 10;
 
 const INDEXING_STATUS_REQUEST_FIELDS = {
   secondary_index: pyBool().default(false),
   source: pyEnum(DocumentSourceSchema).nullable().default(null),
-  access_type_filters: pyList(pyEnum(AccessTypeSchema)).default(() => []),
-  last_status_filters: pyList(pyEnum(IndexingStatusSchema)).default(() => []),
+  access_type_filters: pyList(pyEnum(AccessTypeSchema), { maxLength: MAX_INDEXING_STATUS_FILTERS }).default(() => []),
+  last_status_filters: pyList(pyEnum(IndexingStatusSchema), { maxLength: MAX_INDEXING_STATUS_FILTERS }).default(() => []),
   docs_count_operator: pyEnum(DocsCountOperatorSchema).nullable().default(null),
   docs_count_value: pyInt().nullable().default(null),
   name_filter: pyString().nullable().default(null),

@@ -64,9 +64,9 @@ describe("buildOpenApiDocument", () => {
   it("gives each operation its bodies and error statuses", () => {
     const responses = (path: string) => Object.keys(document.paths[path]?.post?.responses ?? {}).sort();
     expect(responses("/svc-api/ingestion")).toEqual(["200", "400", "401", "403", "409", "413", "422", "429"]);
-    expect(responses("/manage/admin/connector/indexing-status")).toEqual(["200", "400", "401", "403", "422"]);
-    expect(responses("/user/file/upload")).toEqual(["200", "401", "403", "413", "422"]);
-    expect(responses("/svc-api/search")).toEqual(["200", "400", "401", "403", "413", "422"]);
+    expect(responses("/manage/admin/connector/indexing-status")).toEqual(["200", "400", "401", "403", "422", "429"]);
+    expect(responses("/user/file/upload")).toEqual(["200", "401", "403", "413", "422", "429"]);
+    expect(responses("/svc-api/search")).toEqual(["200", "400", "401", "403", "413", "422", "429", "503"]);
     // A JSON body that is not UTF-8 is a 400 wherever a JSON body is taken, beside an entry's own 400.
     const badRequest = (path: string) => (document.paths[path]?.post?.responses as Record<string, unknown> | undefined)?.["400"];
     expect(badRequest("/svc-api/search")).toMatchObject({ description: "The body is not UTF-8" });
@@ -93,7 +93,7 @@ describe("buildOpenApiDocument", () => {
   it("describes the search-index rebuild operations", () => {
     const rebuild = document.paths["/manage/admin/search-index/rebuild"] ?? {};
     expect(Object.keys(rebuild).sort()).toEqual(["delete", "get", "post"]);
-    expect(Object.keys(rebuild.post?.responses ?? {}).sort()).toEqual(["202", "400", "401", "403", "409", "413", "422"]);
+    expect(Object.keys(rebuild.post?.responses ?? {}).sort()).toEqual(["202", "400", "401", "403", "409", "413", "422", "429"]);
     expect(rebuild.post?.requestBody).toMatchObject({ required: false });
     expect(refsIn(rebuild)).toEqual(
       expect.arrayContaining(["#/components/schemas/IndexRebuildRequest", "#/components/schemas/IndexRebuildStatus"]),
@@ -107,8 +107,8 @@ describe("buildOpenApiDocument", () => {
   it("describes the per-document operations", () => {
     const single = document.paths["/svc-api/ingestion/{document_id}"] ?? {};
     expect(Object.keys(single).sort()).toEqual(["delete", "get"]);
-    expect(Object.keys(single.get?.responses ?? {}).sort()).toEqual(["200", "401", "403", "404"]);
-    expect(Object.keys(single.delete?.responses ?? {}).sort()).toEqual(["200", "400", "401", "403", "404"]);
+    expect(Object.keys(single.get?.responses ?? {}).sort()).toEqual(["200", "401", "403", "404", "429"]);
+    expect(Object.keys(single.delete?.responses ?? {}).sort()).toEqual(["200", "400", "401", "403", "404", "429"]);
     expect(refsIn(single)).toEqual(
       expect.arrayContaining(["#/components/schemas/DocumentDetail", "#/components/schemas/DeletedDocument"]),
     );

@@ -11,6 +11,7 @@ import {
   UpdateCcPairRequestSchema,
 } from "./cc-pair";
 import { DocumentSourceSchema } from "./document-source";
+import { DEFAULT_CREDENTIAL_FAILURES_PER_MINUTE } from "./api-key";
 import { ErrorDetailSchema } from "./error-detail";
 import { ServiceCheckSchema, ServiceStatusSchema } from "./service-status";
 import { ExternalAccessSchema } from "./external-access";
@@ -273,12 +274,24 @@ function operationOf(operationId: string, entry: RestEndpoint): JsonObject {
   };
 }
 
-/** What the transport answers besides the entry's own: a JSON body that is not UTF-8 is a 400. */
+const GUESSING = `${DEFAULT_CREDENTIAL_FAILURES_PER_MINUTE} (by default) failed key checks or sign-ins from the client's address within a minute`;
+
+/**
+ * What the transport answers besides the entry's own: a JSON body that is not UTF-8 is a 400; an
+ * entry that takes a key is refused with 429 after too many failed key checks from one address.
+ */
 function responsesOf(entry: RestEndpoint): RestEndpoint["responses"] {
-  if (entry.body?.type !== "json") return entry.responses;
-  const own = entry.responses[400];
+  const responses = { ...entry.responses };
+  if (entry.auth !== "public") {
+    const own = responses[429];
+    responses[429] = own
+      ? { ...own, description: `${own.description}; or ${GUESSING}` }
+      : { schema: ErrorDetailSchema, description: `${GUESSING}; try again later`, headers: { "Retry-After": { description: "Seconds to wait before trying again" } } };
+  }
+  if (entry.body?.type !== "json") return responses;
+  const own = responses[400];
   const description = own ? `${own.description}; or the body is not UTF-8` : "The body is not UTF-8";
-  return { ...entry.responses, 400: { schema: ErrorDetailSchema, ...own, description } };
+  return { ...responses, 400: { schema: ErrorDetailSchema, ...own, description } };
 }
 
 /** The document's paths: every documented entry of the REST contract. */

@@ -8,6 +8,11 @@ export interface PydanticError {
   ctx?: Record<string, unknown>;
 }
 
+/** Most items a 422 lists; past it, one more item says how many were left out. */
+export const MAX_VALIDATION_ERROR_ITEMS = 100;
+/** The type of that last item, and of a list's validation stopped early (svc's own, not pydantic's). */
+export const TOO_MANY_ERRORS_TYPE = "too_many_errors";
+
 /** Key under which a zod custom issue's `params` carry the pydantic error it stands for. */
 export const PYDANTIC_PARAM = "pydantic";
 
@@ -100,4 +105,9 @@ export const pydanticErrors = {
   jsonInvalid: (error: string): PydanticError => ({ type: "json_invalid", msg: "JSON decode error", ctx: { error } }),
   valueError: (message: string): PydanticError => ({ type: "value_error", msg: `Value error, ${message}` }),
   extraForbidden: (): PydanticError => ({ type: "extra_forbidden", msg: "Extra inputs are not permitted" }),
+  validationStopped: (checked: number, invalid: number, length: number): PydanticError => ({
+    type: TOO_MANY_ERRORS_TYPE,
+    msg: `Validation stopped: ${invalid} of the first ${checked} items are invalid; the other ${length - checked} were not checked`,
+    ctx: { max_errors: MAX_VALIDATION_ERROR_ITEMS, unchecked_items: length - checked },
+  }),
 };

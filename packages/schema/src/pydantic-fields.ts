@@ -11,7 +11,7 @@
 import { z } from "zod";
 import { parseDateTime } from "./parse-date-time";
 import { findLoneSurrogate, hasLoneSurrogate } from "./json-value";
-import { PYDANTIC_PARAM, pydanticErrors, type PydanticError } from "./pydantic-errors";
+import { MAX_VALIDATION_ERROR_ITEMS, PYDANTIC_PARAM, pydanticErrors, type PydanticError } from "./pydantic-errors";
 
 /** PostgreSQL int4, the type of every integer column and parameter the service stores or compares. */
 export const INT4_MIN = -2_147_483_648;
@@ -175,10 +175,13 @@ export function pyEnum<Schema extends z.ZodEnum>(schema: Schema) {
 /**
  * `list[T]`. With `asSet` (the original's `set[str]`, which the contract publishes as an array of
  * unique items) repeats are merged, keeping the first, as a Python set would: never a 422. With
- * `minLength`, a shorter list is `too_short` (pydantic's `min_length`).
+ * `minLength`, a shorter list is `too_short` (pydantic's `min_length`); with `maxLength`, a longer one
+ * is `too_long` (`max_length`).
  */
-export function pyList<Item extends z.ZodType>(item: Item, options: { asSet?: boolean; minLength?: number } = {}) {
-  const array = options.minLength === undefined ? z.array(item) : z.array(item).min(options.minLength);
+export function pyList<Item extends z.ZodType>(item: Item, options: { asSet?: boolean; minLength?: number; maxLength?: number } = {}) {
+  const { maxLength } = options;
+  const bounded = maxLength === undefined ? z.array(item) : z.array(item).max(maxLength);
+  const array = options.minLength === undefined ? bounded : bounded.min(options.minLength);
   const inner = options.asSet
     ? array
         .transform((items) => {
@@ -192,7 +195,40 @@ export function pyList<Item extends z.ZodType>(item: Item, options: { asSet?: bo
         })
         .meta({ uniqueItems: true })
     : array;
-  return pydanticField((value) => (Array.isArray(value) ? accept(value) : reject(pydanticErrors.listType())), inner);
+  // A list past its limit is refused on its length alone, before any item is validated: its items
+  // are the cost the limit exists to avoid.
+  const list = pydanticField((value) => {
+    if (!Array.isArray(value)) return reject(pydanticErrors.listType());
+    if (maxLength !== undefined && value.length > maxLength) return reject(pydanticErrors.tooLong(maxLength, value.length));
+    return accept(value);
+  }, inner);
+  return z.preprocess((value: unknown, ctx) => stopWhenMostlyInvalid(item, value, ctx), list);
+}
+
+/** Items of a long list checked first, on their own, to tell one mostly invalid. */
+const PRESCANNED_ITEMS = 2 * MAX_VALIDATION_ERROR_ITEMS;
+
+/**
+ * A 422 lists at most MAX_VALIDATION_ERROR_ITEMS items, yet validating every item of a long list
+ * of invalid ones would cost far more than the answer shows (100,000 invalid sections: seconds of
+ * CPU). So a long list whose first PRESCANNED_ITEMS items hold that many invalid ones is reported
+ * from those alone, with one `too_many_errors` item saying the rest was not checked. Lists of
+ * valid items (or with a few bad ones) are validated whole, as before; the extra cost is bounded.
+ */
+function stopWhenMostlyInvalid(item: z.ZodType, value: unknown, ctx: z.core.$RefinementCtx): unknown {
+  if (!Array.isArray(value) || value.length <= PRESCANNED_ITEMS) return value;
+  const issues: z.core.$ZodIssue[] = [];
+  let invalid = 0;
+  for (let index = 0; index < PRESCANNED_ITEMS; index += 1) {
+    const result = item.safeParse(value[index], { reportInput: true });
+    if (result.success) continue;
+    invalid += 1;
+    for (const issue of result.error.issues) issues.push({ ...issue, path: [index, ...issue.path] });
+  }
+  if (invalid < MAX_VALIDATION_ERROR_ITEMS) return value;
+  for (const issue of issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
+  ctx.addIssue(pydanticIssue(pydanticErrors.validationStopped(PRESCANNED_ITEMS, invalid, value.length), null));
+  return z.NEVER;
 }
 
 /** `dict[str, V]`: any JSON object; its values validated by `value`. A key holding a lone surrogate is

@@ -30,10 +30,17 @@ import {
 } from "./ingested-document";
 import { IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
 import { IngestionBatchRequestSchema, IngestionBatchResponseSchema, MAX_INGESTION_BATCH_SIZE } from "./ingestion-batch";
-import { SearchRequestSchema, SearchResponseSchema } from "./search";
+import {
+  MAX_SEARCH_FILTER_CC_PAIR_IDS,
+  MAX_SEARCH_FILTER_SOURCES,
+  MAX_SEARCH_FILTER_TAGS,
+  SearchRequestSchema,
+  SearchResponseSchema,
+} from "./search";
 import { ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "./service-status";
 import { IndexRebuildRequestSchema, IndexRebuildStatusSchema } from "./search-index";
-import { HTTPValidationErrorSchema } from "./validation-error";
+import { MAX_VALIDATION_ERROR_ITEMS, TOO_MANY_ERRORS_TYPE } from "./pydantic-errors";
+import { HTTPValidationErrorSchema, MAX_ECHOED_INPUT_CHARS, MAX_ECHOED_INPUT_ITEMS } from "./validation-error";
 
 // The REST surface as data: one entry per endpoint. The web app binds each entry to a handler (a
 // missing handler does not compile), its dispatcher routes by these paths and methods, and the
@@ -86,6 +93,11 @@ export interface RestEndpoint {
   responses: Record<number, RestResponse>;
   /** Left out of the OpenAPI document (the document itself). */
   undocumented?: true;
+  /**
+   * `search`: the whole request (body read, key check, the operation) runs under the search timeout
+   * (SVC_SEARCH_TIMEOUT_MS); past it the answer is 503 with Retry-After (408 while the body is still arriving).
+   */
+  deadline?: "search";
 }
 
 const ADMIN_OR_CURATOR = ["admin", "curator"] as const satisfies readonly ApiKeyRole[];
@@ -107,7 +119,21 @@ const OVERLOADED: RestResponse = {
   headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
 };
 const IMAGE_FILE_DELETED = error("An image file a section names was deleted while the write was under way; send it again");
-const VALIDATION_FAILED: RestResponse = { description: "Validation Error", schema: HTTPValidationErrorSchema };
+/** Searches are refused only on the in-flight bound and the event loop's delay, never on the indexing queue. */
+const BUSY: RestResponse = {
+  ...error("Too many requests in flight, or the server is busy; try again later"),
+  headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
+};
+const SEARCH_TOO_LONG: RestResponse = {
+  ...error("The request (body, key check and search together) took longer than the search timeout; narrow the query"),
+  headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
+};
+const VALIDATION_FAILED: RestResponse = {
+  description:
+    `Validation Error: at most ${MAX_VALIDATION_ERROR_ITEMS} items, then one \`${TOO_MANY_ERRORS_TYPE}\` item counting those left out; ` +
+    `each echoed \`input\` cut to ${MAX_ECHOED_INPUT_CHARS} characters (lists and objects to ${MAX_ECHOED_INPUT_ITEMS} items)`,
+  schema: HTTPValidationErrorSchema,
+};
 
 const PAIR_ID = { schema: IdPathSchema, descriptions: { id: "The pair's id" } } satisfies RestParameters;
 const DOCUMENT_ID = {
@@ -285,18 +311,26 @@ export const REST_CONTRACT = {
     summary: "Search the indexed documents",
     description:
       "Full-text search over the indexed chunks, documents ranked by their best chunk, each with its best 3 chunks. " +
+      "The query is a question or a few words: with `match` `any` (the default) a chunk holding any of its words matches, " +
+      "ranked by BM25 (more of the words, and rarer ones, rank higher; a misspelled word is matched to the index's nearest terms); " +
+      'with `match` `all` every word must match. `"quoted phrases"` are required and `-word` or `-"a phrase"` excludes in both. ' +
       "A document is visible when its `external_access` is absent and a pair it belongs to is public, or `is_public` is true, " +
       "or the principal's email or one of its groups is listed. A key without scope sees everything; an admin key without scope passing `principal` sees exactly what that user would see. " +
       "A scoped key, admin or curator, sees public documents plus those of its pairs, and may not pass `principal`. " +
-      "The query has at most 1,000 characters and 64 terms (words, those in quoted phrases and excluded ones included); more is a 422.",
+      "The query has at most 1,000 characters and 64 terms (words, those in quoted phrases and excluded ones included); " +
+      `\`filters\` at most ${MAX_SEARCH_FILTER_CC_PAIR_IDS.toLocaleString("en-US")} \`cc_pair_ids\`, ${MAX_SEARCH_FILTER_SOURCES} \`sources\` and ${MAX_SEARCH_FILTER_TAGS} \`tags\`; more is a 422. ` +
+      "The whole request runs under the search timeout (5 s by default): past it, 503.",
     tag: "search",
     body: json(SearchRequestSchema),
+    deadline: "search",
     responses: {
       200: ok(SearchResponseSchema),
       401: UNAUTHORIZED,
       403: error("The API key's role does not allow this, or a key other than an unscoped admin passed `principal`"),
       413: TOO_LARGE,
       422: VALIDATION_FAILED,
+      429: BUSY,
+      503: SEARCH_TOO_LONG,
     },
   }),
   getConnectorIndexingStatus: endpoint({

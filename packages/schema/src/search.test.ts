@@ -10,6 +10,26 @@ function detail(body: unknown) {
 
 const words = (count: number) => Array.from({ length: count }, (_, i) => `w${i}`).join(" ");
 
+describe("search filter limits", () => {
+  it.each([
+    ["cc_pair_ids", 1000, 1],
+    ["sources", 100, "web"],
+    ["tags", 100, { key: "k", value: "v" }],
+  ] as const)("refuses more than the limit of %s with pydantic's too_long naming it", (field, limit, item) => {
+    expect(validateBody(SearchRequestSchema, { query: "q", filters: { [field]: Array.from({ length: limit }, () => item) } }).ok).toBe(true);
+    const items = Array.from({ length: 200_000 }, () => item);
+    const [fault, ...rest] = detail({ query: "q", filters: { [field]: items } });
+    expect(rest).toEqual([]);
+    expect(fault).toMatchObject({
+      type: "too_long",
+      loc: ["body", "filters", field],
+      msg: `List should have at most ${limit} items after validation, not 200000`,
+      ctx: { field_type: "List", max_length: limit, actual_length: 200_000 },
+    });
+    expect(fault?.input).toHaveLength(10);
+  });
+});
+
 describe("search query limits", () => {
   it("counts bare, excluded and quoted words as terms, not quotes or a lone dash", () => {
     expect(countSearchQueryTerms('alpha -beta "gamma delta" - "" -"epsilon zeta"')).toBe(6);
@@ -27,7 +47,7 @@ describe("search query limits", () => {
   it("refuses 1,001 characters with pydantic's string_too_long", () => {
     const query = "x".repeat(MAX_SEARCH_QUERY_LENGTH + 1);
     expect(detail({ query })).toEqual([
-      { type: "string_too_long", loc: ["body", "query"], msg: "String should have at most 1000 characters", input: query, ctx: { max_length: 1000 } },
+      { type: "string_too_long", loc: ["body", "query"], msg: "String should have at most 1000 characters", input: `${"x".repeat(255)}…`, ctx: { max_length: 1000 } },
     ]);
   });
 

@@ -9,6 +9,11 @@ export const MAX_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_QUERY_LENGTH = 1000;
 /** Most terms in a search query: each term is work for the index (a posting list to intersect). */
 export const MAX_SEARCH_QUERY_TERMS = 64;
+/** Most items in each list a search request may hold (a longer list is a 422 before any search work). */
+export const MAX_SEARCH_FILTER_CC_PAIR_IDS = 1000;
+export const MAX_SEARCH_FILTER_SOURCES = 100;
+export const MAX_SEARCH_FILTER_TAGS = 100;
+export const MAX_SEARCH_PRINCIPAL_GROUP_IDS = 1000;
 /** Chunks shown per document in a search result. */
 export const SEARCH_CHUNKS_PER_DOCUMENT = 3;
 
@@ -24,9 +29,9 @@ export type SearchTag = z.infer<typeof SearchTagSchema>;
  * item matching is enough). The date bounds are inclusive.
  */
 export const SearchFiltersSchema = pyModel("SearchFilters", {
-  sources: pyList(pyEnum(DocumentSourceSchema)).nullable().default(null),
-  cc_pair_ids: pyList(pyInt()).nullable().default(null),
-  tags: pyList(SearchTagSchema).nullable().default(null),
+  sources: pyList(pyEnum(DocumentSourceSchema), { maxLength: MAX_SEARCH_FILTER_SOURCES }).nullable().default(null),
+  cc_pair_ids: pyList(pyInt(), { maxLength: MAX_SEARCH_FILTER_CC_PAIR_IDS }).nullable().default(null),
+  tags: pyList(SearchTagSchema, { maxLength: MAX_SEARCH_FILTER_TAGS }).nullable().default(null),
   doc_updated_after: pyDateTime().nullable().default(null),
   doc_updated_before: pyDateTime().nullable().default(null),
 });
@@ -35,7 +40,7 @@ export type SearchFilters = z.infer<typeof SearchFiltersSchema>;
 /** The user an admin searches on behalf of: documents are filtered by what this user may see. */
 export const SearchPrincipalSchema = pyModel("SearchPrincipal", {
   email: pyString().nullable().default(null),
-  group_ids: pyList(pyString()).default(() => []),
+  group_ids: pyList(pyString(), { maxLength: MAX_SEARCH_PRINCIPAL_GROUP_IDS }).default(() => []),
 });
 export type SearchPrincipal = z.infer<typeof SearchPrincipalSchema>;
 
@@ -58,9 +63,22 @@ const SearchQuerySchema = pyString({ minLength: 1, maxLength: MAX_SEARCH_QUERY_L
   ctx.addIssue(pydanticIssue(pydanticErrors.valueError(message), query));
 });
 
+/**
+ * How a query's bare words match: `any` (the default) finds chunks holding any of them, ranked by
+ * BM25 (more of the words, and rarer ones, rank higher; a word the index has no posting for is
+ * matched to the index's terms within one or two typos); `all` finds only chunks holding every word.
+ * Quoted phrases are required and `-exclusions` exclude in both.
+ */
+export const SearchMatchSchema = z.enum(["any", "all"]).meta({
+  description:
+    "`any` (default): a chunk holding any of the query's bare words matches, ranked by BM25 (more and rarer words rank higher; a misspelled word is matched to the index's nearest terms); `all`: every bare word must match. Quoted phrases are required and `-word` excludes in both.",
+});
+export type SearchMatch = z.infer<typeof SearchMatchSchema>;
+
 /** Request body of POST /svc-api/search. */
 export const SearchRequestSchema = pyModel("SearchRequest", {
   query: SearchQuerySchema,
+  match: pyEnum(SearchMatchSchema).default("any"),
   limit: pyInt({ ge: 1, le: MAX_SEARCH_LIMIT }).default(DEFAULT_SEARCH_LIMIT),
   filters: SearchFiltersSchema.nullable().default(null),
   principal: SearchPrincipalSchema.nullable().default(null),

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { formatExpected } from "./pydantic-errors";
-import { HTTPValidationErrorSchema, toValidationErrorBody } from "./validation-error";
+import { IngestionDocumentSchema } from "./ingestion";
+import { validateBody } from "./request-body";
+import {
+  boundValidationErrorBody,
+  HTTPValidationErrorSchema,
+  MAX_VALIDATION_ERROR_BODY_BYTES,
+  toValidationErrorBody,
+} from "./validation-error";
+import { formatExpected, MAX_VALIDATION_ERROR_ITEMS } from "./pydantic-errors";
 
 /** Plain zod schemas (not built with the py* builders) still get pydantic's names. */
 function bodyFor(schema: z.ZodType, value: unknown, reportInput = true) {
@@ -86,6 +93,61 @@ describe("toValidationErrorBody with plain zod issues", () => {
   it("produces bodies that match HTTPValidationErrorSchema", () => {
     const body = bodyFor(schema, {});
     expect(HTTPValidationErrorSchema.parse(body)).toEqual(body);
+  });
+});
+
+describe("a 422's bounds", () => {
+  it("checks only the first 200 items of a long, mostly invalid list, lists 100 items, then one counting those left out", () => {
+    const sections = Array.from({ length: 100_000 }, () => ({ link: "x" }));
+    const document = { sections, source: "web", semantic_identifier: "s", metadata: {} };
+    const started = Date.now();
+    const result = validateBody(IngestionDocumentSchema, { document });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    if (result.ok) throw new Error("expected a failure");
+    const { detail } = result.body;
+    expect(detail).toHaveLength(MAX_VALIDATION_ERROR_ITEMS + 1);
+    // Two items per section (one per union member) for the first 200, and the one saying validation stopped.
+    expect(detail.at(-1)).toEqual({
+      type: "too_many_errors",
+      loc: [],
+      msg: "301 more errors left out; a 422 lists at most 100",
+      input: null,
+      ctx: { max_errors: 100, omitted: 301 },
+    });
+    expect(JSON.stringify(result.body).length).toBeLessThan(MAX_VALIDATION_ERROR_BODY_BYTES);
+    const stopped = validateBody(IngestionDocumentSchema, { document: { ...document, sections: sections.slice(0, 250).map(() => 5) } });
+    if (stopped.ok) throw new Error("expected a failure");
+    expect(stopped.body.detail).toHaveLength(MAX_VALIDATION_ERROR_ITEMS + 1);
+  });
+
+  it("validates a long list whole when few of its first 200 items are invalid", () => {
+    const result = validateBody(IngestionDocumentSchema, {
+      document: { sections: [...Array.from({ length: 150 }, () => ({ text: "ok" })), ...Array.from({ length: 100 }, () => ({ text: 1, image_file_id: 1 }))], semantic_identifier: "s", metadata: {} },
+    });
+    if (result.ok) throw new Error("expected a failure");
+    // 50 bad sections among the first 200 are too few to stop: every item is validated.
+    expect(result.body.detail.filter((item) => item.type !== "too_many_errors").every((item) => item.loc[3] as number >= 150)).toBe(true);
+  });
+
+  it("cuts each echoed input: strings to 256 characters, lists and objects to 10 items, 5 levels deep", () => {
+    const body = boundValidationErrorBody({
+      detail: [
+        { type: "string_type", loc: ["body", "k".repeat(1000)], msg: "m", input: "y".repeat(10_000) },
+        { type: "list_type", loc: ["body"], msg: "m", input: Array.from({ length: 1000 }, (_, i) => i) },
+        { type: "dict_type", loc: ["body"], msg: "m", input: { a: { b: { c: { d: { e: { f: 1 } } } } } } },
+      ],
+    });
+    expect(body.detail[0]).toEqual({ type: "string_type", loc: ["body", `${"k".repeat(255)}…`], msg: "m", input: `${"y".repeat(255)}…` });
+    expect(body.detail[1]?.input).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(body.detail[2]?.input).toEqual({ a: { b: { c: { d: { e: "…" } } } } });
+  });
+
+  it("stays under 64 kB when each item is large, and bounding twice changes nothing", () => {
+    const item = { type: "enum", loc: ["body", "x"], msg: "Input should be " + "'a', ".repeat(300), input: "z".repeat(300) };
+    const once = boundValidationErrorBody({ detail: Array.from({ length: 500 }, () => item) });
+    expect(JSON.stringify(once).length).toBeLessThan(MAX_VALIDATION_ERROR_BODY_BYTES);
+    expect(once.detail.at(-1)?.type).toBe("too_many_errors");
+    expect(boundValidationErrorBody(once)).toEqual(once);
   });
 });
 

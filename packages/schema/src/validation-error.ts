@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PYDANTIC_PARAM, pydanticErrors, type PydanticError } from "./pydantic-errors";
+import { MAX_VALIDATION_ERROR_ITEMS, PYDANTIC_PARAM, pydanticErrors, TOO_MANY_ERRORS_TYPE, type PydanticError } from "./pydantic-errors";
 import { isPlainObject } from "./pydantic-fields";
 
 export const ValidationErrorSchema = z.object({
@@ -40,7 +40,117 @@ export function toValidationErrorBody(
 ): ValidationErrorBody {
   const locPrefix = options.locPrefix ?? ["body"];
   const detail = issues.flatMap((issue) => translateIssue(issue, [], locPrefix, options.input));
-  return { detail: dedupe(detail) };
+  return boundValidationErrorBody({ detail: dedupe(detail) });
+}
+
+/** Characters of an echoed `input` (strings, keys and structure together) and of a `loc` part. */
+export const MAX_ECHOED_INPUT_CHARS = 256;
+/** Characters of a `msg` and of each string in `ctx`: svc's own text, but it may quote the input (a union's tag). */
+const MAX_MESSAGE_CHARS = 2000;
+/** Items an echoed list or object keeps; a container nested deeper than MAX_ECHOED_INPUT_DEPTH becomes "…". */
+export const MAX_ECHOED_INPUT_ITEMS = 10;
+export const MAX_ECHOED_INPUT_DEPTH = 5;
+/** The JSON size a 422 body stays under, whatever the request (items stop being added before it). */
+export const MAX_VALIDATION_ERROR_BODY_BYTES = 64 * 1024;
+
+const ELLIPSIS = "…";
+const UTF8 = new TextEncoder();
+
+/**
+ * Bounds a 422 body so that it cannot answer a small request with a huge one: each item's `input`
+ * and `loc` parts are cut (docs/decisions.md "Limits and overload"), at most
+ * MAX_VALIDATION_ERROR_ITEMS items are kept while the body stays under
+ * MAX_VALIDATION_ERROR_BODY_BYTES, and one last `too_many_errors` item counts those left out.
+ * Bounding a bounded body changes nothing.
+ */
+export function boundValidationErrorBody(body: ValidationErrorBody): ValidationErrorBody {
+  const last = body.detail.at(-1);
+  // A list whose validation stopped early says so with the same type, but counts no left-out errors.
+  const summary = last?.type === TOO_MANY_ERRORS_TYPE && typeof last.ctx?.omitted === "number" ? last : undefined;
+  const items = summary ? body.detail.slice(0, -1) : body.detail;
+  const alreadyOmitted = summary ? Number(summary.ctx?.omitted) : 0;
+  // Room for the envelope and the summary item.
+  let bytes = 512;
+  const kept: ValidationError[] = [];
+  for (const item of items) {
+    if (kept.length >= MAX_VALIDATION_ERROR_ITEMS) break;
+    const bounded = boundItem(item);
+    const size = UTF8.encode(JSON.stringify(bounded)).byteLength;
+    if (bytes + size > MAX_VALIDATION_ERROR_BODY_BYTES) break;
+    bytes += size + 1;
+    kept.push(bounded);
+  }
+  const omitted = alreadyOmitted + items.length - kept.length;
+  if (omitted === 0) return { detail: kept };
+  return {
+    detail: [
+      ...kept,
+      {
+        type: TOO_MANY_ERRORS_TYPE,
+        loc: [],
+        msg: `${omitted} more error${omitted === 1 ? "" : "s"} left out; a 422 lists at most ${MAX_VALIDATION_ERROR_ITEMS}`,
+        input: null,
+        ctx: { max_errors: MAX_VALIDATION_ERROR_ITEMS, omitted },
+      },
+    ],
+  };
+}
+
+function boundItem(item: ValidationError): ValidationError {
+  const bounded: ValidationError = {
+    ...item,
+    loc: item.loc.slice(0, 2 * MAX_ECHOED_INPUT_ITEMS).map((part) => (typeof part === "string" ? cutText(part, MAX_ECHOED_INPUT_CHARS) : part)),
+    msg: cutText(item.msg, MAX_MESSAGE_CHARS),
+  };
+  if ("input" in item) bounded.input = cutInput(item.input, { left: MAX_ECHOED_INPUT_CHARS }, 0);
+  if (item.ctx) {
+    const ctx = Object.entries(item.ctx).map(([key, value]) => [key, typeof value === "string" ? cutText(value, MAX_MESSAGE_CHARS) : value]);
+    bounded.ctx = Object.fromEntries(ctx) as Record<string, unknown>;
+  }
+  return bounded;
+}
+
+function cutText(text: string, length: number): string {
+  return text.length <= length ? text : `${text.slice(0, Math.max(0, length - 1))}${ELLIPSIS}`;
+}
+
+/**
+ * A JSON value cut to a budget of characters shared by all its strings, keys and brackets, with at
+ * most MAX_ECHOED_INPUT_ITEMS items per list or object, MAX_ECHOED_INPUT_DEPTH levels deep.
+ */
+function cutInput(value: unknown, budget: { left: number }, depth: number): unknown {
+  if (typeof value === "string") {
+    const text = cutText(value, Math.max(1, budget.left));
+    budget.left -= text.length + 2;
+    return text;
+  }
+  if (value === null || typeof value !== "object") {
+    budget.left -= 8;
+    return value;
+  }
+  if (depth >= MAX_ECHOED_INPUT_DEPTH) {
+    budget.left -= 3;
+    return ELLIPSIS;
+  }
+  budget.left -= 2;
+  if (Array.isArray(value)) {
+    const items: unknown[] = [];
+    for (const element of value.slice(0, MAX_ECHOED_INPUT_ITEMS)) {
+      if (budget.left <= 0) break;
+      items.push(cutInput(element, budget, depth + 1));
+    }
+    return items;
+  }
+  const entries: Array<[string, unknown]> = [];
+  // for…in stops early: an object of a million keys is not copied to keep ten.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (budget.left <= 0 || entries.length >= MAX_ECHOED_INPUT_ITEMS) break;
+    const cutKey = cutText(key, Math.max(1, budget.left));
+    budget.left -= cutKey.length + 3;
+    entries.push([cutKey, cutInput((value as Record<string, unknown>)[key], budget, depth + 1)]);
+  }
+  return Object.fromEntries(entries);
 }
 
 function translateIssue(issue: z.core.$ZodIssue, basePath: PropertyKey[], locPrefix: Loc, root: unknown): ValidationError[] {

@@ -116,5 +116,10 @@ describe("wire case", () => {
     expect(tooManyTerms.success).toBe(false);
     const badPair = input.safeParse({ query: "q", filters: { ccPairIds: ["x"] } });
     expect(badPair.error?.issues[0]?.path).toEqual(["filters", "cc_pair_ids", 0]);
+    // The wire schema's list limits hold for the console too.
+    const tooManyPairs = input.safeParse({ query: "q", filters: { ccPairIds: Array.from({ length: 200_000 }, (_, i) => i + 1) } });
+    expect(tooManyPairs.error?.issues.map((issue) => [issue.path, issue.message])).toEqual([
+      [["filters", "cc_pair_ids"], "List should have at most 1000 items after validation, not 200000"],
+    ]);
   });
 });

@@ -19,6 +19,7 @@ export {
   type ReadShownChunks,
   type SearchHit,
   type SearchHitChunk,
+  type SearchMatch,
   type ShownChunk,
 } from "./search-documents";
 export { SearchIndexError, type SearchIndexErrorCode } from "./search-index-error";

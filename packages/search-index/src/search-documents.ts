@@ -3,10 +3,16 @@ import { buildSearchFilter, type SearchAccess, type SearchFilter } from "./build
 import { chunkKey, parseChunkKey, type ChunkRow } from "./chunk-row";
 import type { GenerationTable } from "./generation-table";
 import { findPhrases, memoNormalize, phraseWords } from "./find-phrase";
-import { highlightSnippet, highlightTerms } from "./highlight-snippet";
+import { highlightSnippet, highlightTerms, normalizeWord, type NearTerm } from "./highlight-snippet";
 import { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";
 import { SearchIndexError } from "./search-index-error";
 import { sqlIn, sqlString } from "./sql-literal";
+
+/**
+ * How a query's bare words match: `any` ranks every chunk holding one of them by BM25, `all` requires
+ * each (quoted phrases are required and exclusions exclude in both).
+ */
+export type SearchMatch = "any" | "all";
 
 /** Chunks shown per document, best first. */
 export const CHUNKS_PER_DOCUMENT = 3;
@@ -43,6 +49,8 @@ interface RankedChunk {
 
 interface ChunkMatch extends RankedChunk {
   text: string;
+  /** Where the chunk's own text lies in `text` (see ShownChunk), when known. */
+  content?: { start: number; end: number } | null;
   semantic_identifier: string;
   title: string | null;
   source: string;
@@ -70,6 +78,7 @@ const SHOWN_COLUMNS = [
   "link",
   "image_file_id",
   "doc_updated_at",
+  "tags",
 ];
 
 /**
@@ -122,10 +131,11 @@ const SCORE_SCALE = 2;
  * evaluates the phrase on every row holding its words; bench/RESULTS.md), scoring a row the BM25
  * sum of the phrase's words, half what the BooleanQuery adds up (mainScale makes them equal).
  */
-function toChunkQuery(parsed: ParsedSearchQuery, stem: (word: string) => string): ChunkQuery | null {
+function toChunkQuery(parsed: ParsedSearchQuery, stem: (word: string) => string, match: SearchMatch): ChunkQuery | null {
   const phraseWords = parsed.phrases.flatMap((phrase) => phrase.split(" "));
   const positive = [...parsed.words, ...phraseWords];
   if (positive.length === 0) return null;
+  if (match === "any" && parsed.words.length > 0) return anyWordQuery(parsed, stem, []);
   const scored = new MatchQuery(positive.join(" "), "text", { operator: Operator.And });
   const exclusions: [Occur, FullTextQuery][] = [
     ...parsed.excludedWords.map((word): [Occur, FullTextQuery] => [Occur.MustNot, new MatchQuery(word, "text")]),
@@ -151,6 +161,118 @@ function toChunkQuery(parsed: ParsedSearchQuery, stem: (word: string) => string)
     mainScale: 1,
     phraseCandidates: phraseCandidatesOf(parsed, scored, exclusions, stem),
   };
+}
+
+/** How much a misspelled word's near matches count against a word matched as typed (see anyWordQuery). */
+const NEAR_MATCH_BOOST = 0.5;
+/** Index terms a misspelled word is matched to at most (LanceDB's maxExpansions). */
+const NEAR_MATCH_EXPANSIONS = 20;
+
+/**
+ * A query whose bare words match `any`: one MatchQuery of them with OR, which LanceDB ranks top-k by
+ * BM25 with block-max WAND (a row's score is the sum over the words it holds, so more words and rarer
+ * ones rank higher) and which is exact on rows not yet merged too (the scan matches any word). Quoted
+ * phrases are Must clauses beside it (the words then only add to the score) and exclusions MustNot.
+ * `near` are the misspelled words (see nearTerms): each is a Should clause matching the index's terms
+ * within its edit distance, scaled by NEAR_MATCH_BOOST so that a near match counts less than an exact
+ * one (LanceDB scores a fuzzy term as if typed). The clause holds the word as typed and, when it
+ * differs, as this package's stemmer cuts it: LanceDB compares the typed word, stemmed by its own
+ * tokenizer, with the index's stemmed terms, and a misspelled word often escapes the stemmer
+ * ("kinecic" stays whole, three edits from `kinet`; cut, it is "kinec", one edit), while for another
+ * the cut form is the farther one ("platpus" → "platpu", two edits from `platypus`). Nothing here
+ * needs the exactness check of `all`.
+ */
+function anyWordQuery(parsed: ParsedSearchQuery, stem: (word: string) => string, near: readonly NearTerm[]): ChunkQuery {
+  const scored = new MatchQuery(parsed.words.join(" "), "text", { operator: Operator.Or });
+  const nearClauses = near.map((term): [Occur, FullTextQuery] => [
+    Occur.Should,
+    new MatchQuery(term.typed === term.stemmed ? term.typed : `${term.typed} ${term.stemmed}`, "text", {
+      operator: Operator.Or,
+      fuzziness: term.distance,
+      maxExpansions: NEAR_MATCH_EXPANSIONS,
+      boost: NEAR_MATCH_BOOST,
+    }),
+  ]);
+  const clauses: [Occur, FullTextQuery][] = [
+    ...parsed.phrases.map((phrase): [Occur, FullTextQuery] => [Occur.Must, new PhraseQuery(phrase, "text")]),
+    ...parsed.excludedWords.map((word): [Occur, FullTextQuery] => [Occur.MustNot, new MatchQuery(word, "text")]),
+    ...parsed.excludedPhrases.map((phrase): [Occur, FullTextQuery] => [Occur.MustNot, new PhraseQuery(phrase, "text")]),
+  ];
+  // With no phrase, the words (and near matches) are what a row must match at least one of.
+  const words: FullTextQuery = nearClauses.length === 0 ? scored : new BooleanQuery([[Occur.Should, scored], ...nearClauses]);
+  const main =
+    clauses.length === 0
+      ? words
+      : new BooleanQuery([[parsed.phrases.length > 0 ? Occur.Should : Occur.Must, words], ...clauses]);
+  const phraseWords = parsed.phrases.flatMap((phrase) => phrase.split(" "));
+  return { main, mainScale: 1, everyWord: null, exact: main, words: highlightTerms([...parsed.words, ...phraseWords], stem), phraseCandidates: null };
+}
+
+/** Shortest word matched to the index's terms when it has no posting: a shorter one is one edit from too many words. */
+const MIN_NEAR_MATCH_LENGTH = 4;
+/** Words of at least this many letters are matched within two edits, shorter ones within one. */
+const TWO_EDITS_LENGTH = 8;
+/**
+ * Longest word matched to the index's terms: LanceDB builds an automaton per word whose cost grows
+ * with its length (~15 ms at 16 letters, ~45 ms at 24 within two edits) and refuses one past 10,000
+ * states (a word of ~60 letters); a word this long is rarely a typo of a word the index holds.
+ */
+const MAX_NEAR_MATCH_LENGTH = 20;
+
+/** Most words remembered per table as having postings (see nearTerms); past it the memo starts over. */
+const POSTED_WORDS_KEPT = 50_000;
+const postedWordsByTable = new WeakMap<object, Set<string>>();
+
+function postedWords(generation: GenerationTable): Set<string> {
+  let posted = postedWordsByTable.get(generation.table);
+  if (posted === undefined || posted.size >= POSTED_WORDS_KEPT) {
+    posted = new Set();
+    postedWordsByTable.set(generation.table, posted);
+  }
+  return posted;
+}
+
+/** A query word's tokens as the index's `simple` tokenizer splits them: runs of letters and digits. */
+const TOKEN = /[\p{L}\p{N}]+/gu;
+
+/**
+ * The query's bare words the index has no posting for, as NearTerms (see anyWordQuery). Only a word
+ * no shown chunk holds can be one (a chunk holding it is a posting), so a query whose words all show
+ * asks nothing more; each other word is one LanceDB query of that word alone, limit 1, unfiltered
+ * (~1 ms for a word without postings, a few for one with: bench/RESULTS.md). The words are the tokens
+ * highlighting sees, lower-cased. A word found to have postings, by a shown chunk or a query, is
+ * remembered for the table's handle (a write adds postings; the rare word whose last posting a
+ * delete removes is then only not widened to its neighbours), so questions that share words with
+ * earlier ones mostly ask nothing.
+ */
+async function nearTerms(
+  generation: GenerationTable,
+  words: readonly string[],
+  shown: ChunkMatch[],
+  budget: QueryBudget,
+): Promise<NearTerm[]> {
+  const stem = generation.language.stem;
+  const tokens = [...new Set(words.flatMap((word) => [...word.matchAll(TOKEN)].map((m) => m[0].toLowerCase())))];
+  const candidates = tokens.filter((token) => [...token].length >= MIN_NEAR_MATCH_LENGTH && [...token].length <= MAX_NEAR_MATCH_LENGTH);
+  if (candidates.length === 0) return [];
+  const held = highlightTerms(
+    shown.map((row) => row.text),
+    stem,
+  );
+  const known = postedWords(generation);
+  for (const token of candidates) if (held.has(normalizeWord(token, stem))) known.add(token);
+  const unseen = candidates.filter((token) => !known.has(token));
+  const missing = await Promise.all(
+    unseen.map(async (token) => {
+      const probe = generation.table.query().fullTextSearch(new MatchQuery(token, "text")).select(["chunk_id", "_score"]).limit(1);
+      const rows = (await budget.run((options) => probe.toArray(options))) as unknown[];
+      if (rows.length > 0) known.add(token);
+      return rows.length === 0;
+    }),
+  );
+  return unseen
+    .filter((_, at) => missing[at])
+    .map((token) => ({ typed: token, stemmed: normalizeWord(token, stem), distance: [...token].length >= TWO_EDITS_LENGTH ? 2 : 1 }));
 }
 
 /** The candidate pass of a query with phrases, or null when it has none (see PhraseCandidates). */
@@ -271,16 +393,41 @@ async function topChunks(
   return { rows, exhausted: rows.length < limit };
 }
 
-/** A shown chunk's fields as the caller's system of record holds them (see `readShown`): a ChunkRow's shown part. */
+/**
+ * A shown chunk's fields as the caller's system of record holds them (see `readShown`): a ChunkRow's
+ * shown part, and where the chunk's own text lies in `text` (between the title prefix and the metadata
+ * suffix), so that a snippet shows those only when the match is there.
+ */
 export type ShownChunk = Pick<
   ChunkRow,
   "documentId" | "chunkIndex" | "text" | "semanticIdentifier" | "title" | "source" | "documentLink" | "link" | "imageFileId" | "docUpdatedAt"
->;
+> & { content?: { start: number; end: number } };
 
 /** Reads shown chunks by key; a chunk it does not return is read from the index instead. */
 export type ReadShownChunks = (chunks: { documentId: string; chunkIndex: number }[]) => Promise<ShownChunk[]>;
 
 type ShownColumns = Omit<ChunkMatch, "document_id" | "chunk_index" | "_score">;
+
+/**
+ * Where the chunk's own text lies in an index row's searched text, which is the document's title (or
+ * semantic identifier), the content, and the metadata as `key: values` lines, each part on its own
+ * line when not empty (core's searchedText; the tags hold the metadata in order, one per value). A
+ * row whose text does not start and end exactly so is treated as content throughout.
+ */
+function indexedContentRange(row: ShownColumns & { tags?: Iterable<string> | null }): { start: number; end: number } | null {
+  const prefix = `${row.title ?? row.semantic_identifier}\n`;
+  const start = row.text.startsWith(prefix) ? prefix.length : 0;
+  const lines: [string, string[]][] = [];
+  for (const tag of row.tags ?? []) {
+    const [key, value] = JSON.parse(tag) as [string, string];
+    const last = lines.at(-1);
+    if (last?.[0] === key) last[1].push(value);
+    else lines.push([key, [value]]);
+  }
+  const suffix = lines.map(([key, values]) => `\n${key}: ${values.join(", ")}`).join("");
+  const end = suffix !== "" && row.text.endsWith(suffix) && row.text.length - suffix.length >= start ? row.text.length - suffix.length : row.text.length;
+  return start === 0 && end === row.text.length ? null : { start, end };
+}
 
 /**
  * The shown chunks' other columns (text, titles, links), read by chunk id once the page is known:
@@ -310,7 +457,9 @@ async function readShownChunks(
       .where(sqlIn("chunk_id", missing.map((row) => sqlString(row.chunk_id))))
       .select(SHOWN_COLUMNS)
       .limit(missing.length);
-    for (const row of (await budget.run((options) => lookup.toArray(options))) as ShownColumns[]) byId.set(row.chunk_id, row);
+    for (const row of (await budget.run((options) => lookup.toArray(options))) as (ShownColumns & { tags?: Iterable<string> | null })[]) {
+      byId.set(row.chunk_id, { ...row, content: indexedContentRange(row) });
+    }
   }
   return new Map(
     ranked.flatMap((row) => {
@@ -324,6 +473,7 @@ function toShownColumns(chunk: ShownChunk): ShownColumns {
   return {
     chunk_id: chunkKey(chunk),
     text: chunk.text,
+    content: chunk.content ?? null,
     semantic_identifier: chunk.semanticIdentifier,
     title: chunk.title,
     source: chunk.source,
@@ -407,8 +557,9 @@ function groupByDocument(rows: RankedChunk[]): Map<string, RankedChunk[]> {
 }
 
 /**
- * Exact BM25 top-k over a generation's chunks, as documents: `query` in the websearch syntax (all
- * words must match, `"phrases"`, `-exclusions`), the access rule and filters as a where-clause the
+ * Exact BM25 top-k over a generation's chunks, as documents: `query` in the websearch syntax (bare
+ * words, `"phrases"`, `-exclusions`; with `match` `any` a chunk holding any bare word matches, with
+ * `all` only one holding every word: see anyWordQuery and toChunkQuery), the access rule and filters as a where-clause the
  * index applies before the top-k cut (so a restricted caller's page is as full as the visible
  * matches allow), documents ranked by their best chunk, each with its best CHUNKS_PER_DOCUMENT
  * chunks. The top chunks are fetched in widening rounds, each RANKING_DEPTH times the page's chunk
@@ -437,10 +588,17 @@ function groupByDocument(rows: RankedChunk[]): Map<string, RankedChunk[]> {
  *
  * `readShown`, when given, reads the shown chunks' text and fields from the caller's copy of them
  * (core's search reads PostgreSQL's chunks of the same generation); chunks it lacks come from the index.
+ *
+ * With `any`, a bare word the index has no posting for (a typo) is matched to the index's terms within
+ * one edit (two from TWO_EDITS_LENGTH letters), below exact matches: only a word no shown chunk holds
+ * is looked up (nearTerms), and only when one has no posting is the page ranked again with its near
+ * matches, so a query spelled right costs what it did. Rows not yet merged into the FTS index match a
+ * misspelled word only once merged (LanceDB's scan of them matches exact terms).
  */
 export async function searchDocuments({
   generation,
   query,
+  match = "any",
   limit,
   access,
   filter = null,
@@ -452,6 +610,7 @@ export async function searchDocuments({
 }: {
   generation: GenerationTable;
   query: string;
+  match?: SearchMatch;
   limit: number;
   access: SearchAccess;
   filter?: SearchFilter | null;
@@ -463,7 +622,7 @@ export async function searchDocuments({
 }): Promise<SearchHit[]> {
   const budget = new QueryBudget(deadline, signal);
   const parsed = withoutStopWords(parseSearchQuery(query), generation.language.stopWords);
-  const chunkQuery = toChunkQuery(parsed, generation.language.stem);
+  let chunkQuery = toChunkQuery(parsed, generation.language.stem, match);
   if (chunkQuery === null || limit < 1) return [];
   const where = buildSearchFilter(access, filter);
   // The where-clause of the first ranking round: without the access rule when `admit` applies it.
@@ -492,7 +651,7 @@ export async function searchDocuments({
     return page;
   };
 
-  const rankPage = async (): Promise<[string, RankedChunk[]][]> => {
+  const rankPage = async (chunkQuery: ChunkQuery): Promise<[string, RankedChunk[]][]> => {
     let fetch = limit * CHUNKS_PER_DOCUMENT * RANKING_DEPTH;
     const candidates = await topByPhraseCandidates(generation, chunkQuery, where, fetch, PHRASE_WIDENING, budget);
     if (candidates !== null) {
@@ -515,13 +674,17 @@ export async function searchDocuments({
     return documents.map(([id, chunks]) => [id, chunks.slice(0, CHUNKS_PER_DOCUMENT)]);
   };
 
-  let page = await rankPage();
+  let page = await rankPage(chunkQuery);
   let shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget, readShown);
   if (await lacksQueryWord(generation, chunkQuery, [...shown.values()], budget)) {
-    chunkQuery.main = chunkQuery.exact;
-    chunkQuery.mainScale = 1;
-    chunkQuery.everyWord = null;
-    page = await rankPage();
+    chunkQuery = { ...chunkQuery, main: chunkQuery.exact, mainScale: 1, everyWord: null };
+    page = await rankPage(chunkQuery);
+    shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget, readShown);
+  }
+  const near = match === "any" && parsed.words.length > 0 ? await nearTerms(generation, parsed.words, [...shown.values()], budget) : [];
+  if (near.length > 0) {
+    chunkQuery = anyWordQuery(parsed, generation.language.stem, near);
+    page = await rankPage(chunkQuery);
     shown = await readShownChunks(generation, page.flatMap(([, chunks]) => chunks), budget, readShown);
   }
 
@@ -541,7 +704,7 @@ export async function searchDocuments({
         docUpdatedAt: new Date(first.doc_updated_at),
         chunks: best.map((chunk) => ({
           chunkIndex: chunk.chunk_index,
-          snippet: highlightSnippet(chunk.text, terms, generation.language.stem),
+          snippet: highlightSnippet(chunk.text, terms, generation.language.stem, { near, content: chunk.content ?? null }),
           link: chunk.link,
           imageFileId: chunk.image_file_id,
           score: chunk._score,

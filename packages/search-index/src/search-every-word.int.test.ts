@@ -8,7 +8,7 @@ import { chunkRow, useTempSearchIndex } from "./testing/temp-search-index";
 const temp = useTempSearchIndex();
 
 async function ids(generation: GenerationTable, query: string): Promise<string[]> {
-  return (await searchDocuments({ generation, query, limit: 10, access: { all: true } })).map((hit) => hit.documentId).sort();
+  return (await searchDocuments({ generation, query, match: "all", limit: 10, access: { all: true } })).map((hit) => hit.documentId).sort();
 }
 
 /** Made-up words, as the benchmark's corpus has: no stop word among them, none stems into another. */

@@ -32,6 +32,11 @@ async function ids(generation: GenerationTable, query: string, access: SearchAcc
   return (await searchDocuments({ generation, query, limit, access, filter })).map((hit) => hit.documentId);
 }
 
+/** ids with every bare word required (`match: "all"`), the syntax's original meaning. */
+async function allWordIds(generation: GenerationTable, query: string) {
+  return (await searchDocuments({ generation, query, match: "all", limit: 10, access: ALL })).map((hit) => hit.documentId);
+}
+
 /** The chunk ids of the table's rows (of those matching `where`), sorted. */
 async function chunkIds(generation: GenerationTable, where = "true"): Promise<string[]> {
   const rows = (await generation.table.query().where(where).select(["chunk_id"]).toArray()) as { chunk_id: string }[];
@@ -81,14 +86,14 @@ describe("ranking and query syntax", () => {
       ],
     });
     expect((await generation.table.indexStats("text_idx"))?.numUnindexedRows).toBe(3);
-    expect((await ids(generation, "xylophone")).sort()).toEqual(["fresh-both", "fresh-excluded", "fresh-one"]);
-    expect((await ids(generation, "xylophone quartet")).sort()).toEqual(["fresh-both", "fresh-excluded"]);
-    expect(await ids(generation, "xylophone quartet -broken")).toEqual(["fresh-both"]);
-    expect(await ids(generation, "tuned broken")).toEqual([]);
-    expect(await ids(generation, '"quartet tuned"')).toEqual(["fresh-both"]);
+    expect((await allWordIds(generation, "xylophone")).sort()).toEqual(["fresh-both", "fresh-excluded", "fresh-one"]);
+    expect((await allWordIds(generation, "xylophone quartet")).sort()).toEqual(["fresh-both", "fresh-excluded"]);
+    expect(await allWordIds(generation, "xylophone quartet -broken")).toEqual(["fresh-both"]);
+    expect(await allWordIds(generation, "tuned broken")).toEqual([]);
+    expect(await allWordIds(generation, '"quartet tuned"')).toEqual(["fresh-both"]);
     // LanceDB 0.31 matched phrases in merged rows only; 0.39 finds them before the merge too.
     await optimizeGenerationTable({ generation, pruneOlderThan: new Date() });
-    expect(await ids(generation, '"quartet tuned"')).toEqual(["fresh-both"]);
+    expect(await allWordIds(generation, '"quartet tuned"')).toEqual(["fresh-both"]);
   });
 
   it("needs every word (AND), matches quoted phrases in order, excludes -words, and stems", async () => {
@@ -98,13 +103,13 @@ describe("ranking and query syntax", () => {
       chunkRow("reversed", "brown quick"),
       chunkRow("stemmed", "foxes were searching"),
     ]);
-    expect((await ids(generation, "quick brown")).sort()).toEqual(["both", "reversed"]);
-    expect(await ids(generation, '"quick brown"')).toEqual(["both"]);
-    expect(await ids(generation, "quick -fox")).not.toContain("both");
-    expect((await ids(generation, "quick -fox")).sort()).toEqual(["only-quick", "reversed"]);
-    expect(await ids(generation, 'quick -"brown fox"')).not.toContain("both");
-    expect(await ids(generation, "search fox")).toEqual(["stemmed"]);
-    expect(await ids(generation, "-quick")).toEqual([]);
+    expect((await allWordIds(generation, "quick brown")).sort()).toEqual(["both", "reversed"]);
+    expect(await allWordIds(generation, '"quick brown"')).toEqual(["both"]);
+    expect(await allWordIds(generation, "quick -fox")).not.toContain("both");
+    expect((await allWordIds(generation, "quick -fox")).sort()).toEqual(["only-quick", "reversed"]);
+    expect(await allWordIds(generation, 'quick -"brown fox"')).not.toContain("both");
+    expect(await allWordIds(generation, "search fox")).toEqual(["stemmed"]);
+    expect(await allWordIds(generation, "-quick")).toEqual([]);
   });
 
   it("ranks a phrase query exactly, whether its candidate pass fills the page or the exact query runs", async () => {

@@ -7,6 +7,9 @@ export interface WebMetrics {
   registry: Registry;
   requests: Counter<"method" | "route" | "status">;
   requestSeconds: Histogram<"method" | "route" | "status">;
+  /** Failed key checks and sign-ins, and the requests refused because their address failed too often. */
+  credentialFailures: Counter<"kind">;
+  credentialRefusals: Counter<"kind">;
 }
 
 // One registry per process (kept on globalThis, so that dev-mode module reloads do not register the
@@ -35,6 +38,18 @@ function createWebMetrics(): WebMetrics {
       help: "Time from a request's arrival to the end of its answer, by method, route pattern and status",
       labelNames,
       buckets: REQUEST_BUCKETS_SECONDS,
+      registers: [registry],
+    }),
+    credentialFailures: new Counter({
+      name: "svc_credential_failures_total",
+      help: "Failed credential checks: `bearer` (a REST request whose key is unknown, revoked or malformed) or `sign_in` (the console)",
+      labelNames: ["kind"],
+      registers: [registry],
+    }),
+    credentialRefusals: new Counter({
+      name: "svc_credential_throttled_total",
+      help: "Requests refused with 429 because their client address failed too many credential checks within a minute, by `kind`",
+      labelNames: ["kind"],
       registers: [registry],
     }),
   };

@@ -56,7 +56,7 @@ export function admitIncomingRequest(entry: RestEndpoint | undefined): { refusal
   startMonitors();
   const limit = (frontLimit ??= new AdaptiveLimit(maxInFlight(), Math.min(maxInFlight(), ADAPTIVE_LIMIT_FLOOR), webEnv().SVC_ADMISSION_TARGET_MS));
   const sheds = entry !== undefined && shedsLoad(entry);
-  const refusal = sheds ? refusalFor(limit.value) : undefined;
+  const refusal = sheds ? refusalFor(entry, limit.value) : undefined;
   if (sheds && inFlight + 1 >= limit.value) limit.noteReached();
   if (refusal) return { refusal };
   inFlight += 1;
@@ -67,7 +67,9 @@ export function admitIncomingRequest(entry: RestEndpoint | undefined): { refusal
       if (released) return;
       released = true;
       inFlight -= 1;
-      if (sheds) limit.record(performance.now() - admittedAt);
+      // The limit follows ingestion's latency, the load it was tuned for: a search's own time (up to
+      // its deadline) says little about how loaded the database is.
+      if (sheds && entry?.tag === "ingestion") limit.record(performance.now() - admittedAt);
     },
   };
 }
@@ -81,7 +83,7 @@ export function admitIncomingRequest(entry: RestEndpoint | undefined): { refusal
 export async function admitRequest(entry: RestEndpoint, run: () => Promise<Response>): Promise<Response> {
   if (admittedAtFront) return run();
   startMonitors();
-  const refusal = shedsLoad(entry) ? refusalFor(maxInFlight()) : undefined;
+  const refusal = shedsLoad(entry) ? refusalFor(entry, maxInFlight()) : undefined;
   if (refusal) return detailResponse(refusal.status, refusal.detail, { "Retry-After": String(refusal.retryAfterSeconds) });
   inFlight += 1;
   try {
@@ -91,13 +93,16 @@ export async function admitRequest(entry: RestEndpoint, run: () => Promise<Respo
   }
 }
 
-/** Whether the endpoint sheds load: its contract entry declares a 429. */
+/** Whether the endpoint sheds load (ingestion and search): its contract entry declares a 429. */
 function shedsLoad(entry: RestEndpoint): boolean {
   return 429 in entry.responses;
 }
 
-/** Why a request of a load-shedding endpoint is refused now, if a bound is passed. */
-function refusalFor(inFlightLimit: number): Refusal | undefined {
+/**
+ * Why a request of a load-shedding endpoint is refused now, if a bound is passed. The indexing
+ * queue's bound is ingestion's alone: a search adds nothing to that queue.
+ */
+function refusalFor(entry: RestEndpoint, inFlightLimit: number): Refusal | undefined {
   const env = webEnv();
   if (inFlight >= inFlightLimit) {
     return { status: 429, detail: "Too many requests in flight; try again later", retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS };
@@ -111,7 +116,7 @@ function refusalFor(inFlightLimit: number): Refusal | undefined {
   if (env.SVC_MAX_EVENT_LOOP_DELAY_MS > 0 && inFlight > 0 && lagMs > env.SVC_MAX_EVENT_LOOP_DELAY_MS) {
     return { status: 429, detail: "The server is busy; try again later", retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS };
   }
-  if (currentQueueDepth() > env.SVC_MAX_QUEUE_DEPTH) {
+  if (entry.tag === "ingestion" && currentQueueDepth() > env.SVC_MAX_QUEUE_DEPTH) {
     return { status: 429, detail: "The indexing queue is full; try again later", retryAfterSeconds: QUEUE_RETRY_AFTER_SECONDS };
   }
   return undefined;

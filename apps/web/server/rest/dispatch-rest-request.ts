@@ -1,4 +1,5 @@
 import { REST_CONTRACT, type HttpMethod, type RestOperationId } from "@svc/schema";
+import { hasMalformedEscape } from "../malformed-escape";
 import { admitRequest } from "./admit-request";
 import { detailResponse } from "./error-response";
 import { runRestOperation } from "./run-rest-operation";
@@ -78,30 +79,27 @@ export function matchRestPath(pathname: string): RestPathMatch | null {
 }
 
 /**
- * A path segment, percent-decoded (`%2F` is a `/` inside the segment). Malformed escapes stay as
- * they are, as Starlette leaves them, instead of failing the request.
+ * A path segment, percent-decoded (`%2F` is a `/` inside the segment). A path with a malformed
+ * escape never gets here (400, dispatchRestRequest); should one, it stays as written.
  */
 function decodePathSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    return segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
-      try {
-        return decodeURIComponent(run);
-      } catch {
-        return run;
-      }
-    });
+    return segment;
   }
 }
 
 /**
- * Answers a request under the API root from the REST contract: 404 `{"detail":"Not Found"}` for a
+ * Answers a request under the API root from the REST contract: 400 for a path with a malformed
+ * percent-escape, 404 `{"detail":"Not Found"}` for a
  * path no entry has, 405 with `Allow` for a method the path does not take, else the entry's handler.
  * The production server (server.ts) and the Next.js catch-all route both come here.
  */
 export async function dispatchRestRequest(request: Request): Promise<Response> {
-  const match = matchRestPath(new URL(request.url).pathname);
+  const { pathname } = new URL(request.url);
+  if (hasMalformedEscape(pathname)) return detailResponse(400, "Malformed percent-encoding in the path");
+  const match = matchRestPath(pathname);
   if (!match) return detailResponse(404, "Not Found");
   const operationId = match.operations[request.method as HttpMethod];
   if (!operationId) {

@@ -1,4 +1,5 @@
 import { toAppError } from "@svc/core";
+import { boundValidationErrorBody, HTTPValidationErrorSchema } from "@svc/schema";
 import { webLogger } from "../observability/web-logger";
 
 /**
@@ -28,8 +29,15 @@ export function errorResponse(error: unknown): Response {
   if (appError) {
     const headers: Record<string, string> = appError.code === "UNAUTHENTICATED" ? { "WWW-Authenticate": "Bearer" } : {};
     if (appError.retryAfterSeconds !== undefined) headers["Retry-After"] = String(appError.retryAfterSeconds);
-    return Response.json(appError.toResponseBody(), { status: appError.httpStatus, headers });
+    const body = appError.code === "VALIDATION_FAILED" ? boundedBody(appError.toResponseBody()) : appError.toResponseBody();
+    return Response.json(body, { status: appError.httpStatus, headers });
   }
   webLogger().error({ err: error }, "unhandled error");
   return Response.json({ detail: "Internal server error" }, { status: 500 });
+}
+
+/** A 422 body is bounded whoever built it (the schemas, or core for an unknown file id per section). */
+function boundedBody(body: unknown): unknown {
+  const validation = HTTPValidationErrorSchema.safeParse(body);
+  return validation.success && validation.data.detail ? boundValidationErrorBody({ detail: validation.data.detail }) : body;
 }

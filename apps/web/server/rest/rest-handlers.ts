@@ -62,6 +62,10 @@ type JsonBody<Body> = Body extends { type: "json"; schema: infer Schema extends 
  */
 export type RestHandlerInput<Endpoint extends RestEndpoint> = {
   request: Request;
+  /** Aborts when the client goes away, or when the entry's deadline passes. */
+  signal: AbortSignal;
+  /** When the entry's deadline passes (epoch milliseconds), for entries that have one. */
+  deadlineAt?: number;
   path: Parsed<Endpoint extends { pathParams: infer Part } ? Part : undefined>;
   query: Parsed<Endpoint extends { query: infer Part } ? Part : undefined>;
   body: JsonBody<Endpoint extends { body: infer Body } ? Body : undefined>;
@@ -111,7 +115,7 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
       query.limit === null ? await streamCcPairDocuments(list) : await listCcPairDocuments({ ...list, limit: query.limit }),
     );
   },
-  searchDocuments: async ({ request, body, principal, services }) =>
+  searchDocuments: async ({ signal, deadlineAt, body, principal, services }) =>
     toWire(
       SearchResponseSchema,
       await searchDocuments({
@@ -119,8 +123,9 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
         index: services.index,
         principal,
         request: fromWire(SearchRequestSchema, body),
-        timeoutMs: services.searchTimeoutMs,
-        signal: request.signal,
+        // What is left of the whole request's deadline (run-rest-operation.ts).
+        timeoutMs: Math.max(1, (deadlineAt ?? Date.now() + services.searchTimeoutMs) - Date.now()),
+        signal,
       }),
     ),
   getConnectorIndexingStatus: async ({ request, body, principal, services }) =>

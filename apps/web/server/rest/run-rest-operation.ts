@@ -1,9 +1,10 @@
-import { authenticateApiKey, requireRole } from "@svc/core";
+import { AppError, authenticateApiKey, recentlyResolvedApiKey, requireRole, toAppError } from "@svc/core";
 import { REST_CONTRACT, successStatus, type RestEndpoint, type RestOperationId } from "@svc/schema";
 import { createHash, timingSafeEqual } from "node:crypto";
+import { clientAddressOf, credentialRetryAfter, noteCredentialFailure, noteCredentialRefusal } from "../credential-throttle";
 import { webEnv } from "../env";
 import { getServices } from "../services";
-import { errorResponse } from "./error-response";
+import { errorResponse, HttpError } from "./error-response";
 import { readJsonBody, readPathParams, readQueryParams } from "./read-request";
 import { REST_HANDLERS, type RestHandlerInput } from "./rest-handlers";
 
@@ -20,19 +21,59 @@ export async function runRestOperation(
   const entry: RestEndpoint = REST_CONTRACT[operationId];
   // Each handler is typed by its own entry; here the entry is only known at run time.
   const handler = REST_HANDLERS[operationId] as unknown as (input: RestHandlerInput<RestEndpoint>) => unknown;
+  let bodyRead = entry.body?.type !== "json";
+  const deadline =
+    entry.deadline === "search"
+      ? startDeadline(webEnv().SVC_SEARCH_TIMEOUT_MS, request.signal, () =>
+          // Still waiting for the body: the client is slow, not the search.
+          bodyRead ? new AppError("SEARCH_TIMEOUT", "Search took too long; narrow the query") : new HttpError(408, "Request body timed out", { connection: "close" }),
+        )
+      : undefined;
   try {
-    const caller = entry.auth === "public" ? {} : await authenticate(request, entry);
-    const path = entry.pathParams ? readPathParams(pathParams, entry.pathParams.schema) : undefined;
-    const query = entry.query ? readQueryParams(request, entry.query.schema) : undefined;
-    const body =
-      entry.body?.type === "json"
-        ? await readJsonBody(request, entry.body.schema, webEnv().SVC_MAX_BODY_BYTES, entry.body.required ? {} : { emptyBody: {} })
-        : undefined;
-    const result = await handler({ request, path, query, body, ...caller } as RestHandlerInput<RestEndpoint>);
+    const run = async () => {
+      const caller = entry.auth === "public" ? {} : await authenticate(request, entry);
+      const path = entry.pathParams ? readPathParams(pathParams, entry.pathParams.schema) : undefined;
+      const query = entry.query ? readQueryParams(request, entry.query.schema) : undefined;
+      const body =
+        entry.body?.type === "json"
+          ? await readJsonBody(request, entry.body.schema, webEnv().SVC_MAX_BODY_BYTES, entry.body.required ? {} : { emptyBody: {} })
+          : undefined;
+      bodyRead = true;
+      const signal = deadline?.signal ?? request.signal;
+      return handler({ request, signal, deadlineAt: deadline?.at, path, query, body, ...caller } as RestHandlerInput<RestEndpoint>);
+    };
+    const result = await (deadline ? deadline.race(run()) : run());
     return result instanceof Response ? result : Response.json(result, { status: successStatus(entry) });
   } catch (error) {
     return errorResponse(error);
+  } finally {
+    deadline?.clear();
   }
+}
+
+/**
+ * A deadline over a whole request (decisions.md "Limits and overload"): when it passes, the request
+ * is answered at once with `expiredError()`, whatever step it is at (reading the body, checking the
+ * key, searching), and its signal aborts so the step stops (a running statement is cancelled).
+ */
+function startDeadline(timeoutMs: number, clientSignal: AbortSignal, expiredError: () => Error) {
+  const expired = new AbortController();
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  const timer = setTimeout(() => {
+    fail(expiredError());
+    expired.abort();
+  }, timeoutMs);
+  return {
+    at: Date.now() + timeoutMs,
+    signal: AbortSignal.any([clientSignal, expired.signal]),
+    race: <T>(work: Promise<T>): Promise<T> => {
+      // The abandoned work settles once it sees the abort; nothing waits for it any more.
+      work.catch(() => undefined);
+      return Promise.race([work, failed]);
+    },
+    clear: () => clearTimeout(timer),
+  };
 }
 
 async function authenticate(request: Request, entry: RestEndpoint) {
@@ -41,12 +82,28 @@ async function authenticate(request: Request, entry: RestEndpoint) {
   // reads no one's documents.
   if (entry.alternativeToken && hasBearerToken(request, alternativeTokens()[entry.alternativeToken])) return { services };
   const roles = entry.auth as Exclude<RestEndpoint["auth"], "public">;
-  const principal = await authenticateApiKey({
-    db: services.db,
-    authorization: request.headers.get("authorization"),
-    cache: services.apiKeys,
-    uses: services.apiKeyUses,
-  });
+  const address = clientAddressOf(request);
+  const authorization = request.headers.get("authorization");
+  // A throttled address still passes a key this process resolved in the last minute (a key in use);
+  // any other is refused before it is looked up, so a guess made then is never told right or wrong.
+  const retryAfter = credentialRetryAfter(address);
+  if (retryAfter !== undefined) {
+    const inUse = recentlyResolvedApiKey(authorization, services.apiKeys);
+    if (inUse === undefined) {
+      noteCredentialRefusal("bearer");
+      throw new HttpError(429, "Too many failed key checks from this address; try again later", { "Retry-After": String(retryAfter) });
+    }
+    services.apiKeyUses.record(inUse.apiKeyId);
+    requireRole(inUse, roles);
+    return { principal: inUse, services };
+  }
+  const principal = await authenticateApiKey({ db: services.db, authorization, cache: services.apiKeys, uses: services.apiKeyUses }).catch(
+    (error: unknown) => {
+      // A key that was sent and refused is a guess that failed; a request with no key at all is not.
+      if (authorization !== null && toAppError(error)?.code === "UNAUTHENTICATED") noteCredentialFailure(address, "bearer");
+      throw error;
+    },
+  );
   requireRole(principal, roles);
   return { principal, services };
 }

@@ -17,6 +17,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import superjson from "superjson";
 import { z } from "zod";
+import { clientAddressOf } from "../credential-throttle";
 import { getServices } from "../services";
 import { isHttpsRequest, isSameOriginRequest, requestHost } from "../same-origin";
 import { readSessionToken } from "../session-cookie";
@@ -37,6 +38,8 @@ export interface CreateContextInnerOptions {
   requestOrigin?: string;
   /** Where procedures put response headers (the session cookie); the fetch adapter sends them. */
   resHeaders?: Headers;
+  /** The client's address as server.ts recorded it (sign-in throttling); absent outside the production server. */
+  clientAddress?: string;
 }
 
 export interface TrpcContext {
@@ -50,6 +53,7 @@ export interface TrpcContext {
   /** Whether the session cookie gets `Secure` (the browser came over HTTPS). */
   secureCookies: boolean;
   resHeaders: Headers;
+  clientAddress: string | undefined;
 }
 
 /**
@@ -67,6 +71,7 @@ export function createContextInner(options: CreateContextInnerOptions): Promise<
     sessionToken: options.sessionToken,
     secureCookies: options.requestOrigin?.startsWith("https:") ?? false,
     resHeaders: options.resHeaders ?? new Headers(),
+    clientAddress: options.clientAddress,
   });
 }
 
@@ -84,6 +89,7 @@ export async function createContext({ req, resHeaders }: FetchCreateContextFnOpt
     sessionToken: readSessionToken(req.headers.get("cookie")),
     requestOrigin: `${isHttpsRequest(req) ? "https" : "http"}://${requestHost(req)}`,
     resHeaders,
+    clientAddress: clientAddressOf(req),
   });
 }
 

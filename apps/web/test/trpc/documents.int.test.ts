@@ -28,6 +28,14 @@ describe("documents.search and documents.get", () => {
     await expectTrpcError(fixture.scopedCurator.documents.search({ query: "x", principal: { email: "a@example.com", group_ids: [] } }), "FORBIDDEN");
   });
 
+  it("matches any of the query's words by default and every word with match: all, as the console's Match select sends it", async () => {
+    await ingestAndIndexOverApi(app, { id: "leave-form", text: "Parental leave is requested on the wistle form.", ccPairId: fixture.ownPair });
+    const question = "how do I request parental leave on paper";
+    expect((await fixture.admin.documents.search({ query: question })).results[0]?.documentId).toBe("leave-form");
+    expect((await fixture.admin.documents.search({ query: question, match: "all" })).results).toEqual([]);
+    expect((await fixture.admin.documents.search({ query: "parental wistle", match: "all" })).results.map((result) => result.documentId)).toEqual(["leave-form"]);
+  });
+
   it("get returns the REST body plus the indexed chunks; invisible documents are NOT_FOUND", async () => {
     const document = await fixture.scopedCurator.documents.get({ documentId: "holidays" });
     // Every field is the camelCase schema's, none more.

@@ -48,7 +48,8 @@ describe("/api/trpc over HTTP", () => {
   });
 
   it("keeps the session in the cookie: queries by GET, mutations only by POST, sign-out clears it", async () => {
-    const signIn = await mutation("session.signIn", { apiKey: app.adminKey }, { origin: app.base, "x-forwarded-proto": "https" });
+    // As behind a TLS proxy: the browser's origin is https.
+    const signIn = await mutation("session.signIn", { apiKey: app.adminKey }, { origin: app.base.replace("http:", "https:"), "x-forwarded-proto": "https" });
     const setCookie = signIn.headers.get("set-cookie") ?? "";
     expect(setCookie).toMatch(/; Secure$/);
     const cookie = setCookie.split(";")[0] ?? "";

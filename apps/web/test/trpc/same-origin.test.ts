@@ -14,10 +14,15 @@ describe("isSameOriginRequest", () => {
     }
   });
 
-  it("otherwise needs an Origin naming the host the request was sent to (a proxy's X-Forwarded-Host first)", () => {
+  it("otherwise needs an Origin naming the scheme, host and port the request was sent to (a proxy's X-Forwarded-Proto and -Host first)", () => {
     expect(isSameOriginRequest(post("http://svc:3000/api/trpc/x", { origin: "http://svc:3000", host: "svc:3000" }))).toBe(true);
     expect(isSameOriginRequest(post("http://svc:3000/api/trpc/x", { origin: "http://SVC:3000", host: "svc:3000" }))).toBe(true);
-    expect(isSameOriginRequest(post("http://10.0.0.5:3000/api/trpc/x", { origin: "https://console.example.com", "x-forwarded-host": "console.example.com" }))).toBe(true);
+    const proxied = { "x-forwarded-host": "console.example.com", "x-forwarded-proto": "https" };
+    expect(isSameOriginRequest(post("http://10.0.0.5:3000/api/trpc/x", { origin: "https://console.example.com", ...proxied }))).toBe(true);
+    expect(isSameOriginRequest(post("http://10.0.0.5:3000/api/trpc/x", { origin: "https://console.example.com:443", ...proxied }))).toBe(true);
+    // Same host, another scheme: another origin (an http: page must not act on the https: console, nor the reverse).
+    expect(isSameOriginRequest(post("http://10.0.0.5:3000/api/trpc/x", { origin: "http://console.example.com", ...proxied }))).toBe(false);
+    expect(isSameOriginRequest(post("http://svc:3000/api/trpc/x", { origin: "https://svc:3000", host: "svc:3000" }))).toBe(false);
     expect(isSameOriginRequest(post("http://svc:3000/api/trpc/x", { origin: "http://svc:3001", host: "svc:3000" }))).toBe(false);
     expect(isSameOriginRequest(post("http://svc:3000/api/trpc/x", { origin: "null", host: "svc:3000" }))).toBe(false);
     expect(isSameOriginRequest(post("http://svc:3000/api/trpc/x", { origin: "not a url", host: "svc:3000" }))).toBe(false);

@@ -29,6 +29,16 @@ export async function authenticateApiKey({
 }
 
 /**
+ * The principal of the header's key when this process resolved it within the last minute (the
+ * cache), without asking the database; undefined otherwise. An address throttled for failed key
+ * checks still lets such a key through: it is a key in use, not a guess.
+ */
+export function recentlyResolvedApiKey(authorization: string | null | undefined, cache: ApiKeyCache): Principal | undefined {
+  const presented = authorization ? BEARER.exec(authorization)?.[1] : undefined;
+  return presented === undefined ? undefined : cache.get(hashApiKey(presented));
+}
+
+/**
  * Resolves a plain API key to a principal, or throws UNAUTHENTICATED. The one path every transport
  * takes (REST bearer header, the console's sign-in), so hashing and comparison never diverge.
  */

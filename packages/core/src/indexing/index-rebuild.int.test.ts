@@ -25,12 +25,13 @@ const LONG_TEXT = Array.from(
   (_, index) => `Sentence ${index} explains how the lighthouse keeper logs ships and weather in the harbour.`,
 ).join(" ");
 
+/** Every word as typed (`match: "all"`): which generation holds which words, not near matches. */
 async function search(query: string): Promise<string[]> {
   const { results } = await searchDocuments({
     db,
     index: testSearchIndex(),
     principal: OPERATOR_PRINCIPAL,
-    request: { query, limit: 100, filters: null, principal: null },
+    request: { query, match: "all", limit: 100, filters: null, principal: null },
   });
   return results.map((result) => result.documentId).sort();
 }

@@ -1,5 +1,5 @@
 import { Prisma, querySql, withCancelOnAbort, type Db } from "@svc/db";
-import { SEARCH_CHUNKS_PER_DOCUMENT, type Camel, type DocumentSource, type SearchFilters, type SearchRequest, type SearchResponse } from "@svc/schema";
+import { SEARCH_CHUNKS_PER_DOCUMENT, type Camel, type DocumentSource, type SearchFilters, type SearchMatch, type SearchRequest, type SearchResponse } from "@svc/schema";
 import { searchDocuments as searchIndex, SearchIndexError, type GenerationTable, type SearchHit, type ShownChunk } from "@svc/search-index";
 import { searchAccessRule, searchIndexAccess, type AccessRule } from "../auth/access-policy";
 import { viewableDocumentSql, viewablePairSql } from "../auth/access-policy-sql";
@@ -65,7 +65,8 @@ export async function searchDocuments({
   db: Db;
   index: SearchIndexTables;
   principal: Principal;
-  request: Camel<SearchRequest>;
+  /** `match` defaults to `any`, as the REST request's does. */
+  request: Omit<Camel<SearchRequest>, "match"> & { match?: SearchMatch };
   timeoutMs?: number;
   signal?: AbortSignal;
 }): Promise<Camel<SearchResponse>> {
@@ -97,6 +98,7 @@ export async function searchDocuments({
       searchIndex({
         generation,
         query: request.query,
+        match: request.match,
         limit: request.limit,
         access: searchIndexAccess(rule, state.public_pair_ids),
         filter: request.filters,
@@ -185,6 +187,7 @@ async function readShownChunks(
     documentId: row.document_id,
     chunkIndex: row.chunk_index,
     text: searchedText({ titlePrefix: row.title_prefix, content: row.content, metadataSuffix: row.metadata_suffix }),
+    content: contentRange(row.title_prefix, row.content),
     semanticIdentifier: row.semantic_identifier,
     title: row.title,
     source: row.source,
@@ -193,6 +196,12 @@ async function readShownChunks(
     imageFileId: row.image_file_id,
     docUpdatedAt: row.doc_updated_at,
   }));
+}
+
+/** Where a chunk's content lies in its searched text (searchedText joins the non-empty parts with one newline). */
+function contentRange(titlePrefix: string, content: string): { start: number; end: number } {
+  const start = titlePrefix === "" ? 0 : titlePrefix.length + 1;
+  return { start, end: start + content.length };
 }
 
 function toSearchResult(hit: SearchHit): Camel<SearchResponse>["results"][number] {

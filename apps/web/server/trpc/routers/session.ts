@@ -1,5 +1,7 @@
-import { authenticateAdminSession, createAdminSession, endAdminSession, isAppError, type Principal } from "@svc/core";
+import { authenticateAdminSession, createAdminSession, endAdminSession, isAppError, toAppError, type Principal } from "@svc/core";
 import { OkSchema, SessionUserSchema, SignInInputSchema, type SessionUser } from "@svc/schema";
+import { TRPCError } from "@trpc/server";
+import { credentialRetryAfter, noteCredentialFailure, noteCredentialRefusal } from "../../credential-throttle";
 import { clearedSessionCookie, sessionCookie } from "../../session-cookie";
 import { publicProcedure, router } from "../init";
 
@@ -13,7 +15,19 @@ export const sessionRouter = router({
     .input(SignInInputSchema)
     .output(SessionUserSchema)
     .mutation(async ({ ctx, input }) => {
-      const session = await createAdminSession({ db: ctx.db, apiKey: input.apiKey, cache: ctx.apiKeys, uses: ctx.apiKeyUses });
+      // Guessing keys here is throttled with the REST key checks, per client address (credential-throttle.ts).
+      const retryAfter = credentialRetryAfter(ctx.clientAddress);
+      if (retryAfter !== undefined) {
+        noteCredentialRefusal("sign_in");
+        ctx.resHeaders.set("retry-after", String(retryAfter));
+        throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: "Too many failed sign-ins from this address; try again later." });
+      }
+      const session = await createAdminSession({ db: ctx.db, apiKey: input.apiKey, cache: ctx.apiKeys, uses: ctx.apiKeyUses }).catch(
+        (error: unknown) => {
+          if (toAppError(error)?.code === "UNAUTHENTICATED") noteCredentialFailure(ctx.clientAddress, "sign_in");
+          throw error;
+        },
+      );
       ctx.resHeaders.append(
         "set-cookie",
         sessionCookie({ token: session.token, maxAgeSeconds: session.lifetimeSeconds, secure: ctx.secureCookies }),

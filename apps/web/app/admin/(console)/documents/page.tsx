@@ -28,6 +28,7 @@ import { TextField } from "../../../../components/text-field";
 /** The search request as it travels, in camelCase (dates as ISO strings; the server's REST schema parses them). */
 interface SearchRequest {
   query: string;
+  match: "any" | "all";
   limit: number;
   filters: {
     sources: DocumentSource[] | null;
@@ -40,6 +41,11 @@ interface SearchRequest {
 }
 
 const LIMITS = ["10", "25", "50", "100"];
+/** How the query's words match (the request's `match`): any of them, ranked, or every one. */
+const MATCHES = [
+  { value: "any", label: "Any of the words" },
+  { value: "all", label: "All of the words" },
+];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export default function DocumentsPage() {
@@ -70,6 +76,7 @@ function requestFromParams(params: Params): SearchRequest | null {
   const limit = Number(params.get("limit") ?? 10);
   return {
     query,
+    match: params.get("match") === "all" ? "all" : "any",
     limit: LIMITS.includes(String(limit)) ? limit : 10,
     filters: {
       sources: sources.length ? sources : null,
@@ -100,8 +107,9 @@ function DocumentSearch() {
       <SearchForm key={params.toString()} params={params} onSearch={(changes) => update(changes)} />
       {request === null ? (
         <EmptyState title="Search the index">
-          Type words to look for. Matches in titles rank above matches in the text; filters narrow by source, pair, metadata tag
-          and update date.
+          Type a question or a few words. Documents holding more of them, and rarer ones, rank higher, and a misspelled word
+          finds the word meant; “All of the words” requires every one. Quote a phrase to require it, put - before a word to
+          exclude it; filters narrow by source, pair, metadata tag and update date.
         </EmptyState>
       ) : search.error ? (
         <QueryError error={search.error} onRetry={() => void search.refetch()} title="The search failed" />
@@ -132,6 +140,7 @@ function SearchForm({ params, onSearch }: { params: Params; onSearch: (changes: 
   const [after, setAfter] = useState(params.get("after") ?? "");
   const [before, setBefore] = useState(params.get("before") ?? "");
   const [limit, setLimit] = useState(params.get("limit") ?? "10");
+  const [match, setMatch] = useState(params.get("match") === "all" ? "all" : "any");
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -143,6 +152,7 @@ function SearchForm({ params, onSearch }: { params: Params; onSearch: (changes: 
       after: after || null,
       before: before || null,
       limit: limit === "10" ? null : limit,
+      match: match === "any" ? null : match,
     });
   };
 
@@ -191,7 +201,10 @@ function SearchForm({ params, onSearch }: { params: Params; onSearch: (changes: 
             <TextField label="to" type="date" value={before} onValueChange={setBefore} />
           </Group>
         </SimpleGrid>
-        <Select label="Results" data={LIMITS} value={limit} onChange={(value) => setLimit(value ?? "10")} allowDeselect={false} w={120} />
+        <Group gap="md">
+          <Select label="Match" data={MATCHES} value={match} onChange={(value) => setMatch(value ?? "any")} allowDeselect={false} w={180} />
+          <Select label="Results" data={LIMITS} value={limit} onChange={(value) => setLimit(value ?? "10")} allowDeselect={false} w={120} />
+        </Group>
       </Stack>
     </Paper>
   );
