@@ -15,6 +15,9 @@ const WebEnvSchema = z.object({
   // Every statement of this process's pool (the queries clients shape: listings, documents, the
   // console) stops after this long and the request answers 503 with Retry-After (decisions.md).
   SVC_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  // Longest waits for a pooled connection and for a new one's handshake (decisions: "Limits and overload").
+  SVC_DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
+  SVC_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
   // Admission control (decisions: "Limits and overload"): ingestion answers 429 past either bound.
   // Unset: four per database connection (SVC_DB_POOL_SIZE), enough to keep the pool busy.
   SVC_MAX_IN_FLIGHT: z.coerce.number().int().positive().optional(),

@@ -32,6 +32,8 @@ async function createServices(): Promise<Services> {
     poolSize: env.SVC_DB_POOL_SIZE,
     applicationName: "svc-web",
     statementTimeoutMs: env.SVC_STATEMENT_TIMEOUT_MS,
+    acquireTimeoutMs: env.SVC_DB_ACQUIRE_TIMEOUT_MS,
+    connectTimeoutMs: env.SVC_DB_CONNECT_TIMEOUT_MS,
   });
   // With the database down, every request tries again; none may leave a pool behind.
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "producer", poolSize: 2 }).catch(async (error: unknown) => {

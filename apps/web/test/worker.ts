@@ -3,7 +3,7 @@
 // (the web package's tests cannot rely on the worker's build).
 import { testSearchIndex } from "@svc/core/testing";
 import { indexDocumentJob, indexDocuments, optimizeSearchIndex, startJobQueue, workJobs, type AttemptWindow } from "@svc/core";
-import type { Db } from "@svc/db";
+import { whenDatabaseAnswers, type Db } from "@svc/db";
 
 export interface TestWorker {
   stop(): Promise<void>;
@@ -21,6 +21,7 @@ export async function startTestWorker({
 }): Promise<TestWorker> {
   const boss = await startJobQueue({ databaseUrl, role: "worker" });
   await workJobs(boss, indexDocumentJob, { batchSize: 20, localConcurrency: 2, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+    await whenDatabaseAnswers(db, 30_000);
     await indexDocuments({ index: testSearchIndex(), db, jobs: jobs.map((job) => job.payload), ...(attemptWindow ? { attemptWindow } : {}) });
   });
   // The worker's index maintenance, on a shorter timer: merges what indexing wrote (one run at a time).

@@ -29,10 +29,13 @@ import {
 } from "@svc/core";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { createDb, isDatabaseUnavailable, type Db } from "@svc/db";
+import { createDb, isDatabaseUnavailable, whenDatabaseAnswers, type Db } from "@svc/db";
 import { WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "@svc/schema";
 import { indexCacheBytes, workerEnv } from "./env";
 import { createWorkerMetrics, type WorkerMetrics } from "./worker-metrics";
+
+/** How long an indexing batch waits for a database that stopped answering before it runs anyway. */
+const STALLED_DATABASE_WAIT_MS = 30_000;
 
 /**
  * The worker process: wires the job catalog to core handlers. Several may run at once; pg-boss
@@ -99,6 +102,9 @@ async function main(): Promise<void> {
       pollInTurn: true,
     },
     async (jobs) => {
+      // While the database does not answer (decisions: "Limits and overload") the batch waits for it
+      // a while rather than fail at once into a retry.
+      await whenDatabaseAnswers(db, STALLED_DATABASE_WAIT_MS);
       const started = performance.now();
       const indexed = new Map<string, IndexedDocument>();
       let failure: Error | undefined;

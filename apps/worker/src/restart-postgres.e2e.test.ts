@@ -1,46 +1,21 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { prepareDatabase, startJobQueue, type PgBoss } from "@svc/core";
-import { createTestPair, removeTestSearchIndex } from "@svc/core/testing";
-import { createDb, type Db } from "@svc/db";
-import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "@svc/db/embedded";
+import { createTestPair } from "@svc/core/testing";
+import { startEmbeddedPostgres } from "@svc/db/embedded";
 import { waitFor } from "@svc/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectConsistentIndex, indexedProgress, ingestMany, spawnWorker, type WorkerProcess } from "./testing/worker-process";
+import { describe, expect, it } from "vitest";
+import { THROWAWAY_POSTGRES_FLAGS, useOwnPostgres } from "./testing/own-postgres";
+import { expectConsistentIndex, indexedProgress, ingestMany, spawnWorker } from "./testing/worker-process";
 
-// The system PostgreSQL is shared and cannot be restarted from a test: this file runs its own
-// embedded server, throwaway (no durability needed).
-const POSTGRES_FLAGS = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
+// The system PostgreSQL is shared and cannot be restarted from a test: this file runs its own.
 const DOCUMENTS = 2_000;
 const AFTER_RESTART = 200;
 
-let dataDir: string;
-let server: EmbeddedPostgresServer | undefined;
-let db: Db;
-let boss: PgBoss;
-let worker: WorkerProcess | undefined;
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-restart-pg-"));
-  server = await startEmbeddedPostgres({ dataDir, postgresFlags: POSTGRES_FLAGS });
-  await prepareDatabase(server.databaseUrl);
-  db = createDb({ databaseUrl: server.databaseUrl, poolSize: 5 });
-  boss = await startJobQueue({ databaseUrl: server.databaseUrl, role: "producer" });
-});
-afterAll(async () => {
-  await worker?.kill();
-  await boss?.stop({ graceful: false, close: true });
-  await db?.$disconnect();
-  await removeTestSearchIndex();
-  await server?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const own = useOwnPostgres("svc-restart-pg-");
 
 describe("the worker across a PostgreSQL restart", () => {
   it("stays up, reconnects and indexes every document, those accepted before and after the restart", async () => {
-    if (!server) throw new Error("no server");
-    const { databaseUrl, port } = server;
+    const { db, boss, dataDir } = own;
+    if (!own.server) throw new Error("no server");
+    const { databaseUrl, port } = own.server;
     const pairs: number[] = [];
     for (const name of ["Restart A", "Restart B"]) {
       pairs.push(await createTestPair(db, { name }));
@@ -48,8 +23,8 @@ describe("the worker across a PostgreSQL restart", () => {
     const ids = Array.from({ length: DOCUMENTS }, (_, index) => `restart-${String(index).padStart(5, "0")}`);
     await ingestMany({ db, boss }, ids.map((id, index) => ({ id, text: `first text of ${id}`, ccPairId: pairs[index % pairs.length] })));
 
-    worker = spawnWorker(databaseUrl);
-    const running = worker;
+    own.worker = spawnWorker(databaseUrl);
+    const running = own.worker;
     await waitFor(
       "the worker to index a tenth of the documents",
       async () => ((await indexedProgress(db)).indexed >= DOCUMENTS / 10 ? true : undefined),
@@ -57,10 +32,10 @@ describe("the worker across a PostgreSQL restart", () => {
     );
 
     // Fast shutdown: every connection is closed, transactions in flight are rolled back.
-    await server.stop();
-    server = undefined;
+    await own.server.stop();
+    own.server = undefined;
     expect(running.alive()).toBe(true);
-    server = await startEmbeddedPostgres({ dataDir, port, postgresFlags: POSTGRES_FLAGS });
+    own.server = await startEmbeddedPostgres({ dataDir, port, postgresFlags: THROWAWAY_POSTGRES_FLAGS });
 
     // Accepted after the restart: new versions of documents, and new documents.
     const updated = ids.slice(0, AFTER_RESTART);

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
-import pg from "pg";
+import type pg from "pg";
 import { Prisma, PrismaClient } from "./generated/prisma/client";
+import { DatabaseGuard, createGuardedPool } from "./guard-database";
 import { QUERY_CANCELED } from "./is-database-unavailable";
 
 export type Db = PrismaClient;
@@ -23,27 +24,61 @@ export interface CreateDbOptions {
    * worker and migrations run without one.
    */
   statementTimeoutMs?: number;
+  /** Longest wait for a connection from the pool (a free one or a new one), in ms. */
+  acquireTimeoutMs?: number;
+  /** Longest wait for a new connection's handshake, in ms; also the deadline of the stall probe. */
+  connectTimeoutMs?: number;
 }
+
+/** Defaults of the database deadlines (README "Limits and overload"). */
+export const DB_ACQUIRE_TIMEOUT_MS = 2_000;
+export const DB_CONNECT_TIMEOUT_MS = 2_000;
+/** A statement unanswered this long makes the pool probe the server (guard-database.ts). */
+const STALL_AFTER_MS = 1_000;
+/** The client-side deadline of a statement trails the server's, which should fire first and say why. */
+const CLIENT_STATEMENT_MARGIN_MS = 1_000;
 
 // Registered on globalThis: Next.js bundles this package once per server layer (route handlers,
 // server components) and the production server once more, and all of them share one client
 // (apps/web/server/services.ts), so every copy of this module must find the client's pool.
 const POOLS_KEY = Symbol.for("svc.db.pools");
 const pools = ((globalThis as { [POOLS_KEY]?: WeakMap<Db, pg.Pool> })[POOLS_KEY] ??= new WeakMap<Db, pg.Pool>());
+const GUARDS_KEY = Symbol.for("svc.db.guards");
+const guards = ((globalThis as { [GUARDS_KEY]?: WeakMap<Db, DatabaseGuard> })[GUARDS_KEY] ??= new WeakMap<Db, DatabaseGuard>());
 
 /** One client per process. Its pg pool is shared by Prisma and by the raw-SQL hot paths. */
-export function createDb({ databaseUrl, poolSize = 10, applicationName, statementTimeoutMs }: CreateDbOptions): Db {
+export function createDb({
+  databaseUrl,
+  poolSize = 10,
+  applicationName,
+  statementTimeoutMs,
+  acquireTimeoutMs = DB_ACQUIRE_TIMEOUT_MS,
+  connectTimeoutMs = DB_CONNECT_TIMEOUT_MS,
+}: CreateDbOptions): Db {
   // Every statement is planned with its arguments. The hot paths use named statements, and after five
   // runs PostgreSQL may keep a generic plan made while a table was nearly empty: during a bulk load,
   // one such plan (a sequential scan under a per-row subquery) took 17 s a batch instead of 2 ms.
   // Planning these batch statements costs a fraction of a millisecond. No JIT either: svc's queries
   // are short, and with statistics that lag a bulk load JIT compiled the listing's (+40-60 ms a call).
-  const pool = new pg.Pool({
+  //
+  // Every wait on the server is bounded (decisions.md "Limits and overload"): the checkout, the
+  // handshake, each statement (client-side too: a frozen server cannot cancel its own statement), and
+  // the guard tells a frozen server from a slow statement within about STALL_AFTER_MS + connectTimeoutMs.
+  // Its probe takes one of the pool's connections, so the process never holds more than poolSize.
+  const guard = new DatabaseGuard({ connectionString: databaseUrl, applicationName, probeTimeoutMs: connectTimeoutMs, stallAfterMs: STALL_AFTER_MS });
+  const pool = createGuardedPool({
+    guard,
+    connectTimeoutMs,
     connectionString: databaseUrl,
-    max: poolSize,
+    max: Math.max(1, poolSize - 1),
     application_name: applicationName,
     options: "-c plan_cache_mode=force_custom_plan -c jit=off",
     statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs === undefined ? undefined : statementTimeoutMs + CLIENT_STATEMENT_MARGIN_MS,
+    connectionTimeoutMillis: acquireTimeoutMs,
+    // A peer that vanished (a partition, a dead host) is noticed by the kernel, not by the next statement.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // An idle connection the server closes (restart, failover, a dropped database) must not crash the
   // process; the pool replaces it on the next query.
@@ -52,10 +87,12 @@ export function createDb({ databaseUrl, poolSize = 10, applicationName, statemen
   // Prisma disposes the pool only if it ever connected through it; raw-SQL-only processes never do.
   const disconnect = db.$disconnect.bind(db);
   db.$disconnect = async () => {
+    guard.close();
     await disconnect();
     if (!pool.ended) await pool.end();
   };
   pools.set(db, pool);
+  guards.set(db, guard);
   return db;
 }
 
@@ -154,6 +191,23 @@ export async function transactionCancelledOnAbort<T>(
     const cancel = cancelWhere(pool, "pid = $1 AND xact_start = $2::timestamptz", [backend?.pid, backend?.started]);
     return cancelledOnAbort(signal, cancel, () => work(tx));
   }, options);
+}
+
+/**
+ * Whether the database of a client createDb() made is taken for unanswering: a statement or a
+ * connection missed its deadline and no probe has answered since. Every checkout fails at once then.
+ */
+export function isDatabaseStalled(db: Db): boolean {
+  return guards.get(db)?.isOpen ?? false;
+}
+
+/**
+ * Settles once the database of a client createDb() made answers again (at once unless
+ * isDatabaseStalled), or after `timeoutMs`: a worker holds its next batch meanwhile rather than fail
+ * it into a retry.
+ */
+export async function whenDatabaseAnswers(db: Db, timeoutMs: number): Promise<void> {
+  await guards.get(db)?.whenClosed(timeoutMs);
 }
 
 /** The pg pool of a client createDb() made; undefined for one of its transactions (or another client). */

@@ -1,6 +1,7 @@
 // The one place that decides whether a failure means "the database cannot be reached right now" (it
 // restarts, is down, refuses connections) rather than a fault of the statement. Transports answer
 // those with 503 and Retry-After instead of a 500; nothing else should look at these codes.
+import { isStalledError } from "./guard-database";
 
 /** Socket-level failures of reaching the server. */
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
@@ -19,7 +20,7 @@ const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "DatabaseDoesNotExist", "
 const PRISMA_CODES = new Set(["P1001", "P1002", "P1017"]);
 
 /** pg's messages for a connection that died under it; these errors carry no code. */
-const PG_LOST_CONNECTION = /^Connection terminated|Client has encountered a connection error/;
+const PG_LOST_CONNECTION = /^Connection terminated|Client has encountered a connection error|Client was closed and is not queryable/;
 
 /**
  * Whether `error` (from pg, pg-boss or Prisma, possibly wrapped in `cause`s or an AggregateError) says
@@ -38,6 +39,8 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
     return true;
   }
   if (typeof message === "string" && PG_LOST_CONNECTION.test(message)) return true;
+  // A client-side deadline (checkout, handshake, statement) passed, or the pool fails fast meanwhile.
+  if (isStalledError(error)) return true;
   const adapterCause = meta?.driverAdapterError?.cause ?? (isDriverAdapterError(error) ? cause : undefined);
   if (isUnavailableAdapterCause(adapterCause)) return true;
   if (Array.isArray(errors) && errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
+import { DB_CONNECT_TIMEOUT_MS } from "./client";
 
 export interface ChannelListener {
   close(): Promise<void>;
@@ -45,7 +46,14 @@ export async function listenToChannel({
   /** Connects and LISTENs; resolves when that connection is gone (or `close()` was called). */
   const listenOnce = async (): Promise<boolean> => {
     // keepAlive: a connection whose peer vanished without a FIN (a network cut) still ends, eventually.
-    const client = new pg.Client({ connectionString: databaseUrl, application_name: applicationName, keepAlive: true });
+    // The deadlines: a server that does not answer (decisions: "Limits and overload") is tried again later.
+    const client = new pg.Client({
+      connectionString: databaseUrl,
+      application_name: applicationName,
+      keepAlive: true,
+      connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS,
+      query_timeout: DB_CONNECT_TIMEOUT_MS,
+    });
     current = client;
     let connectionLost: () => void = () => undefined;
     const lost = new Promise<void>((resolve) => (connectionLost = resolve));

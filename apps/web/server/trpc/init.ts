@@ -114,6 +114,15 @@ const t = initTRPC.context<TrpcContext>().create({
   },
 });
 
+/**
+ * The console's answers carry `Retry-After` as REST's do: the longest any of a batch's errors asks
+ * for (a database that does not answer: 5 s), none when no error says.
+ */
+export function retryAfterMeta({ errors }: { errors: readonly TRPCError[] }): { headers?: Headers } {
+  const seconds = Math.max(0, ...errors.map((error) => toAppError(error.cause)?.retryAfterSeconds ?? 0));
+  return seconds > 0 ? { headers: new Headers({ "retry-after": String(seconds) }) } : {};
+}
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { fromPrisma, PgBoss, type Db as IDatabase, type Job } from "pg-boss";
-import { isDatabaseUnavailable, type SqlClient, type Tx } from "@svc/db";
+import { DB_ACQUIRE_TIMEOUT_MS, isDatabaseUnavailable, type SqlClient, type Tx } from "@svc/db";
 import { DEAD_LETTER_QUEUE, JOB_CATALOG, type JobDefinition } from "./catalog";
 import { PollRotation } from "./poll-rotation";
 
@@ -25,8 +25,20 @@ export interface CreateJobQueueOptions {
 export const JOB_SUPERVISE_SECONDS = 10;
 
 /** Opens pg-boss on the service database. Its schema must have been installed (installJobQueues). */
+/**
+ * pg-boss hands its options to its own pg pool: bounded waits and keepalive there too, so a poll on a
+ * database that stopped answering fails (and pg-boss polls again later) instead of hanging.
+ */
+const JOB_QUEUE_DEADLINES = {
+  connectionTimeoutMillis: DB_ACQUIRE_TIMEOUT_MS,
+  query_timeout: 60_000,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+};
+
 export async function startJobQueue({ databaseUrl, role, poolSize = 4 }: CreateJobQueueOptions): Promise<PgBoss> {
   const boss = new PgBoss({
+    ...JOB_QUEUE_DEADLINES,
     connectionString: databaseUrl,
     max: poolSize,
     migrate: false,

@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { createContext } from "../../../../server/trpc/init";
+import { createContext, retryAfterMeta } from "../../../../server/trpc/init";
 import { appRouter } from "../../../../server/trpc/router";
 
 export const dynamic = "force-dynamic";
@@ -14,6 +14,7 @@ function handle(request: Request): Promise<Response> {
     req: request,
     router: appRouter,
     createContext,
+    responseMeta: retryAfterMeta,
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[svc] tRPC ${path ?? "?"} failed`, error.cause ?? error);
     },
