@@ -215,12 +215,29 @@ describe("REST: validation parity with the original", () => {
     ]);
   });
 
-  it("answers an unparsable date-time with datetime_from_date_parsing", async () => {
-    expect(await expect422(await app.ingest(ingestionBody({ doc_updated_at: "not a date" })))).toEqual([
+  it("answers an unparsable date-time with datetime_from_date_parsing and pydantic's first fault", async () => {
+    // The worked examples of docs/decisions.md ("Validation errors"): pydantic 2.11's reason for each.
+    for (const [input, reason] of [
+      ["not a date", "invalid character in year"],
+      ["2024-05", "input is too short"],
+      ["2024/05/01", "invalid date separator, expected `-`"],
+      ["2024-13-01", "month value is outside expected range of 1-12"],
+      ["2023-02-29", "day value is outside expected range"],
+      ["2024-05-01T25:00:00Z", "unexpected extra characters at the end of the input"],
+    ]) {
+      expect(await expect422(await app.ingest(ingestionBody({ doc_updated_at: input })))).toEqual([
+        expect.objectContaining({
+          type: "datetime_from_date_parsing",
+          loc: ["body", "document", "doc_updated_at"],
+          msg: `Input should be a valid datetime or date, ${reason}`,
+        }),
+      ]);
+    }
+    expect(await expect422(await app.ingest(ingestionBody({ doc_updated_at: 253402300800000 })))).toEqual([
       expect.objectContaining({
-        type: "datetime_from_date_parsing",
+        type: "datetime_parsing",
         loc: ["body", "document", "doc_updated_at"],
-        msg: "Input should be a valid datetime or date, input is too short",
+        msg: "Input should be a valid datetime, dates after 9999 are not supported as unix timestamps",
       }),
     ]);
     expect(await expect422(await app.ingest(ingestionBody({ doc_updated_at: { at: 1 } })))).toEqual([

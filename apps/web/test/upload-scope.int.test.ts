@@ -94,6 +94,25 @@ describe("an upload's scope", () => {
     // An unscoped key names any upload.
     expect((await ingestImage(app.adminKey, pairs.b, files.b, "admin-doc")).status).toBe(200);
   });
+
+  it("names a newer-path upload by its snapshot id (the file_id) under the same scope; the older path's integer id names no file", async () => {
+    const projectUpload = async (key: string) => {
+      const response = await app.request("POST", "/api/user/projects/file/upload", { body: uploadForm(["p.png", PNG]), key });
+      const body = (await response.json()) as { user_files: { id: string; file_id: string }[] };
+      return body.user_files[0] ?? { id: "", file_id: "" };
+    };
+    const unknown = await imageAnswer(keys.curatorA, pairs.a, "00000000-0000-4000-8000-000000000000");
+    const ofA = await projectUpload(keys.curatorA);
+    const ofB = await projectUpload(keys.curatorB);
+    expect((await ingestImage(keys.curatorA, pairs.a, ofA.id, "snapshot-id")).status).toBe(200);
+    expect((await ingestImage(keys.curatorA, pairs.a, ofA.file_id, "snapshot-file-id")).status).toBe(200);
+    expect(await imageAnswer(keys.curatorA, pairs.a, ofB.id)).toEqual(unknown);
+
+    const older = await uploadFiles(app, uploadForm(["v1.png", PNG]), keys.curatorA);
+    const [v1] = ((await older.json()) as { user_files: { id: number }[] }).user_files;
+    expect(v1?.id).toEqual(expect.any(Number));
+    expect((await ingestImage(keys.curatorA, pairs.a, String(v1?.id), "v1-id")).status).toBe(422);
+  });
 });
 
 describe("POST /api/user/file/upload", () => {

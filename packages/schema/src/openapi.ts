@@ -37,7 +37,6 @@ import {
 } from "./indexing-status";
 import {
   DeletedDocumentSchema,
-  DocMinimalInfoListSchema,
   DocMinimalInfoSchema,
   DocumentDetailSchema,
   StoredExternalAccessSchema,
@@ -150,7 +149,6 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   StoredExternalAccess: StoredExternalAccessSchema,
   DocumentDetail: DocumentDetailSchema,
   DocMinimalInfo: DocMinimalInfoSchema,
-  DocMinimalInfoList: DocMinimalInfoListSchema,
   UserFileSnapshot: UserFileSnapshotSchema,
   CategorizedFilesSnapshot: CategorizedFilesSnapshotSchema,
   DeletedDocument: DeletedDocumentSchema,

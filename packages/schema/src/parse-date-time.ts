@@ -1,128 +1,219 @@
 export type DateTimeParseResult = { ok: true; date: Date } | { ok: false; error: string };
 
-/** Beyond this many seconds a number is read as milliseconds, as pydantic does. */
+/**
+ * The reasons pydantic 2.11 gives for a value that is not a date-time. Its parser (speedate) stops at
+ * the first fault it meets reading left to right and names it with one of these texts.
+ */
+export const dateTimeFaults = {
+  tooShort: "input is too short",
+  extraCharacters: "unexpected extra characters at the end of the input",
+  year: "invalid character in year",
+  dateSeparator: "invalid date separator, expected `-`",
+  month: "invalid character in month",
+  day: "invalid character in day",
+  monthRange: "month value is outside expected range of 1-12",
+  dayRange: "day value is outside expected range",
+  dateTimeSeparator: "invalid datetime separator, expected `T`, `t`, `_` or space",
+  hour: "invalid character in hour",
+  timeSeparator: "invalid time separator, expected `:`",
+  minute: "invalid character in minute",
+  second: "invalid character in second",
+  hourRange: "hour value is outside expected range of 0-23",
+  minuteRange: "minute value is outside expected range of 0-59",
+  secondRange: "second value is outside expected range of 0-59",
+  fractionMissing: "second fraction digits missing after `.`",
+  zoneSign: "invalid timezone sign",
+  zoneHour: "invalid timezone hour",
+  zoneMinute: "invalid timezone minute",
+  zoneMinuteRange: "timezone minute value is outside expected range of 0-59",
+  zoneRange: "timezone offset must be less than 24 hours",
+  dateNotExact: "Timestamp is not an exact date",
+  tooSmall: "dates before 0000 are not supported as unix timestamps",
+  tooLarge: "dates after 9999 are not supported as unix timestamps",
+  /** Not the parser's but Python's: the parser reads year 0, which Python's `date` refuses. */
+  yearZero: "year 0 is out of range",
+} as const;
+
+/** Beyond this many seconds (either sign) a timestamp is read as milliseconds, as pydantic does. */
 const MILLISECOND_THRESHOLD = 2e10;
-/** Python's datetime range: 0001-01-01 to 9999-12-31T23:59:59.999. */
+/** Python's datetime range: 0001-01-01 to 9999-12-31T23:59:59.999999, in milliseconds. */
 const MIN_EPOCH_MS = -62_135_596_800_000;
 const MAX_EPOCH_MS = 253_402_300_799_999;
 
-const NUMERIC_TIMESTAMP = /^[+-]?\d+(\.\d+)?$/;
+const INTEGER_TEXT = /^[+-]?\d+$/;
+const DECIMAL_TEXT = /^[+-]?\d+(\.\d*)?$/;
 const DATE_TIME_SEPARATORS = new Set(["T", "t", " ", "_"]);
+const DAY_MS = 86_400_000;
+
+type Step<Value> = { ok: true; value: Value; next: number } | { ok: false; error: string };
+type DateParts = { year: number; month: number; day: number };
+type TimeParts = { hour: number; minute: number; second: number; milliseconds: number; offsetMinutes: number };
+
+const NO_TIME: TimeParts = { hour: 0, minute: 0, second: 0, milliseconds: 0, offsetMinutes: 0 };
 
 /**
- * Reads a date-time the way pydantic v2 (lax mode) does: `YYYY-MM-DD[T HH:MM[:SS[.f…]][Z|±HH[:]MM]]`,
+ * Reads a date-time the way pydantic 2.11 (lax mode) does: `YYYY-MM-DD[T HH:MM[:SS[.f…]][Z|±HH[:]MM]]`,
  * a date alone (midnight), or a Unix timestamp (number or numeric string; seconds, or milliseconds
  * when larger than 2e10). A value without offset is taken as UTC. The result is a UTC instant.
  * Fraction digits beyond milliseconds are dropped. An offset of hours alone (`+05`, valid ISO 8601)
- * is accepted, which pydantic refuses. Error texts follow pydantic's parser.
+ * is accepted, which pydantic refuses. Error texts are pydantic's (`dateTimeFaults`).
  */
 export function parseDateTime(input: string | number): DateTimeParseResult {
   if (typeof input === "number") return fromTimestamp(input);
-  if (NUMERIC_TIMESTAMP.test(input)) return fromTimestamp(Number(input));
-  return parseIsoDateTime(input);
+  const dateTime = readDateTime(input);
+  if (dateTime.ok) return dateTime;
+  if (DECIMAL_TEXT.test(input)) {
+    const timestamp = fromTimestamp(Number(input));
+    if (timestamp.ok) return timestamp;
+  }
+  const date = readDate(input);
+  if (date.ok && input.length === 10 && date.value.year > 0) return { ok: true, date: utcDate(date.value, NO_TIME) };
+  return { ok: false, error: dateParsingReason(input) };
 }
 
 /**
- * Why pydantic's date parser refuses `text`: lax pydantic retries a date-time it cannot parse as a
- * date, and a 422 for a string names the date's reason (`datetime_from_date_parsing`). Only the first
- * ten characters can make a date; anything after a valid date is "extra characters". Numeric strings
- * are timestamps, whose own reason stands.
+ * Why pydantic's date parser refuses `text`. Lax pydantic retries a string it cannot read as a
+ * date-time as a date, and the 422 names the date's reason (`datetime_from_date_parsing`): so
+ * whatever is wrong after a valid date is "extra characters". An integer text is a timestamp, which
+ * for a date must fall on a midnight. Returns "" when `text` is a date.
  */
 export function dateParsingReason(text: string): string {
-  if (NUMERIC_TIMESTAMP.test(text)) {
-    const parsed = fromTimestamp(Number(text));
-    return parsed.ok ? "" : parsed.error;
+  const date = readDate(text);
+  if (date.ok) {
+    if (text.length > 10) return dateTimeFaults.extraCharacters;
+    return date.value.year === 0 ? dateTimeFaults.yearZero : "";
   }
-  const date = parseIsoDateTime(text.slice(0, 10));
-  // Observed on the original (validation-examples.md): a text that does not start with a year, such
-  // as "not a date", is reported as too short, not as a bad year.
-  if (!date.ok) return date.error === "invalid character in year" ? "input is too short" : date.error;
-  return text.length > 10 ? "unexpected extra characters at the end of the input" : "";
+  if (!INTEGER_TEXT.test(text)) return date.error;
+  const milliseconds = timestampMilliseconds(Number(text));
+  const range = rangeFault(milliseconds);
+  if (range) return range;
+  return milliseconds % DAY_MS === 0 ? "" : dateTimeFaults.dateNotExact;
+}
+
+/**
+ * The reason of the date-time parser alone, without the date retry: what a strict pydantic
+ * `datetime` reports (`datetime_parsing`). Returns "" when `text` is a date-time.
+ */
+export function dateTimeParsingReason(text: string): string {
+  const dateTime = readDateTime(text);
+  if (dateTime.ok || !DECIMAL_TEXT.test(text)) return dateTime.ok ? "" : dateTime.error;
+  const timestamp = fromTimestamp(Number(text));
+  return timestamp.ok ? "" : timestamp.error;
 }
 
 function fromTimestamp(value: number): DateTimeParseResult {
-  if (!Number.isFinite(value)) return { ok: false, error: "invalid timestamp" };
-  const milliseconds = Math.abs(value) > MILLISECOND_THRESHOLD ? value : value * 1000;
-  if (milliseconds < MIN_EPOCH_MS || milliseconds > MAX_EPOCH_MS) {
-    return { ok: false, error: "timestamp value is outside the expected range" };
-  }
-  return { ok: true, date: new Date(Math.trunc(milliseconds)) };
+  const milliseconds = timestampMilliseconds(value);
+  const range = rangeFault(milliseconds);
+  return range ? { ok: false, error: range } : { ok: true, date: new Date(Math.floor(milliseconds)) };
 }
 
-function parseIsoDateTime(text: string): DateTimeParseResult {
-  const fail = (error: string): DateTimeParseResult => ({ ok: false, error });
-  const digitsAt = (start: number, count: number): number | null => {
-    const slice = text.slice(start, start + count);
-    return slice.length === count && /^\d+$/.test(slice) ? Number(slice) : null;
-  };
+function timestampMilliseconds(value: number): number {
+  return Math.abs(value) > MILLISECOND_THRESHOLD ? value : value * 1000;
+}
 
-  if (text.length < 10) return fail("input is too short");
-  const year = digitsAt(0, 4);
-  if (year === null) return fail("invalid character in year");
-  if (text[4] !== "-") return fail("invalid date separator, expected `-`");
-  const month = digitsAt(5, 2);
-  if (month === null) return fail("invalid character in month");
-  if (text[7] !== "-") return fail("invalid date separator, expected `-`");
-  const day = digitsAt(8, 2);
-  if (day === null) return fail("invalid character in day");
-  if (year < 1) return fail("year value is outside expected range of 1-9999");
-  if (month < 1 || month > 12) return fail("month value is outside expected range of 1-12");
-  if (day < 1 || day > daysInMonth(year, month)) return fail("day value is outside expected range");
-  if (text.length === 10) return { ok: true, date: utcDate(year, month, day, 0, 0, 0, 0, 0) };
+/** Year 0 exists for the parser but not for Python's datetime; it is refused like earlier years. */
+function rangeFault(milliseconds: number): string {
+  if (!Number.isFinite(milliseconds)) return milliseconds > 0 ? dateTimeFaults.tooLarge : dateTimeFaults.tooSmall;
+  if (milliseconds < MIN_EPOCH_MS) return dateTimeFaults.tooSmall;
+  if (milliseconds > MAX_EPOCH_MS) return dateTimeFaults.tooLarge;
+  return "";
+}
 
-  if (!DATE_TIME_SEPARATORS.has(text[10] ?? "")) {
-    return fail("invalid datetime separator, expected `T`, `t`, `_` or space");
-  }
-  if (text.length < 16) return fail("input is too short");
-  const hour = digitsAt(11, 2);
-  if (hour === null) return fail("invalid character in hour");
-  if (text[13] !== ":") return fail("invalid time separator, expected `:`");
-  const minute = digitsAt(14, 2);
-  if (minute === null) return fail("invalid character in minute");
+function isDigit(character: string | undefined): boolean {
+  return character !== undefined && character >= "0" && character <= "9";
+}
 
-  let position = 16;
+/** Two digits at `start`, or `fault` if either is missing or not a digit. */
+function twoDigits(text: string, start: number, fault: string): Step<number> {
+  if (!isDigit(text[start]) || !isDigit(text[start + 1])) return { ok: false, error: fault };
+  return { ok: true, value: Number(text.slice(start, start + 2)), next: start + 2 };
+}
+
+/** The date in the first ten characters; the calendar is checked once all its digits are read. */
+function readDate(text: string): Step<DateParts> {
+  const fail = (error: string): Step<DateParts> => ({ ok: false, error });
+  if (text.length < 10) return fail(dateTimeFaults.tooShort);
+  for (let index = 0; index < 4; index += 1) if (!isDigit(text[index])) return fail(dateTimeFaults.year);
+  if (text[4] !== "-") return fail(dateTimeFaults.dateSeparator);
+  const month = twoDigits(text, 5, dateTimeFaults.month);
+  if (!month.ok) return month;
+  if (text[7] !== "-") return fail(dateTimeFaults.dateSeparator);
+  const day = twoDigits(text, 8, dateTimeFaults.day);
+  if (!day.ok) return day;
+  const year = Number(text.slice(0, 4));
+  if (month.value < 1 || month.value > 12) return fail(dateTimeFaults.monthRange);
+  if (day.value < 1 || day.value > daysInMonth(year, month.value)) return fail(dateTimeFaults.dayRange);
+  return { ok: true, value: { year, month: month.value, day: day.value }, next: 10 };
+}
+
+function readDateTime(text: string): DateTimeParseResult {
+  const date = readDate(text);
+  if (!date.ok) return date;
+  if (!DATE_TIME_SEPARATORS.has(text[10] ?? "")) return { ok: false, error: dateTimeFaults.dateTimeSeparator };
+  const time = readTime(text, 11);
+  if (!time.ok) return time;
+  if (time.next < text.length) return { ok: false, error: dateTimeFaults.extraCharacters };
+  if (date.value.year === 0) return { ok: false, error: dateTimeFaults.yearZero };
+  return { ok: true, date: utcDate(date.value, time.value) };
+}
+
+/** `HH:MM[:SS[.f…]]` then an optional offset; ranges are checked as soon as their digits are read. */
+function readTime(text: string, start: number): Step<TimeParts> {
+  const fail = (error: string): Step<TimeParts> => ({ ok: false, error });
+  if (text.length - start < 5) return fail(dateTimeFaults.tooShort);
+  const hour = twoDigits(text, start, dateTimeFaults.hour);
+  if (!hour.ok) return hour;
+  if (text[start + 2] !== ":") return fail(dateTimeFaults.timeSeparator);
+  const minute = twoDigits(text, start + 3, dateTimeFaults.minute);
+  if (!minute.ok) return minute;
+  if (hour.value > 23) return fail(dateTimeFaults.hourRange);
+  if (minute.value > 59) return fail(dateTimeFaults.minuteRange);
+
+  let position = start + 5;
   let second = 0;
   let milliseconds = 0;
   if (text[position] === ":") {
-    const parsedSecond = digitsAt(position + 1, 2);
-    if (parsedSecond === null) return fail("invalid character in second");
-    second = parsedSecond;
+    const parsedSecond = twoDigits(text, position + 1, dateTimeFaults.second);
+    if (!parsedSecond.ok) return parsedSecond;
+    if (parsedSecond.value > 59) return fail(dateTimeFaults.secondRange);
+    second = parsedSecond.value;
     position += 3;
     if (text[position] === "." || text[position] === ",") {
-      const fraction = /^\d+/.exec(text.slice(position + 1))?.[0];
-      if (!fraction) return fail("invalid character in second fraction");
+      const fraction = /^\d*/.exec(text.slice(position + 1))?.[0] ?? "";
+      if (fraction === "") return fail(dateTimeFaults.fractionMissing);
       milliseconds = Number(fraction.slice(0, 3).padEnd(3, "0"));
       position += 1 + fraction.length;
     }
   }
-  if (hour > 23) return fail("hour value is outside expected range of 0-23");
-  if (minute > 59) return fail("minute value is outside expected range of 0-59");
-  if (second > 59) return fail("second value is outside expected range of 0-59");
 
-  let offsetMinutes = 0;
-  const zone = text[position];
-  if (zone === "Z" || zone === "z") {
-    position += 1;
-  } else if (zone === "+" || zone === "-") {
-    const offsetHour = digitsAt(position + 1, 2);
-    if (offsetHour === null) return fail("invalid timezone hour");
-    position += 3;
+  const offset = readOffset(text, position);
+  if (!offset.ok) return offset;
+  return { ok: true, value: { hour: hour.value, minute: minute.value, second, milliseconds, offsetMinutes: offset.value }, next: offset.next };
+}
+
+/** `Z`, or a sign (`+`, `-` or U+2212) then `HH[:]MM` (svc also takes `HH` alone); none is UTC. */
+function readOffset(text: string, start: number): Step<number> {
+  const fail = (error: string): Step<number> => ({ ok: false, error });
+  const sign = text[start];
+  if (sign === undefined) return { ok: true, value: 0, next: start };
+  if (sign === "Z" || sign === "z") return { ok: true, value: 0, next: start + 1 };
+  if (sign !== "+" && sign !== "-" && sign !== "\u2212") return fail(dateTimeFaults.zoneSign);
+  const hour = twoDigits(text, start + 1, dateTimeFaults.zoneHour);
+  if (!hour.ok) return hour;
+  let position = hour.next;
+  let minuteValue = 0;
+  if (position < text.length) {
     if (text[position] === ":") position += 1;
-    let offsetMinute = 0;
-    if (position < text.length) {
-      const parsedMinute = digitsAt(position, 2);
-      if (parsedMinute === null) return fail("invalid timezone minute");
-      offsetMinute = parsedMinute;
-      position += 2;
-    }
-    if (offsetHour > 23 || offsetMinute > 59) return fail("timezone offset must be less than 24 hours");
-    offsetMinutes = (zone === "-" ? -1 : 1) * (offsetHour * 60 + offsetMinute);
-  } else if (zone !== undefined) {
-    return fail("invalid timezone sign");
+    else if (!isDigit(text[position])) return fail(dateTimeFaults.zoneMinute);
+    const minute = twoDigits(text, position, dateTimeFaults.zoneMinute);
+    if (!minute.ok) return minute;
+    if (minute.value > 59) return fail(dateTimeFaults.zoneMinuteRange);
+    minuteValue = minute.value;
+    position = minute.next;
   }
-  if (position !== text.length) return fail("unexpected extra characters at the end of the input");
-
-  return { ok: true, date: utcDate(year, month, day, hour, minute, second, milliseconds, offsetMinutes) };
+  if (hour.value > 23) return fail(dateTimeFaults.zoneRange);
+  const magnitude = hour.value * 60 + minuteValue;
+  return { ok: true, value: sign === "+" ? magnitude : -magnitude, next: position };
 }
 
 function daysInMonth(year: number, month: number): number {
@@ -130,19 +221,10 @@ function daysInMonth(year: number, month: number): number {
   return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
 }
 
-function utcDate(
-  year: number,
-  month: number,
-  day: number,
-  hour: number,
-  minute: number,
-  second: number,
-  milliseconds: number,
-  offsetMinutes: number,
-): Date {
+function utcDate(date: DateParts, time: TimeParts): Date {
   // setUTCFullYear, not Date.UTC: Date.UTC maps years 0–99 to 1900–1999.
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute - offsetMinutes, second, milliseconds);
-  return date;
+  const result = new Date(0);
+  result.setUTCFullYear(date.year, date.month - 1, date.day);
+  result.setUTCHours(time.hour, time.minute - time.offsetMinutes, time.second, time.milliseconds);
+  return result;
 }

@@ -9,7 +9,7 @@
  * wrap a builder in `.optional()`/`.nullable()`/`.default()` for fields that may be left out or null.
  */
 import { z } from "zod";
-import { dateParsingReason, parseDateTime } from "./parse-date-time";
+import { parseDateTime } from "./parse-date-time";
 import { findLoneSurrogate, hasLoneSurrogate } from "./json-value";
 import { MAX_VALIDATION_ERROR_ITEMS, PYDANTIC_PARAM, pydanticErrors, type PydanticError } from "./pydantic-errors";
 
@@ -154,7 +154,7 @@ export function pyDateTime() {
       const parsed = parseDateTime(value);
       if (parsed.ok) return accept(parsed.date.toISOString());
       if (typeof value === "number") return reject(pydanticErrors.datetimeParsing(parsed.error));
-      return reject(pydanticErrors.datetimeFromDateParsing(dateParsingReason(value) || parsed.error));
+      return reject(pydanticErrors.datetimeFromDateParsing(parsed.error));
     },
     z
       .string()
