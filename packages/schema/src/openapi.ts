@@ -12,7 +12,7 @@ import {
 } from "./cc-pair";
 import { DocumentSourceSchema } from "./document-source";
 import { ErrorDetailSchema } from "./error-detail";
-import { ServiceCheckSchema, ServiceStatusSchema } from "./service-status";
+import { ServiceCheckSchema, ServiceInstanceSchema, ServiceStatusSchema } from "./service-status";
 import { ExternalAccessSchema } from "./external-access";
 import { FederatedConnectorSourceSchema } from "./federated-connector-source";
 import {
@@ -162,6 +162,7 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   IndexRebuildStatus: IndexRebuildStatusSchema,
   ServiceStatus: ServiceStatusSchema,
   ServiceCheck: ServiceCheckSchema,
+  ServiceInstance: ServiceInstanceSchema,
 };
 
 const componentRef = (id: string): JsonObject => ({ $ref: `#/components/schemas/${id}` });

@@ -31,7 +31,7 @@ import {
 import { IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
 import { IngestionBatchRequestSchema, IngestionBatchResponseSchema, MAX_INGESTION_BATCH_SIZE } from "./ingestion-batch";
 import { SearchRequestSchema, SearchResponseSchema } from "./search";
-import { ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "./service-status";
+import { ServiceInstanceSchema, ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "./service-status";
 import { IndexRebuildRequestSchema, IndexRebuildStatusSchema } from "./search-index";
 import { HTTPValidationErrorSchema } from "./validation-error";
 
@@ -174,6 +174,17 @@ export const REST_CONTRACT = {
       200: ok(ServiceStatusSchema, "Every check is `ok`"),
       503: { description: "A check is `unavailable`; its `detail` says why", schema: ServiceStatusSchema },
     },
+  }),
+  getServiceInstance: endpoint({
+    method: "GET",
+    path: "/svc-api/instance",
+    auth: ADMIN_OR_CURATOR,
+    summary: "This svc's instance id",
+    description:
+      "A UUID created once with svc's database: it changes when the database is reset or another one is behind the URL. " +
+      "`svc ingest` calls it first, to check its key, and keys its resume state by it.",
+    tag: "operations",
+    responses: { 200: ok(ServiceInstanceSchema), 401: UNAUTHORIZED, 403: FORBIDDEN },
   }),
   upsertIngestionDocument: endpoint({
     method: "POST",
