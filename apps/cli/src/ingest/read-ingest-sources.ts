@@ -6,6 +6,9 @@ import type { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { contentExtension, extractFileText, isIngestible } from "./extract-file-text";
 
+/** Formats whose text is extracted: an empty extraction from a non-empty file means the text could not be found. */
+const DOCUMENT_FORMATS = new Set([".pdf", ".docx", ".html", ".htm"]);
+
 /** A file with no text in it: skipped with a note, not a failure (a rerun would fail on it again). */
 export class EmptyFileError extends Error {
   constructor() {
@@ -75,7 +78,8 @@ function fileSource(root: string, file: string, options: { idPrefix: string; pai
     label: relative,
     async load() {
       const [{ text, title }, info] = await Promise.all([extractFileText(file), stat(file)]);
-      if (text.trim() === "") throw new EmptyFileError();
+      // Nothing in the file is a note; a PDF or page whose text cannot be found (a scan) is a failure.
+      if (text.trim() === "") throw DOCUMENT_FORMATS.has(contentExtension(file)) && info.size > 0 ? new Error("no text found in the file") : new EmptyFileError();
       return {
         document: {
           id: `${idPrefix}${relative}`,
