@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -205,6 +206,29 @@ describe("svc start as a supervisor", () => {
       });
     }, 180_000);
   }
+
+  it("forces the stop on a second signal while the web server still waits for a request, and exits 130", async () => {
+    await inDataDir(async (dataDir) => {
+      const { svc, env, processes } = await startAndFindProcesses(dataDir);
+      // A request whose body never finishes: the web server would wait up to 10 s for it.
+      const socket = connect(Number(env.PORT), "127.0.0.1");
+      await new Promise((resolve) => socket.once("connect", resolve));
+      socket.write("POST /api/svc-api/ingestion HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{");
+      socket.on("error", () => {});
+      svc.child.kill("SIGINT");
+      await waitFor("the stop to begin", () => (svc.output().includes('"msg":"stopping web"') ? true : undefined), SLOW);
+      // Later than the wrappers' copies of the first signal: a person's second Ctrl+C.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const forcedAt = Date.now();
+      svc.child.kill("SIGINT");
+      expect(await svc.exited).toBe(130);
+      expect(Date.now() - forcedAt).toBeLessThan(5_000);
+      expect(svc.output()).toContain("forced stop");
+      expect(supervisorLine(svc.output(), { part: "postgres", msg: "PostgreSQL stopped" })).toBeGreaterThanOrEqual(0);
+      socket.destroy();
+      await waitForGone(processes);
+    });
+  }, 180_000);
 
   it("stops its embedded PostgreSQL when the supervisor's whole process group is killed with -9, and starts again on the same data", async () => {
     await inDataDir(async (dataDir) => {
