@@ -62,6 +62,22 @@ function run(file, fileArgs, { quiet = false, silent = false } = {}) {
   }
 }
 
+/**
+ * Runs the supervisor and leaves only when it has: a Ctrl+C reaches this process with the rest of the
+ * terminal's foreground group, and dying of it here would hand the prompt back (and pnpm exit 1) while
+ * svc is still stopping. Signals are passed on, for a SIGINT or SIGTERM sent to pnpm alone, without a
+ * terminal; the supervisor counts the copies that arrive together as one.
+ */
+async function runToTheEnd(file, fileArgs) {
+  const child = spawn(file, fileArgs, { cwd: root, env, stdio: "inherit" });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  const code = await new Promise((resolve) => {
+    child.once("exit", (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
+    child.once("error", () => resolve(1));
+  });
+  process.exit(code);
+}
+
 const pnpm = process.platform === "win32" ? "pnpm.cmd" : "pnpm";
 const turbo = path.join(root, "node_modules", ".bin", "turbo");
 const cli = path.join(root, "apps", "cli", "dist", "svc.js");
@@ -118,7 +134,7 @@ switch (command) {
   case "start":
     run(pnpm, ["install", "--frozen-lockfile"], { quiet: true });
     run(turbo, ["run", "build", "--output-logs=errors-only"], { quiet: true });
-    run(process.execPath, [cli, "start", ...args]);
+    await runToTheEnd(process.execPath, [cli, "start", ...args]);
     break;
   case "test":
     run(pnpm, ["install", "--frozen-lockfile"], { quiet: true });

@@ -1,9 +1,11 @@
 import { execFile } from "node:child_process";
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
 import { findFreePort } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IngestSummary } from "./commands/ingest";
@@ -37,7 +39,7 @@ async function getDocument(id: string) {
     headers: { authorization: `Bearer ${svc.curatorKey}` },
   });
   expect(response.status).toBe(200);
-  return (await response.json()) as { title: string; source: string; sections: { text: string }[]; indexing_status: string; cc_pair_ids: number[] };
+  return (await response.json()) as { title: string; source: string; sections: { text: string; link: string | null }[]; indexing_status: string; cc_pair_ids: number[] };
 }
 
 function body(id: string, text: string) {
@@ -99,6 +101,82 @@ describe("svc ingest", () => {
     expect(forced.summary).toMatchObject({ sent: 7, updated: 7, skipped_unchanged: 0 });
   });
 
+  it("reads .gz and extensionless text, skips empty files with a note, keeps an HTML page's main content, uses front matter titles, and links each file", async () => {
+    const folder = path.join(workDir, "debian-doc");
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, "changelog.gz"), gzipSync("svc (1.2) unstable; urgency=low\n  * Quieter foghorn.\n"));
+    await writeFile(path.join(folder, "notes.md.gz"), gzipSync("# Packed notes\n\nCompressed markdown about buoys.\n"));
+    await writeFile(path.join(folder, "copyright"), "Format: machine-readable\nLicense: MIT lighthouse terms\n");
+    await writeFile(path.join(folder, "blob"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02]));
+    await writeFile(path.join(folder, "empty.md"), "");
+    await writeFile(path.join(folder, "front.md"), '---\ntitle: "Harbour rules"\ndate: 2024-01-01\n---\n# Not the title\n\nMoor at berth nine.\n');
+    await writeFile(
+      path.join(folder, "manual.html"),
+      "<html><head><title>Manual</title><style>.x{color:red}</style><script>var tracking = 1;</script></head><body>" +
+        '<header>Site banner</header><nav><a href="up.html">Up</a> <img alt="home" src="home.png"> Home</nav>' +
+        "<main><h1>Lamp care</h1><p>Trim the wick daily.</p></main><footer>Copyright footer</footer></body></html>",
+    );
+    const state = path.join(workDir, "debian-state.json");
+
+    const dryRun = await runSvc(["ingest", folder, "--dry-run", "--state", state], { env: svc.env });
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    expect(dryRun.stdout).toMatch(/^send +changelog\.gz/m);
+    expect(dryRun.stdout).toMatch(/^skip +empty\.md +empty: no text$/m);
+    expect(dryRun.stdout).toMatch(/^ignore +blob/m);
+    expect(dryRun.stdout).toContain("Dry run: would send 5, skip 1, fail 0, ignore 1; nothing was sent.");
+    expect((await fetch(`${svc.apiUrl}/svc-api/ingestion/changelog.gz`, { headers: { authorization: `Bearer ${svc.curatorKey}` } })).status).toBe(404);
+
+    const run = await runSvc(["ingest", folder, "--link-prefix", "https://docs.example/pkg/", "--state", state], { env: svc.env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("Ingested 5 (5 new, 0 updated)");
+    expect(run.stdout).toContain("Skipped 1 empty files (no text): empty.md.");
+    expect(run.stdout).toContain("Ignored 1 files of other types: blob.");
+
+    expect((await getDocument("changelog.gz")).sections[0]?.text).toContain("Quieter foghorn.");
+    expect(await getDocument("notes.md.gz")).toMatchObject({ title: "Packed notes" });
+    expect((await getDocument("copyright")).sections[0]?.text).toContain("MIT lighthouse terms");
+    const front = await getDocument("front.md");
+    expect(front).toMatchObject({ title: "Harbour rules" });
+    expect(front.sections[0]?.text).not.toContain("title:");
+    const manual = (await getDocument("manual.html")).sections[0];
+    expect(manual?.text).toContain("Trim the wick daily.");
+    for (const chrome of ["Site banner", "Up", "home", "Copyright footer", "tracking", "color:red"]) expect(manual?.text).not.toContain(chrome);
+    expect(manual?.link).toBe("https://docs.example/pkg/manual.html");
+
+    const fileLinked = await ingest([folder, "--id-prefix", "local/"]);
+    expect(fileLinked.code).toBe(0);
+    expect((await getDocument("local/copyright")).sections[0]?.link).toBe(pathToFileURL(path.join(folder, "copyright")).href);
+  });
+
+  it("ignores a resume state recorded against another svc instance behind the same URL, saying so, and names ignored files", async () => {
+    const folder = path.join(workDir, "reset");
+    await mkdir(folder, { recursive: true });
+    for (const name of ["a.txt", "b.txt"]) await writeFile(path.join(folder, name), `Reset test ${name}`);
+    for (let index = 0; index < 7; index++) await writeFile(path.join(folder, `image-${index}.png`), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const state = path.join(workDir, "reset-state.json");
+    const first = await ingest([folder, "--id-prefix", "reset/"], { state });
+    expect(first.summary).toMatchObject({ sent: 2 });
+
+    // The same URL, another database: as after a reset, the state's instance id no longer matches.
+    const recorded = JSON.parse(await readFile(state, "utf8")) as { instances: Record<string, unknown>; urls: Record<string, string> };
+    const otherId = "00000000-0000-4000-8000-000000000000";
+    const [realId] = Object.keys(recorded.instances);
+    recorded.instances = { [otherId]: recorded.instances[realId ?? ""] };
+    recorded.urls[svc.apiUrl] = otherId;
+    await writeFile(state, JSON.stringify(recorded));
+
+    const rerun = await runSvc(["ingest", folder, "--id-prefix", "reset/", "--state", state], { env: svc.env });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toContain(`was recorded against svc instance ${otherId} (2 documents); this is ${realId ?? ""}`);
+    expect(rerun.stdout).toContain("Ingested 2 (0 new, 2 updated), skipped 0 unchanged");
+    expect(rerun.stdout).toContain("Ignored 7 files of other types: image-0.png, image-1.png, image-2.png, image-3.png, image-4.png, and 2 more (--verbose names them).");
+
+    const verbose = await runSvc(["ingest", folder, "--id-prefix", "reset/", "--state", state, "--verbose"], { env: svc.env });
+    expect(verbose.stdout).toContain("skipped 2 unchanged");
+    expect(verbose.stderr).not.toContain("recorded against");
+    expect(verbose.stdout).toContain("image-5.png, image-6.png.");
+  });
+
   it("ingests a .jsonl file and JSONL on stdin, and prints a table when not asked for JSON", async () => {
     const file = path.join(workDir, "bodies.jsonl");
     await writeFile(file, [body("jsonl-1", "First line body."), "", body("jsonl-2", "Second line body.")].join("\n") + "\n");
@@ -141,9 +219,11 @@ describe("svc ingest", () => {
     expect(table.stdout).toMatch(/^ITEM +FAILURE +REASON$/m);
     expect(table.stdout).toMatch(/^line 3 +not ingested +422 body\.document\.semantic_identifier: Field required$/m);
 
+    // Key and server are checked before anything is read or sent: the reason, at once, and exit 1.
     const wrongKey = await runSvc(["ingest", file, "--key", "svc_wrong", "--state", path.join(workDir, "wrong-key.json")], { env: svc.env });
     expect(wrongKey.code).toBe(1);
-    expect(wrongKey.stderr).toContain("svc refused the API key (401");
+    expect(wrongKey.stderr).toContain("did not accept the key or could not be reached: 401");
+    expect(wrongKey.stdout).toBe("");
 
     // A port found free and left closed: nothing answers there.
     const closedPort = await findFreePort();
@@ -151,7 +231,7 @@ describe("svc ingest", () => {
       env: svc.env,
     });
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stdout).toMatch(/^line 1 +not ingested +network error: ECONNREFUSED \(after 2 tries\)$/m);
+    expect(unreachable.stderr).toContain("could not be reached: network error: ECONNREFUSED (after 2 tries)");
   });
 
   it("retries a 429 after the server's Retry-After, and a dropped connection, until the document is in", async () => {
@@ -173,7 +253,8 @@ describe("svc ingest", () => {
         const run = await ingest(["-", "--url", apiUrl, "--concurrency", "1"], { input: body("retried-1", "Arrived in the end.") });
         expect(run.code, run.stderr).toBe(0);
         expect(run.summary).toMatchObject({ sent: 1, failed: [] });
-        expect(seen).toHaveLength(3);
+        // The first call (the key and server check) was retried twice, then the batch went through.
+        expect(seen).toHaveLength(4);
         expect((seen[1] ?? 0) - (seen[0] ?? 0)).toBeGreaterThanOrEqual(950);
         expect((await getDocument("retried-1")).sections[0]?.text).toBe("Arrived in the end.");
       },
@@ -222,6 +303,7 @@ describe("svc ingest", () => {
     const posts: string[] = [];
     await withProxy(
       (incoming, outgoing) => {
+        if (incoming.method !== "POST") return false;
         posts.push(incoming.url ?? "");
         if (posts.length > 1) return false;
         outgoing.writeHead(413, { "content-type": "application/json" });

@@ -142,6 +142,9 @@ function buildProgram(): Command {
     .option("--state <file>", "where to remember what was sent, to skip it on a rerun (env SVC_INGEST_STATE)")
     .option("--force", "send everything, even what the state file says is stored unchanged")
     .option("--id-prefix <prefix>", "prefix of the document ids made from file paths (folders only)", "")
+    .option("--link-prefix <url>", "a file's link is this URL + its path in the folder (default: its file:// URL)")
+    .option("--dry-run", "check the key and the server, then list what would be sent, skipped and ignored; send nothing")
+    .option("--verbose", "name every ignored file (else the first few)")
     .option("--json", "print the summary as JSON")
     .action(async (path: string, options: IngestOptions) => (await import("./commands/ingest")).runIngestCommand(cliEnv(), path, options));
 

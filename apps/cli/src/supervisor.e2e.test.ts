@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -206,6 +207,29 @@ describe("svc start as a supervisor", () => {
     }, 180_000);
   }
 
+  it("forces the stop on a second signal while the web server still waits for a request, and exits 130", async () => {
+    await inDataDir(async (dataDir) => {
+      const { svc, env, processes } = await startAndFindProcesses(dataDir);
+      // A request whose body never finishes: the web server would wait up to 10 s for it.
+      const socket = connect(Number(env.PORT), "127.0.0.1");
+      await new Promise((resolve) => socket.once("connect", resolve));
+      socket.write("POST /api/svc-api/ingestion HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{");
+      socket.on("error", () => {});
+      svc.child.kill("SIGINT");
+      await waitFor("the stop to begin", () => (svc.output().includes('"msg":"stopping web"') ? true : undefined), SLOW);
+      // Later than the wrappers' copies of the first signal: a person's second Ctrl+C.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const forcedAt = Date.now();
+      svc.child.kill("SIGINT");
+      expect(await svc.exited).toBe(130);
+      expect(Date.now() - forcedAt).toBeLessThan(5_000);
+      expect(svc.output()).toContain("forced stop");
+      expect(supervisorLine(svc.output(), { part: "postgres", msg: "PostgreSQL stopped" })).toBeGreaterThanOrEqual(0);
+      socket.destroy();
+      await waitForGone(processes);
+    });
+  }, 180_000);
+
   it("stops its embedded PostgreSQL when the supervisor's whole process group is killed with -9, and starts again on the same data", async () => {
     await inDataDir(async (dataDir) => {
       const first = await startAndFindProcesses(dataDir);
@@ -290,4 +314,85 @@ describe("svc start as a supervisor", () => {
       await database.drop();
     }
   }, 120_000);
+});
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+
+/**
+ * `pnpm start`, the README's command, on `dataDir`; in a terminal (a pseudo-terminal from util-linux's
+ * `script`, whose stdin becomes the keyboard) or with pipes. Resolves once svc answers /ready.
+ */
+async function startWithPnpm(dataDir: string, { terminal }: { terminal: boolean }) {
+  const [port, pgPort] = [await findFreePort(), await findFreePort()];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`,
+    PORT: String(port),
+    SVC_DATA_DIR: dataDir,
+    SVC_EMBEDDED_PG_PORT: String(pgPort),
+    SVC_SHUTDOWN_GRACE_MS: "20000",
+  };
+  delete env.DATABASE_URL;
+  const child = spawn(terminal ? "script" : "pnpm", terminal ? ["-qfec", "pnpm start", "/dev/null"] : ["start"], {
+    cwd: repoRoot,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  started.push(child);
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
+  await waitFor("pnpm start (ready)", async () => ((await fetch(`http://127.0.0.1:${port}/api/ready`)).ok ? true : undefined), {
+    timeoutMs: 150_000,
+    retryOnError: true,
+    describe: () => output,
+  });
+  const root = child.pid ?? 0;
+  const postgres = await waitFor("the embedded PostgreSQL", () => processRunning(root, `-p ${pgPort}`), SLOW);
+  const processes = (await descendants(root)).map((process) => process.pid);
+  return { child, exited, output: () => output, processes, postgres };
+}
+
+/** The supervisor's stop lines in `output`, pretty (a terminal) or JSON, must come in this order, each once. */
+function expectStopInOrder(output: string): void {
+  const steps = ["stopping web", "web stopped", "stopping worker", "worker stopped", "stopping PostgreSQL", "PostgreSQL stopped"];
+  const positions = steps.map((step) => output.indexOf(step));
+  expect(positions.every((position) => position >= 0), output).toBe(true);
+  expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  expect(output.split("stopping web").length - 1, output).toBe(1);
+}
+
+describe("pnpm start (the README's command) stopping", () => {
+  it("stops web, worker and PostgreSQL in order on Ctrl+C in a terminal, prints each step, and exits 0 after the last", async () => {
+    await inDataDir(async (dataDir) => {
+      const svc = await startWithPnpm(dataDir, { terminal: true });
+      svc.child.stdin.write("\x03");
+      const { code } = await svc.exited;
+      expect(code, svc.output()).toBe(0);
+      // Printed before pnpm returned, hence before the prompt.
+      expectStopInOrder(svc.output());
+      expect(svc.output()).not.toMatch(STACK_TRACE);
+      expect(svc.processes).toContain(svc.postgres);
+      await waitForGone(svc.processes, { timeoutMs: 5_000 });
+    });
+  }, 240_000);
+
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    it(`stops web, worker and PostgreSQL in order on ${signal} to pnpm without a terminal, and exits 0 after the last`, async () => {
+      await inDataDir(async (dataDir) => {
+        const svc = await startWithPnpm(dataDir, { terminal: false });
+        const sentAt = Date.now();
+        svc.child.kill(signal);
+        const { code, signal: endedBy, at } = await svc.exited;
+        // pnpm waits for its script, then ends itself with a SIGTERM it was sent (as a shell would), 0 otherwise.
+        expect({ code, endedBy }, svc.output()).toEqual(signal === "SIGTERM" ? { code: null, endedBy: "SIGTERM" } : { code: 0, endedBy: null });
+        expect(at - sentAt).toBeLessThan(20_000);
+        expectStopInOrder(svc.output());
+        await waitForGone(svc.processes, { timeoutMs: 5_000 });
+      });
+    }, 240_000);
+  }
 });

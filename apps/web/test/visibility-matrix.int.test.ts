@@ -167,6 +167,7 @@ const documentPath = (id: string) => `/svc-api/ingestion/${encodeURIComponent(id
 const REST_ROUTES: Record<RestOperationId, RouteCase> = {
   getHealth: { unprobed: "liveness: no data" },
   getReadiness: { unprobed: "readiness checks: no data" },
+  getServiceInstance: { unprobed: "the database's id: no document or pair" },
   upsertIngestionDocument: { unprobed: "a write: the scope check for writes is scoped-keys.int.test.ts's" },
   ingestDocumentBatch: { unprobed: "a write: the scope check for writes is scoped-keys.int.test.ts's" },
   listIngestedDocuments: {

@@ -73,6 +73,7 @@ export { MergeSchedule } from "./search-index/merge-schedule";
 export { optimizeSearchIndex, type GenerationMaintenance } from "./search-index/optimize-search-index";
 export { getIndexingHealth } from "./health/get-indexing-health";
 export { checkReadiness } from "./health/check-readiness";
+export { readInstanceId } from "./health/read-instance-id";
 export { listLiveWorkers, recordWorkerHeartbeat, removeWorkerHeartbeat, type WorkerIdentity } from "./health/worker-heartbeats";
 export { getIndexingQueueDepth } from "./jobs/get-indexing-queue-depth";
 export { readMetricCounts } from "./health/read-metric-counts";

@@ -13,7 +13,7 @@ import {
 import { DocumentSourceSchema } from "./document-source";
 import { DEFAULT_CREDENTIAL_FAILURES_PER_MINUTE } from "./api-key";
 import { ErrorDetailSchema } from "./error-detail";
-import { ServiceCheckSchema, ServiceStatusSchema } from "./service-status";
+import { ServiceCheckSchema, ServiceInstanceSchema, ServiceStatusSchema } from "./service-status";
 import { ExternalAccessSchema } from "./external-access";
 import { FederatedConnectorSourceSchema } from "./federated-connector-source";
 import {
@@ -161,6 +161,7 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   IndexRebuildStatus: IndexRebuildStatusSchema,
   ServiceStatus: ServiceStatusSchema,
   ServiceCheck: ServiceCheckSchema,
+  ServiceInstance: ServiceInstanceSchema,
 };
 
 const componentRef = (id: string): JsonObject => ({ $ref: `#/components/schemas/${id}` });

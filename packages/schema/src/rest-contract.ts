@@ -37,7 +37,7 @@ import {
   SearchRequestSchema,
   SearchResponseSchema,
 } from "./search";
-import { ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "./service-status";
+import { ServiceInstanceSchema, ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "./service-status";
 import { IndexRebuildRequestSchema, IndexRebuildStatusSchema } from "./search-index";
 import { MAX_VALIDATION_ERROR_ITEMS, TOO_MANY_ERRORS_TYPE } from "./pydantic-errors";
 import { HTTPValidationErrorSchema, MAX_ECHOED_INPUT_CHARS, MAX_ECHOED_INPUT_ITEMS } from "./validation-error";
@@ -200,6 +200,17 @@ export const REST_CONTRACT = {
       200: ok(ServiceStatusSchema, "Every check is `ok`"),
       503: { description: "A check is `unavailable`; its `detail` says why", schema: ServiceStatusSchema },
     },
+  }),
+  getServiceInstance: endpoint({
+    method: "GET",
+    path: "/svc-api/instance",
+    auth: ADMIN_OR_CURATOR,
+    summary: "This svc's instance id",
+    description:
+      "A UUID created once with svc's database: it changes when the database is reset or another one is behind the URL. " +
+      "`svc ingest` calls it first, to check its key, and keys its resume state by it.",
+    tag: "operations",
+    responses: { 200: ok(ServiceInstanceSchema), 401: UNAUTHORIZED, 403: FORBIDDEN },
   }),
   upsertIngestionDocument: endpoint({
     method: "POST",

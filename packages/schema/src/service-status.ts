@@ -20,3 +20,11 @@ export type ServiceStatus = z.infer<typeof ServiceStatusSchema>;
 
 /** How recent a worker's heartbeat must be for the service to count as ready. */
 export const WORKER_HEARTBEAT_MAX_AGE_SECONDS = 60;
+
+/**
+ * Body of `GET /api/svc-api/instance`: the id of this svc's database, created once with it (the row of
+ * `search_index_identity`). A client that keeps state per server (`svc ingest`'s resume state) keys it by
+ * this id, not by a URL that may point at a reset or another database.
+ */
+export const ServiceInstanceSchema = z.object({ instance_id: z.uuid() });
+export type ServiceInstance = z.infer<typeof ServiceInstanceSchema>;

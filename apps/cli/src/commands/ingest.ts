@@ -1,11 +1,11 @@
 import path from "node:path";
-import { MAX_INGESTION_BATCH_SIZE } from "@svc/schema";
+import { MAX_INGESTION_BATCH_SIZE, type ServiceInstance } from "@svc/schema";
 import { UsageError } from "../cli-error";
 import type { CliEnv } from "../env";
 import { IngestState } from "../ingest/ingest-state";
 import { mapInOrder } from "../ingest/map-in-order";
-import { readIngestSources, type IngestSource } from "../ingest/read-ingest-sources";
-import type { SvcApi } from "../ingest/request-svc-api";
+import { EmptyFileError, readIngestSources, type IngestSource } from "../ingest/read-ingest-sources";
+import { requestSvcApi, type SvcApi } from "../ingest/request-svc-api";
 import { runPool } from "../ingest/run-pool";
 import { sendIngestionBatch } from "../ingest/send-ingestion-batch";
 import { waitUntilIndexed, type IndexingOutcome } from "../ingest/wait-until-indexed";
@@ -24,6 +24,9 @@ export interface IngestOptions {
   state?: string;
   force?: boolean;
   idPrefix: string;
+  linkPrefix?: string;
+  dryRun?: boolean;
+  verbose?: boolean;
   json?: boolean;
 }
 
@@ -33,6 +36,8 @@ export interface IngestSummary {
   created: number;
   updated: number;
   skipped_unchanged: number;
+  /** Files with no text, skipped (relative paths). */
+  skipped_empty: string[];
   ignored_files: number;
   failed: { item: string; reason: string }[];
   seconds: number;
@@ -55,7 +60,14 @@ interface PreparedDocument {
   json: string;
 }
 
-type Prepared = { kind: "send"; document: PreparedDocument } | { kind: "skip" } | { kind: "fail"; order: number; item: string; reason: string };
+type Prepared =
+  | { kind: "send"; document: PreparedDocument }
+  | { kind: "skip"; item: string }
+  | { kind: "empty"; item: string }
+  | { kind: "fail"; order: number; item: string; reason: string };
+
+/** Ignored files named without --verbose. */
+const IGNORED_NAMED = 5;
 
 /**
  * `svc ingest PATH`: documents through POST /svc-api/ingestion/batch, `batchSize` per request and
@@ -69,17 +81,31 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
   const baseUrl = (options.url ?? env.SVC_URL ?? `http://localhost:${env.PORT}/api`).replace(/\/+$/, "");
   if (!URL.canParse(baseUrl)) throw new UsageError(`--url: not a URL: "${baseUrl}"`);
   if (options.batchSize > MAX_INGESTION_BATCH_SIZE) throw new UsageError(`--batch-size: at most ${MAX_INGESTION_BATCH_SIZE} documents per request.`);
+  if (options.linkPrefix !== undefined && !URL.canParse(options.linkPrefix)) throw new UsageError(`--link-prefix: not a URL: "${options.linkPrefix}"`);
   const api: SvcApi = { baseUrl, apiKey, tries: options.retries };
+  // Before anything is read or skipped: a wrong key or URL fails now, with svc's reason.
+  const instance = await requestSvcApi<ServiceInstance>(api, "GET", "/svc-api/instance");
+  if (!instance.ok) throw new Error(`svc at ${baseUrl} did not accept the key or could not be reached: ${instance.reason}`);
+  const instanceId = instance.body.instance_id;
   const statePath = options.state ?? env.SVC_INGEST_STATE ?? path.join(env.XDG_CACHE_HOME ?? path.join(env.HOME, ".cache"), "svc", "ingest-state.json");
-  const state = new IngestState(statePath, baseUrl);
-  const sources = await readIngestSources(target, { idPrefix: options.idPrefix, pair: options.pair });
+  const state = new IngestState(statePath, baseUrl, instanceId);
+  if (state.replacedInstance && !options.force) {
+    const { instanceId: previous, documents } = state.replacedInstance;
+    console.error(
+      `The resume state for ${baseUrl} was recorded against svc instance ${previous} (${documents} documents); this is ${instanceId} ` +
+        "(a reset database or another server): it is ignored, and every document is sent.",
+    );
+  }
+  const sources = await readIngestSources(target, { idPrefix: options.idPrefix, pair: options.pair, linkPrefix: options.linkPrefix });
+  if (options.dryRun) return printDryRun(sources, state, options);
 
   const summary: IngestSummary = {
     sent: 0,
     created: 0,
     updated: 0,
     skipped_unchanged: 0,
-    ignored_files: sources.ignored,
+    skipped_empty: [],
+    ignored_files: sources.ignored.length,
     failed: [],
     seconds: 0,
     documents_per_second: 0,
@@ -107,19 +133,7 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
   const signals = [["SIGINT", onSignal(130)], ["SIGTERM", onSignal(143)]] as const;
   for (const [signal, handler] of signals) process.once(signal, handler);
 
-  const prepare = async (source: IngestSource): Promise<Prepared> => {
-    const order = (read += 1);
-    try {
-      const body = await source.load();
-      const documentId = body.document.id ?? body.document.semantic_identifier ?? source.label;
-      const json = JSON.stringify(body);
-      const hash = IngestState.hash(json);
-      if (!options.force && state.isStored(documentId, hash)) return { kind: "skip" };
-      return { kind: "send", document: { order, item: source.label, documentId, hash, json } };
-    } catch (error) {
-      return { kind: "fail", order, item: source.label, reason: error instanceof Error ? error.message : String(error) };
-    }
-  };
+  const prepare = (source: IngestSource) => prepareSource(source, (read += 1), state, options.force === true);
 
   // Documents that fail to be read, or are skipped, are counted as they come; the others are grouped
   // into batches of up to batchSize documents and MAX_BATCH_BYTES.
@@ -129,6 +143,7 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
     for await (const prepared of mapInOrder(sources.items, LOAD_CONCURRENCY, prepare)) {
       if (refusedKey) return;
       if (prepared.kind === "skip") summary.skipped_unchanged += 1;
+      if (prepared.kind === "empty") summary.skipped_empty.push(prepared.item);
       if (prepared.kind === "fail") failures.push(prepared);
       if (prepared.kind !== "send") {
         advance(1);
@@ -192,6 +207,7 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
   }
 
   printSummary(summary, options.json === true);
+  if (!options.json) printIgnored(sources.ignored, options.verbose === true);
   const indexingFailed = summary.indexing !== null && (summary.indexing.failed.length > 0 || summary.indexing.still_pending > 0);
   if (summary.failed.length > 0 || indexingFailed) process.exitCode = 1;
 }
@@ -203,7 +219,7 @@ function printSummary(summary: IngestSummary, json: boolean): void {
     `Ingested ${summary.sent} (${summary.created} new, ${summary.updated} updated), skipped ${summary.skipped_unchanged} unchanged, ` +
       `failed ${summary.failed.length}, in ${summary.seconds.toFixed(1)} s (${rate}).`,
   );
-  if (summary.ignored_files > 0) console.log(`Ignored ${summary.ignored_files} files of other types.`);
+  if (summary.skipped_empty.length > 0) console.log(`Skipped ${summary.skipped_empty.length} empty files (no text): ${summary.skipped_empty.join(", ")}.`);
   if (summary.indexing) {
     const { indexed, failed, still_pending: pending } = summary.indexing;
     console.log(`Indexed ${indexed}, failed to index ${failed.length}${pending > 0 ? `, still pending after the wait ${pending}` : ""}.`);
@@ -216,4 +232,46 @@ function printSummary(summary: IngestSummary, json: boolean): void {
     console.log("");
     printTable(["item", "failure", "reason"], failures);
   }
+}
+
+/** One source read and hashed: to send, to skip (stored unchanged, or empty), or failed to read. Never rejects. */
+async function prepareSource(source: IngestSource, order: number, state: IngestState, force: boolean): Promise<Prepared> {
+  try {
+    const body = await source.load();
+    const documentId = body.document.id ?? body.document.semantic_identifier ?? source.label;
+    const json = JSON.stringify(body);
+    const hash = IngestState.hash(json);
+    if (!force && state.isStored(documentId, hash)) return { kind: "skip", item: source.label };
+    return { kind: "send", document: { order, item: source.label, documentId, hash, json } };
+  } catch (error) {
+    if (error instanceof EmptyFileError) return { kind: "empty", item: source.label };
+    return { kind: "fail", order, item: source.label, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Files of other types, named: all with --verbose, else the first few and how many more. */
+function printIgnored(ignored: string[], verbose: boolean): void {
+  if (ignored.length === 0) return;
+  const named = verbose ? ignored : ignored.slice(0, IGNORED_NAMED);
+  const more = ignored.length - named.length;
+  console.log(`Ignored ${ignored.length} files of other types: ${named.join(", ")}${more > 0 ? `, and ${more} more (--verbose names them)` : ""}.`);
+}
+
+/** `--dry-run`: every item and what a real run would do with it, nothing sent and the state left as it was. */
+async function printDryRun(sources: Awaited<ReturnType<typeof readIngestSources>>, state: IngestState, options: IngestOptions): Promise<void> {
+  const rows: string[][] = [];
+  let order = 0;
+  for await (const prepared of mapInOrder(sources.items, LOAD_CONCURRENCY, (source) => prepareSource(source, (order += 1), state, options.force === true))) {
+    if (prepared.kind === "send") rows.push(["send", prepared.document.item, ""]);
+    else if (prepared.kind === "skip") rows.push(["skip", prepared.item, "unchanged since it was sent"]);
+    else if (prepared.kind === "empty") rows.push(["skip", prepared.item, "empty: no text"]);
+    else rows.push(["fail", prepared.item, prepared.reason]);
+  }
+  const named = options.verbose ? sources.ignored : sources.ignored.slice(0, IGNORED_NAMED);
+  for (const item of named) rows.push(["ignore", item, "not a type svc ingest reads"]);
+  if (options.json) return printJson({ dry_run: true, items: rows.map(([action, item, note]) => ({ action, item, note })), ignored_files: sources.ignored.length });
+  printTable(["action", "item", "note"], rows);
+  const count = (action: string) => rows.filter((row) => row[0] === action).length;
+  console.log(`Dry run: would send ${count("send")}, skip ${count("skip")}, fail ${count("fail")}, ignore ${sources.ignored.length}; nothing was sent.`);
+  if (!options.verbose && sources.ignored.length > named.length) printIgnored(sources.ignored, false);
 }

@@ -14,8 +14,8 @@ import childSettings from "./child-settings.json";
 const SUPERVISOR_FLAG = "--as-supervisor";
 /** The web server finishes in-flight requests within 10 s (apps/web/server.ts). */
 const WEB_GRACE_MS = 15_000;
-/** The worker finishes or releases its jobs within SVC_SHUTDOWN_GRACE_MS (30 s by default). */
-const WORKER_GRACE_MS = 45_000;
+/** A signal this soon after the first is the same stop told twice (a terminal's Ctrl+C reaches every wrapper, which pass it on). */
+const SAME_STOP_WINDOW_MS = 750;
 const DATABASE_RESTART_ATTEMPTS = 3;
 /**
  * V8 lets an idle-sized heap grow to ~500 MB under a burst of requests, nearly all of it garbage (the
@@ -59,13 +59,19 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
   let stopping = false;
   let database: DatabaseHandle | undefined;
   const children: { name: string; child: SupervisedChild; graceMs: number }[] = [];
+  let stopStartedAt = 0;
+  let forced = false;
   const shutdown = async (exitCode: number) => {
     if (stopping) return;
     stopping = true;
+    stopStartedAt = Date.now();
+    // The whole stop fits in SVC_SHUTDOWN_GRACE_MS: each part gets what is left of it, then SIGKILL.
+    const deadline = stopStartedAt + env.SVC_SHUTDOWN_GRACE_MS;
+    log.info({ grace_ms: env.SVC_SHUTDOWN_GRACE_MS }, "stopping svc: web, worker, then PostgreSQL (a second Ctrl+C forces it)");
     // Web first: no new requests while the worker and the database are still there for the last ones.
     for (const { name, child, graceMs } of children) {
       log.info({ part: name }, `stopping ${name}`);
-      await child.stop(graceMs);
+      await child.stop(forced ? 0 : Math.max(0, Math.min(graceMs, deadline - Date.now())));
       log.info({ part: name }, `${name} stopped`);
     }
     if (database?.embedded) {
@@ -75,9 +81,18 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
         (error: unknown) => log.error({ part: "postgres", err: messageOf(error) }, "PostgreSQL did not stop cleanly"),
       );
     }
-    process.exit(exitCode);
+    process.exit(forced && exitCode === 0 ? 130 : exitCode);
   };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
+  // A signal during the stop, other than the first one arriving again through the wrappers, forces it:
+  // the remaining children are killed at once and PostgreSQL gets its fast shutdown.
+  const onSignal = () => {
+    if (!stopping) return void shutdown(0);
+    if (forced || Date.now() - stopStartedAt < SAME_STOP_WINDOW_MS) return;
+    forced = true;
+    log.warn("forced stop: killing what is still running");
+    for (const { child } of children) void child.stop(0);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
   // The process that started this one (runInOwnProcessGroup) is gone: nobody is left to stop svc.
   process.on("disconnect", () => void shutdown(0));
 
@@ -104,7 +119,7 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
       log,
       niceness: env.SVC_WORKER_NICE,
     });
-    children.push({ name: "worker", child: worker, graceMs: WORKER_GRACE_MS });
+    children.push({ name: "worker", child: worker, graceMs: env.SVC_SHUTDOWN_GRACE_MS });
   }
   watchEmbeddedDatabase(database, env, log, {
     isStopping: () => stopping,

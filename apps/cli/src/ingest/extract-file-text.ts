@@ -1,13 +1,53 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 
-/** The file types `svc ingest FOLDER` reads; anything else in the folder is counted and left alone. */
+/** The file types `svc ingest FOLDER` reads by their name; `.gz` of these, and files without an extension whose content is text, too. */
 export const INGESTIBLE_EXTENSIONS = new Set([".txt", ".md", ".markdown", ".html", ".htm", ".json", ".csv", ".pdf", ".docx"]);
+
+/** How much of a file without an extension is looked at to decide whether it is text. */
+const SNIFF_BYTES = 8_192;
 
 export interface ExtractedText {
   text: string;
-  /** From the file itself when it names one (an HTML <title>, a Markdown `# heading`). */
+  /** From the file itself when it names one (an HTML <title>, Markdown front matter's `title` or `# heading`). */
   title: string | null;
+}
+
+/** The extension that says how to read `file`: `.gz` is looked through (`notes.md.gz` reads as `.md`); "" for none. */
+export function contentExtension(file: string): string {
+  const name = path.basename(file).toLowerCase();
+  return path.extname(name.endsWith(".gz") ? name.slice(0, -3) : name);
+}
+
+/**
+ * Whether `svc ingest FOLDER` reads this file: an ingestible extension (also under `.gz`), or none and
+ * content that is text (no NUL byte, valid UTF-8 in the first 8 KiB): README, NEWS, copyright.
+ */
+export async function isIngestible(file: string): Promise<boolean> {
+  const extension = contentExtension(file);
+  if (extension !== "") return INGESTIBLE_EXTENSIONS.has(extension);
+  if (path.extname(file) !== "" && !file.toLowerCase().endsWith(".gz")) return false;
+  return looksLikeText(await readBytes(file).catch(() => null));
+}
+
+function looksLikeText(bytes: Buffer | null): boolean {
+  if (bytes === null) return false;
+  const head = bytes.subarray(0, SNIFF_BYTES);
+  if (head.includes(0)) return false;
+  // A multi-byte character cut at the end of the sample is not a fault: decode in streaming mode.
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The file's bytes, decompressed when it is gzip. */
+async function readBytes(file: string): Promise<Buffer> {
+  const bytes = await readFile(file);
+  return file.toLowerCase().endsWith(".gz") ? gunzipSync(bytes) : bytes;
 }
 
 /**
@@ -15,9 +55,8 @@ export interface ExtractedText {
  * (html-to-text) are loaded on first use only: most commands need none of them, and svc should start fast.
  */
 export async function extractFileText(file: string): Promise<ExtractedText> {
-  const extension = path.extname(file).toLowerCase();
-  const bytes = await readFile(file);
-  switch (extension) {
+  const bytes = await readBytes(file);
+  switch (contentExtension(file)) {
     case ".pdf": {
       const { extractText, getDocumentProxy } = await import("unpdf");
       const pdf = await getDocumentProxy(new Uint8Array(bytes));
@@ -29,19 +68,54 @@ export async function extractFileText(file: string): Promise<ExtractedText> {
       return { text: (await mammoth.extractRawText({ buffer: bytes })).value, title: null };
     }
     case ".html":
-    case ".htm": {
-      const html = bytes.toString("utf8");
-      const { convert } = await import("html-to-text");
-      const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim();
-      return { text: convert(html, { wordwrap: false, selectors: [{ selector: "title", format: "skip" }] }), title: title || null };
-    }
+    case ".htm":
+      return htmlText(bytes.toString("utf8"));
     case ".md":
-    case ".markdown": {
-      const text = bytes.toString("utf8");
-      return { text, title: /^#\s+(.+)$/m.exec(text)?.[1]?.trim() ?? null };
-    }
+    case ".markdown":
+      return markdownText(bytes.toString("utf8"));
     default:
-      // txt, csv and json are indexed as the text they are.
+      // txt, csv, json and extensionless text are indexed as the text they are.
       return { text: bytes.toString("utf8"), title: null };
   }
+}
+
+/** Parts of a page that are not its content: the site's navigation, banners and code. */
+const HTML_CHROME = ["nav", "header", "footer", "aside", "script", "style", "noscript", "template", "title", "img"];
+
+/** The page's main content (its `<main>` or `<article>` when it has one, else `<body>`), without the site's chrome. */
+async function htmlText(html: string): Promise<ExtractedText> {
+  const { convert } = await import("html-to-text");
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim();
+  const text = convert(html, {
+    wordwrap: false,
+    baseElements: { selectors: ["main", "article", "body"], returnDomByDefault: true },
+    selectors: [
+      ...HTML_CHROME.map((selector) => ({ selector, format: "skip" })),
+      // Links read as their words; the target in brackets is noise in a search index.
+      { selector: "a", options: { ignoreHref: true } },
+    ],
+  });
+  return { text, title: title || null };
+}
+
+/** YAML front matter at the very top: `---`, lines, `---`. */
+const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+/** A Markdown file's text without its front matter; its title from the front matter's `title`, else the first `# heading`. */
+async function markdownText(markdown: string): Promise<ExtractedText> {
+  const front = FRONT_MATTER.exec(markdown);
+  const text = front ? markdown.slice(front[0].length) : markdown;
+  let title: string | null = null;
+  if (front) {
+    const { parse } = await import("yaml");
+    let data: unknown;
+    try {
+      data = parse(front[1] ?? "");
+    } catch {
+      // Not YAML after all: the heading names it.
+    }
+    const value = (data as { title?: unknown } | null)?.title;
+    if (typeof value === "string" && value.trim() !== "") title = value.trim();
+  }
+  return { text, title: title ?? /^#\s+(.+)$/m.exec(text)?.[1]?.trim() ?? null };
 }

@@ -14,6 +14,7 @@ import {
   listCcPairDocuments,
   listIndexingStatus,
   listIngestedDocuments,
+  readInstanceId,
   requireUnscopedAdmin,
   searchDocuments,
   startIndexRebuild,
@@ -90,6 +91,7 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
   // Liveness answers from the process alone: no database call, so an outage does not restart it.
   getHealth: () => ({ status: "ok", checks: { process: { status: "ok" } } }),
   getReadiness: () => readReadiness(),
+  getServiceInstance: async ({ services }) => ({ instance_id: await readInstanceId({ db: services.db }) }),
   upsertIngestionDocument: async ({ body, principal, services }) =>
     toWire(IngestionResultSchema, await ingestDocument({ db: services.db, boss: services.boss, principal, input: body })),
   ingestDocumentBatch: async ({ body, principal, services }) =>
