@@ -67,6 +67,7 @@ beforeAll(async () => {
   await recordWorkerHeartbeat({ db, workerId: "openapi-check", hostname: "test", pid: process.pid, startedAt: new Date() });
 
   await call("getHealth", "GET", "/health");
+  await call("getServiceInstance", "GET", "/svc-api/instance");
   // Readiness answers 503 while a check misses its deadline (a busy test machine): its 200 is awaited.
   const ready = await waitFor("readiness", async () => {
     const answer = await send("getReadiness", "GET", "/ready");
