@@ -132,6 +132,37 @@ describe("bounded requests and answers", () => {
     expect(docs.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
   });
 
+  it("puts the security headers on the answers node:http's parser refuses (a body framed twice, headers too large)", async () => {
+    const { hostname, port } = new URL(app.base);
+    const requests = [
+      `POST ${SEARCH} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-length: 2\r\ntransfer-encoding: chunked\r\n\r\n{}`,
+      `GET /api/health HTTP/1.1\r\nhost: ${hostname}\r\nx-filler: ${"a".repeat(300 * 1024)}\r\n\r\n`,
+    ];
+    const answers = await Promise.all(
+      requests.map(
+        (raw) =>
+          new Promise<string>((resolve) => {
+            const socket = net.connect({ host: hostname, port: Number(port) });
+            let received = "";
+            socket.setEncoding("latin1");
+            socket.on("data", (chunk: string) => (received += chunk));
+            socket.on("close", () => resolve(received));
+            socket.on("error", () => undefined);
+            socket.write(raw);
+          }),
+      ),
+    );
+    expect(answers.map((answer) => answer.split("\r\n")[0])).toEqual(["HTTP/1.1 400 Bad Request", "HTTP/1.1 431 Request Header Fields Too Large"]);
+    for (const answer of answers) {
+      const head = answer.split("\r\n\r\n")[0]?.toLowerCase() ?? "";
+      expect(head).toContain("content-security-policy: default-src 'self'");
+      expect(head).toContain("frame-ancestors 'none'");
+      expect(head).toContain("x-frame-options: deny");
+      expect(head).toContain("x-content-type-options: nosniff");
+      expect(head).toContain("referrer-policy: same-origin");
+    }
+  });
+
   it("answers a malformed percent-escape in any path with 400: JSON under /api, a plain page in the console", async () => {
     for (const path of ["/api/svc-api/ingestion/%ZZ", "/api/trpc/%ZZ", "/api/admin/files/%ZZ", "/api/svc-api/ingestion/bad%E0%A4", "/api/%"]) {
       const response = await fetch(`${app.base}${path}`, { headers: { authorization: `Bearer ${app.adminKey}` } });
