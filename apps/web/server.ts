@@ -149,6 +149,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, shutdo
 process.once("disconnect", shutdown);
 
 function requestUrl(rawUrl: string, host: string | undefined): URL | null {
+  // Only origin-form (`/path`) and absolute-form targets name a resource; Next answers 500 to the
+  // asterisk-form `OPTIONS *` that node:http lets through.
+  if (!rawUrl.startsWith("/") && !/^https?:\/\//i.test(rawUrl)) return null;
   try {
     return new URL(rawUrl, `http://${host ?? "localhost"}`);
   } catch {

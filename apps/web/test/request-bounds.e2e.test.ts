@@ -189,6 +189,23 @@ describe("bounded requests and answers", () => {
     }
   });
 
+  it("answers a request target that is not a path (`OPTIONS *`, `GET *`) with 400, not Next's 500", async () => {
+    const { hostname, port } = new URL(app.base);
+    for (const requestLine of ["OPTIONS * HTTP/1.1", "GET * HTTP/1.1"]) {
+      const answer = await new Promise<string>((resolve) => {
+        const socket = net.connect({ host: hostname, port: Number(port) });
+        let received = "";
+        socket.setEncoding("latin1");
+        socket.on("data", (chunk: string) => (received += chunk));
+        socket.on("close", () => resolve(received));
+        socket.on("error", () => undefined);
+        socket.write(`${requestLine}\r\nhost: ${hostname}\r\nconnection: close\r\n\r\n`);
+      });
+      expect(answer.split("\r\n")[0], requestLine).toBe("HTTP/1.1 400 Bad Request");
+      expect(answer.split("\r\n\r\n")[1], requestLine).toBe(JSON.stringify({ detail: "Bad Request" }));
+    }
+  });
+
   it("answers a malformed percent-escape in any path with 400: JSON under /api, a plain page in the console", async () => {
     for (const path of ["/api/svc-api/ingestion/%ZZ", "/api/trpc/%ZZ", "/api/admin/files/%ZZ", "/api/svc-api/ingestion/bad%E0%A4", "/api/%"]) {
       const response = await fetch(`${app.base}${path}`, { headers: { authorization: `Bearer ${app.adminKey}` } });
