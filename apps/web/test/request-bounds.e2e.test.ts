@@ -29,6 +29,20 @@ function requestFrom(
   });
 }
 
+/** Sends `raw` on a new connection and resolves with everything the server answers until it closes. */
+function rawExchange(app: ProductionApp, raw: string): Promise<string> {
+  const { hostname, port } = new URL(app.base);
+  return new Promise<string>((resolve) => {
+    const socket = net.connect({ host: hostname, port: Number(port) });
+    let received = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => (received += chunk));
+    socket.on("close", () => resolve(received));
+    socket.on("error", () => undefined);
+    socket.write(raw);
+  });
+}
+
 function search(app: ProductionApp, body: string): Promise<Response> {
   return fetch(`${app.base}${SEARCH}`, {
     method: "POST",
@@ -159,25 +173,12 @@ describe("bounded requests and answers", () => {
   });
 
   it("puts the security headers on the answers node:http's parser refuses (a body framed twice, headers too large)", async () => {
-    const { hostname, port } = new URL(app.base);
+    const { hostname } = new URL(app.base);
     const requests = [
       `POST ${SEARCH} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-length: 2\r\ntransfer-encoding: chunked\r\n\r\n{}`,
       `GET /api/health HTTP/1.1\r\nhost: ${hostname}\r\nx-filler: ${"a".repeat(300 * 1024)}\r\n\r\n`,
     ];
-    const answers = await Promise.all(
-      requests.map(
-        (raw) =>
-          new Promise<string>((resolve) => {
-            const socket = net.connect({ host: hostname, port: Number(port) });
-            let received = "";
-            socket.setEncoding("latin1");
-            socket.on("data", (chunk: string) => (received += chunk));
-            socket.on("close", () => resolve(received));
-            socket.on("error", () => undefined);
-            socket.write(raw);
-          }),
-      ),
-    );
+    const answers = await Promise.all(requests.map((raw) => rawExchange(app, raw)));
     expect(answers.map((answer) => answer.split("\r\n")[0])).toEqual(["HTTP/1.1 400 Bad Request", "HTTP/1.1 431 Request Header Fields Too Large"]);
     for (const answer of answers) {
       const head = answer.split("\r\n\r\n")[0]?.toLowerCase() ?? "";
@@ -190,17 +191,9 @@ describe("bounded requests and answers", () => {
   });
 
   it("answers a request target that is not a path (`OPTIONS *`, `GET *`) with 400, not Next's 500", async () => {
-    const { hostname, port } = new URL(app.base);
+    const { hostname } = new URL(app.base);
     for (const requestLine of ["OPTIONS * HTTP/1.1", "GET * HTTP/1.1"]) {
-      const answer = await new Promise<string>((resolve) => {
-        const socket = net.connect({ host: hostname, port: Number(port) });
-        let received = "";
-        socket.setEncoding("latin1");
-        socket.on("data", (chunk: string) => (received += chunk));
-        socket.on("close", () => resolve(received));
-        socket.on("error", () => undefined);
-        socket.write(`${requestLine}\r\nhost: ${hostname}\r\nconnection: close\r\n\r\n`);
-      });
+      const answer = await rawExchange(app, `${requestLine}\r\nhost: ${hostname}\r\nconnection: close\r\n\r\n`);
       expect(answer.split("\r\n")[0], requestLine).toBe("HTTP/1.1 400 Bad Request");
       expect(answer.split("\r\n\r\n")[1], requestLine).toBe(JSON.stringify({ detail: "Bad Request" }));
     }
