@@ -123,8 +123,10 @@ server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     return;
   }
   const body = JSON.stringify({ detail });
+  // Written raw, past handleRequest: the security headers every answer carries are added here.
+  const securityHeaders = Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join("");
   socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\n${securityHeaders}` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 });
@@ -147,6 +149,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, shutdo
 process.once("disconnect", shutdown);
 
 function requestUrl(rawUrl: string, host: string | undefined): URL | null {
+  // Only origin-form (`/path`) and absolute-form targets name a resource; Next answers 500 to the
+  // asterisk-form `OPTIONS *` that node:http lets through.
+  if (!rawUrl.startsWith("/") && !/^https?:\/\//i.test(rawUrl)) return null;
   try {
     return new URL(rawUrl, `http://${host ?? "localhost"}`);
   } catch {
