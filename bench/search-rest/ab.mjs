@@ -10,7 +10,9 @@
 //   node bench/search-rest/ab.mjs --chunks 100000 --servers base=apps/web/dist-base/server.js,new=apps/web/dist/server.js
 //
 // Options: --chunks (the kept corpus's size: 100000 → svc_bench_search_rest_100k), --servers
-// name=path,... (paths from the repository root), --queries per class (30, after 3 warm-ups),
+// name=path,... (paths from the repository root; one build may run under two names), --match
+// name=all,...: the request's `match` for those servers (issue 37; a build before it refuses the
+// field, so it is sent only to the servers named), --queries per class (30, after 3 warm-ups),
 // --classes (all; a comma list of names as printed), --seed (19, the corpus's).
 import os from "node:os";
 import path from "node:path";
@@ -25,6 +27,7 @@ const { values: options } = parseArgs({
   options: {
     chunks: { type: "string", default: "100000" },
     servers: { type: "string" },
+    match: { type: "string", default: "" },
     queries: { type: "string", default: "30" },
     classes: { type: "string" },
     seed: { type: "string", default: "19" },
@@ -52,6 +55,7 @@ const keys = {
 };
 
 Object.assign(process.env, { SVC_INDEX_DIR: indexDir, SVC_SEARCH_TIMEOUT_MS: "600000", SVC_STATEMENT_TIMEOUT_MS: "600000" });
+const matchOf = new Map(options.match.split(",").filter(Boolean).map((spec) => spec.split("=")));
 const processes = new ProcessGroup();
 const servers = [];
 for (const spec of options.servers.split(",")) {
@@ -61,14 +65,14 @@ for (const spec of options.servers.split(",")) {
     cwd: path.join(root, "apps/web"),
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
   });
-  servers.push({ name, base: `http://127.0.0.1:${port}`, child });
+  servers.push({ name, base: `http://127.0.0.1:${port}`, match: matchOf.get(name), child });
 }
 
-async function search(base, key, query) {
+async function search({ base, match }, key, query) {
   const response = await fetch(`${base}/api/svc-api/search`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ query, limit: 10 }),
+    body: JSON.stringify(match === undefined ? { query, limit: 10 } : { query, match, limit: 10 }),
   });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`search ${JSON.stringify(query)} answered ${response.status}: ${text.slice(0, 200)}`);
@@ -79,19 +83,21 @@ try {
   for (const { base } of servers) await waitForHttp(`${base}/api/health`);
   // Each build's first searches (JIT, caches) would weigh on the first class's CPU figures.
   const warmUp = Object.values(queryClasses(createRandom(SEED + 99), phrases, createVocabulary(SEED)));
-  for (const server of servers) for (const key of Object.values(keys)) for (const makeQuery of warmUp) await search(server.base, key, makeQuery());
+  for (const server of servers) for (const key of Object.values(keys)) for (const makeQuery of warmUp) await search(server, key, makeQuery());
   const random = createRandom(SEED + 100);
   const classes = Object.entries(queryClasses(random, phrases, createVocabulary(SEED)));
   const wanted = options.classes?.split(",");
   console.log(`bench/search-rest/ab at ${label}, ${new Date().toISOString()}, ${describeMachine()}; ${QUERIES} queries a class, builds alternated; load ${os.loadavg()[0].toFixed(1)}`);
   console.log(
-    `\n| class | ${servers.flatMap(({ name }) => [`${name} admin p50 / p95 ms`, `${name} curator p50 / p95 ms`, `${name} web CPU ms a search`]).join(" | ")} | pages differ: documents | only chunks | load |`,
+    `\n| class | ${servers.flatMap(({ name }) => [`${name} admin p50 / p95 ms`, `${name} curator p50 / p95 ms`, `${name} web CPU ms a search`]).join(" | ")} | documents a page (admin): ${servers.map(({ name }) => name).join(" / ")} | pages differ: documents | only chunks | load |`,
   );
-  console.log(`|---|${servers.map(() => "---|---|---|").join("")}---|---|---|`);
+  console.log(`|---|${servers.map(() => "---|---|---|").join("")}---|---|---|---|`);
   for (const [name, makeQuery] of classes) {
     const queries = Array.from({ length: QUERIES + WARMUP }, makeQuery);
     if (wanted && !wanted.includes(name)) continue;
     const times = new Map();
+    // Documents each build's admin pages held, summed over the timed queries.
+    const found = new Map();
     const cpuBefore = servers.map(({ child }) => processCpuSeconds(child.pid));
     // Pages whose documents (ids, order) differ between builds, and pages that differ only in the chunks shown.
     let differ = 0;
@@ -105,7 +111,7 @@ try {
         const pages = [];
         for (const server of order) {
           const started = performance.now();
-          const results = await search(server.base, key, query);
+          const results = await search(server, key, query);
           const elapsed = performance.now() - started;
           answers.add(JSON.stringify(results.map((r) => [r.document_id, r.chunks.map((c) => [c.chunk_index, c.snippet])])));
           documents.add(JSON.stringify(results.map((r) => r.document_id)));
@@ -113,6 +119,7 @@ try {
           if (i < WARMUP) continue;
           const series = `${server.name} ${keyName}`;
           times.set(series, [...(times.get(series) ?? []), elapsed]);
+          if (keyName === "admin") found.set(server.name, (found.get(server.name) ?? 0) + results.length);
         }
         if (documents.size > 1) {
           differ += 1;
@@ -128,7 +135,8 @@ try {
     const searches = queries.length * Object.keys(keys).length;
     const cpuMs = servers.map(({ child }, index) => (((processCpuSeconds(child.pid) - cpuBefore[index]) * 1000) / searches).toFixed(1));
     const cells = servers.flatMap((server, index) => [cell(`${server.name} admin`), cell(`${server.name} curator`), cpuMs[index]]);
-    console.log(`| ${name} | ${cells.join(" | ")} | ${differ} | ${chunksDiffer} | ${os.loadavg()[0].toFixed(1)} |`);
+    const documentsAPage = servers.map((server) => ((found.get(server.name) ?? 0) / QUERIES).toFixed(1)).join(" / ");
+    console.log(`| ${name} | ${cells.join(" | ")} | ${documentsAPage} | ${differ} | ${chunksDiffer} | ${os.loadavg()[0].toFixed(1)} |`);
   }
 } finally {
   for (const { child } of servers) await processes.stop(child);
