@@ -1,7 +1,8 @@
 // `svc start` with its own embedded PostgreSQL, every process of that cluster stopped with SIGSTOP
-// for FREEZE_MS, as the stall was measured (README "Operations", decisions.md "Limits and overload"):
-// requests answer 503 in bounded time, the supervisor restarts nothing (a stopped process is not a
-// dead one), and after SIGCONT everything heals without losing or doubling work.
+// for FREEZE_MS, as the stall was measured (README "Two commands"; decisions.md "Limits and
+// overload", "Bulk ingestion, operations, client"): requests answer 503 in bounded time, the
+// supervisor restarts nothing (a stopped process is not a dead one), and after SIGCONT everything
+// heals without losing or doubling work.
 import path from "node:path";
 import { postTestIngestion, testIngestionBody } from "@svc/core/testing";
 import { freezePostgres, waitFor } from "@svc/db/testing";
@@ -13,7 +14,7 @@ import { inDataDir, killStarted, logLines, processRunning, SLOW, startWithEmbedd
 afterAll(killStarted);
 
 const FREEZE_MS = 12_000;
-/** README "Operations": a request on a database that does not answer gets its 503 within this. */
+/** README "Two commands": a request on a database that does not answer gets its 503 within this. */
 const STALL_BOUND_MS = 5_000;
 const READY_BOUND_MS = 1_000;
 const HEAL_BOUND_MS = 15_000;
@@ -219,5 +220,5 @@ describe("svc start with its embedded PostgreSQL frozen", () => {
       // A connection still in its handshake has no name yet: it counts in the total alone.
       for (const [name, most] of mostConnections) if (name) expect(most, `connections of ${name}`).toBeLessThanOrEqual(CONNECTION_BOUNDS[name] ?? 0);
     });
-  }, 90_000);
+  }, 120_000);
 });
