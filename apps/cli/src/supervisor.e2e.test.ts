@@ -1,84 +1,31 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
 import { connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createApiKey } from "@svc/core";
 import { postTestIngestion, testIngestionBody } from "@svc/core/testing";
-import { createTestDatabase, findFreePort, waitFor, type WaitForOptions } from "@svc/db/testing";
+import { createTestDatabase, findFreePort, waitFor } from "@svc/db/testing";
 import { afterAll, describe, expect, it } from "vitest";
+import { SVC_ENTRY } from "./testing/run-svc";
+import {
+  descendants,
+  inDataDir,
+  isAlive,
+  killStarted,
+  logLines,
+  processRunning,
+  run,
+  SLOW,
+  startWithEmbeddedDatabase,
+  supervisorLine,
+  trackStarted,
+} from "./testing/start-supervised";
 
-const svcEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/svc.js");
-const SLOW: WaitForOptions = { timeoutMs: 60_000, retryOnError: true };
 const STACK_TRACE = /\n\s+at .+:\d+:\d+/;
 
-const started: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of started) child.kill("SIGKILL");
-});
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-  started.push(child);
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
-
-/** Every process below `pid`, with its command line (from /proc: the test kills real processes). */
-async function descendants(pid: number): Promise<{ pid: number; commandLine: string }[]> {
-  const parents = new Map<number, number[]>();
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    // The command name in parentheses may hold spaces; the parent pid is the second field after it.
-    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    parents.set(parent, [...(parents.get(parent) ?? []), Number(entry)]);
-  }
-  const found: { pid: number; commandLine: string }[] = [];
-  const visit = async (parent: number) => {
-    for (const child of parents.get(parent) ?? []) {
-      const commandLine = (await readFile(`/proc/${child}/cmdline`, "utf8").catch(() => "")).split("\0").join(" ");
-      found.push({ pid: child, commandLine });
-      await visit(child);
-    }
-  };
-  await visit(pid);
-  return found;
-}
-
-/** The JSON log lines in `output` (other lines, such as the first admin key's, left out). */
-function logLines(output: string): Record<string, unknown>[] {
-  return output.split("\n").flatMap((line) => {
-    if (!line.startsWith("{")) return [];
-    try {
-      return [JSON.parse(line) as Record<string, unknown>];
-    } catch {
-      return [];
-    }
-  });
-}
-
-/** Where the first of the supervisor's log lines that has all of `fields` stands among the log lines, or -1. */
-function supervisorLine(output: string, fields: Record<string, unknown>): number {
-  return logLines(output).findIndex((line) => line.name === "svc" && Object.entries(fields).every(([key, value]) => line[key] === value));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function processRunning(root: number, commandPart: string): Promise<number | undefined> {
-  return (await descendants(root)).find((process) => process.commandLine.includes(commandPart))?.pid;
-}
+afterAll(killStarted);
 
 /** The nice value of each thread of `pid` (Linux keeps one per thread; /proc/PID/task/TID/stat, field 19). */
 async function threadNiceness(pid: number): Promise<number[]> {
@@ -87,32 +34,8 @@ async function threadNiceness(pid: number): Promise<number[]> {
   return stats.map((stat) => Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
 }
 
-/** Runs `test` with a PostgreSQL data directory the embedded server's `postgres` user (when running as root) can reach, removed after. */
-async function inDataDir(test: (dataDir: string) => Promise<void>): Promise<void> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-supervise-"));
-  try {
-    await chmod(dataDir, 0o755);
-    await test(dataDir);
-  } finally {
-    await rm(dataDir, { recursive: true, force: true });
-  }
-}
-
 async function waitForGone(processes: number[], options?: { timeoutMs: number }): Promise<void> {
   await waitFor("every process of svc to be gone", () => (processes.every((pid) => !isAlive(pid)) ? true : undefined), options);
-}
-
-/** `svc start` with its embedded PostgreSQL in `dataDir`, once it has printed the first admin key. */
-async function startWithEmbeddedDatabase(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}) {
-  const [port, pgPort] = [await findFreePort(), await findFreePort()];
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_EMBEDDED_PG_PORT: String(pgPort), ...extraEnv };
-  delete env.DATABASE_URL;
-  const svc = run(process.execPath, [svcEntry, "start"], env);
-  const key = await waitFor("the first admin key", () => /^\s+(svc_\S+)$/m.exec(svc.output())?.[1], { ...SLOW, describe: svc.output });
-  const ingest = async (id: string) =>
-    (await postTestIngestion(`http://127.0.0.1:${port}`, key, testIngestionBody({ id, title: id, text: id }))).status;
-  await waitFor("the web server", async () => ((await ingest("first")) === 200 ? true : undefined), { ...SLOW, describe: svc.output });
-  return { svc, root: svc.child.pid ?? 0, env, pgPort, ingest };
 }
 
 /**
@@ -242,7 +165,7 @@ describe("svc start as a supervisor", () => {
       await waitForGone(processes, { timeoutMs: 30_000 });
 
       // Its own server (not one left over from the first run), on data that was shut down cleanly.
-      const second = run(process.execPath, [svcEntry, "start"], first.env);
+      const second = run(process.execPath, [SVC_ENTRY, "start"], first.env);
       await waitFor("the embedded PostgreSQL and the worker", () => (supervisorLine(second.output(), { msg: "embedded PostgreSQL running" }) >= 0 && second.output().includes('"msg":"consuming jobs"') ? true : undefined), {
         ...SLOW,
         describe: second.output,
@@ -257,8 +180,8 @@ describe("svc start as a supervisor", () => {
     try {
       const port = await findFreePort();
       const env = { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(port) };
-      const web = run(process.execPath, [svcEntry, "start", "web"], env);
-      const workers = [run("setsid", [process.execPath, svcEntry, "start", "worker"], env), run(process.execPath, [svcEntry, "start", "worker"], env)];
+      const web = run(process.execPath, [SVC_ENTRY, "start", "web"], env);
+      const workers = [run("setsid", [process.execPath, SVC_ENTRY, "start", "worker"], env), run(process.execPath, [SVC_ENTRY, "start", "worker"], env)];
       for (const worker of workers) {
         await waitFor("a worker", () => (worker.output().includes('"msg":"consuming jobs"') ? true : undefined), { ...SLOW, describe: worker.output });
         expect(worker.output()).not.toContain('"name":"web"');
@@ -298,7 +221,7 @@ describe("svc start as a supervisor", () => {
     const database = await createTestDatabase();
     try {
       const port = await findFreePort();
-      const svc = run(process.execPath, [svcEntry, "start"], { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(port) });
+      const svc = run(process.execPath, [SVC_ENTRY, "start"], { ...process.env, DATABASE_URL: database.databaseUrl, PORT: String(port) });
       const root = svc.child.pid ?? 0;
       await waitFor("web and worker", () => (svc.output().includes('"msg":"consuming jobs"') && svc.output().includes('"msg":"listening"') ? true : undefined), {
         ...SLOW,
@@ -338,7 +261,7 @@ async function startWithPnpm(dataDir: string, { terminal }: { terminal: boolean 
     env,
     stdio: ["pipe", "pipe", "pipe"],
   });
-  started.push(child);
+  trackStarted(child);
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
