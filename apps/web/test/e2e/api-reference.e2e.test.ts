@@ -34,7 +34,9 @@ it("serves the reference from svc alone, and sends an authorized request from it
   const response = await page.goto("/api/docs");
   expect(response?.status()).toBe(200);
   expect(response?.headers()["content-security-policy"]).toContain("default-src 'self'");
-  // The OpenAPI document's tags are listed (the first one open), with the operations' "try it" buttons.
+  // The OpenAPI document's tags are listed (the first one open), with the operations' "try it" buttons;
+  // the reference renders an operation once it is near the view, so the sidebar brings /metrics there.
+  await page.getByText("Prometheus metrics").first().click();
   const tryMetrics = page.getByRole("button", { name: /Test Request.*\/metrics/ }).first();
   await tryMetrics.waitFor({ timeout: UI_TIMEOUT });
   for (const tag of ["ingestion", "search", "connectors", "files"]) {
