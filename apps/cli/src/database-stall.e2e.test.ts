@@ -5,7 +5,7 @@
 // heals without losing or doubling work.
 import path from "node:path";
 import { postTestIngestion, testIngestionBody } from "@svc/core/testing";
-import { freezePostgres, waitFor } from "@svc/db/testing";
+import { freezePostgres, timedAnswer, waitFor, type TimedAnswer } from "@svc/db/testing";
 import { SearchResponseSchema } from "@svc/schema";
 import pg from "pg";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
@@ -36,27 +36,6 @@ CONNECTION_BOUNDS[TOTAL] = Object.values(CONNECTION_BOUNDS).reduce((sum, bound) 
 const WORD = "moraine";
 /** Enough for the worker to be still indexing them when the freeze comes (it indexes ~50 a second here). */
 const LATE_DOCUMENTS = 300;
-
-interface Answer {
-  what: string;
-  status: number;
-  retryAfter: string | null;
-  body: unknown;
-  ms: number;
-}
-
-async function answerOf(what: string, request: () => Promise<Response>): Promise<Answer> {
-  const started = performance.now();
-  const response = await request();
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not JSON: kept as text for the failure message.
-  }
-  return { what, status: response.status, retryAfter: response.headers.get("retry-after"), body, ms: performance.now() - started };
-}
 
 /** The rows of a query on the test's own connection. */
 async function query<Row>(client: pg.Client, sql: string, values: unknown[] = []): Promise<Row[]> {
@@ -123,13 +102,13 @@ describe("svc start with its embedded PostgreSQL frozen", () => {
       try {
         // All at once, while the pools' connections wait on the frozen server, readiness with them.
         const [readyFirst, ...first] = await Promise.all([
-          answerOf("ready", () => fetch(`${base}/api/ready`)),
-          ...userRequests("frozen").map(([what, request]) => answerOf(what, request)),
+          timedAnswer("ready", () => fetch(`${base}/api/ready`)),
+          ...userRequests("frozen").map(([what, request]) => timedAnswer(what, request)),
         ]);
         expect(readyFirst).toMatchObject({ status: 503 });
         expect(readyFirst?.ms).toBeLessThan(READY_BOUND_MS);
-        const again: Answer[] = [];
-        for (const [what, request] of userRequests("frozen-again")) again.push(await answerOf(what, request));
+        const again: TimedAnswer[] = [];
+        for (const [what, request] of userRequests("frozen-again")) again.push(await timedAnswer(what, request));
         for (const answer of [...first, ...again]) {
           // A search the key cache and the index answer alone needs no database.
           if (answer.what === "search" && answer.status === 200) continue;
@@ -139,10 +118,10 @@ describe("svc start with its embedded PostgreSQL frozen", () => {
         }
         // For the rest of the freeze, once a second: not ready, still alive, and the same processes.
         while (performance.now() - frozenAt < FREEZE_MS) {
-          const ready = await answerOf("ready", () => fetch(`${base}/api/ready`));
+          const ready = await timedAnswer("ready", () => fetch(`${base}/api/ready`));
           expect(ready.status).toBe(503);
           expect(ready.ms).toBeLessThan(READY_BOUND_MS);
-          expect((await answerOf("health", () => fetch(`${base}/api/health`))).status).toBe(200);
+          expect((await timedAnswer("health", () => fetch(`${base}/api/health`))).status).toBe(200);
           await new Promise((resolve) => setTimeout(resolve, 1_000));
         }
       } finally {
@@ -174,7 +153,7 @@ describe("svc start with its embedded PostgreSQL frozen", () => {
       // Everything answers again within the bound, by itself; readiness includes the worker's heartbeat.
       const healBound = () => ({ timeoutMs: Math.max(1, HEAL_BOUND_MS - (performance.now() - thawedAt)), describe: svc.output });
       for (const [what, request] of userRequests("after")) {
-        await waitFor(`${what} to answer 200 after the thaw`, async () => ((await answerOf(what, request)).status === 200 ? true : undefined), healBound());
+        await waitFor(`${what} to answer 200 after the thaw`, async () => ((await timedAnswer(what, request)).status === 200 ? true : undefined), healBound());
       }
       await waitFor("readiness after the thaw", async () => ((await fetch(`${base}/api/ready`)).ok ? true : undefined), healBound());
 

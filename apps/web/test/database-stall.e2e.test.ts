@@ -9,7 +9,7 @@ import { createApiKey, prepareDatabase } from "@svc/core";
 import { postTestIngestion, removeTestSearchIndex, testIngestionBody, waitForIndexed } from "@svc/core/testing";
 import { createDb, type Db } from "@svc/db";
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "@svc/db/embedded";
-import { freezePostgres, waitFor } from "@svc/db/testing";
+import { freezePostgres, timedAnswer, waitFor, type TimedAnswer } from "@svc/db/testing";
 import { SearchResponseSchema, type ServiceStatus } from "@svc/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProductionServer, type ProductionServer } from "./production-server";
@@ -54,28 +54,6 @@ afterAll(async () => {
   await removeTestSearchIndex();
   await rm(dataDir, { recursive: true, force: true });
 });
-
-/** A request's answer and how long it took. */
-interface Timed {
-  what: string;
-  status: number;
-  retryAfter: string | null;
-  body: unknown;
-  ms: number;
-}
-
-async function timed(what: string, request: () => Promise<Response>): Promise<Timed> {
-  const started = performance.now();
-  const response = await request();
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not JSON: kept as text for the failure message.
-  }
-  return { what, status: response.status, retryAfter: response.headers.get("retry-after"), body, ms: performance.now() - started };
-}
 
 /** What a user does: ingest, ingest a batch, read a document, search, and the console's first call. */
 function userRequests(base: string, round: string): Array<[string, () => Promise<Response>]> {
@@ -142,7 +120,7 @@ describe("a database that stops answering", () => {
         const response = await postTestIngestion(base, key, testIngestionBody({ id, text: `${WORD} ${id}` }));
         expect(response.status).toBe(200);
       }
-      for (const [what, request] of userRequests(base, "warm")) expect((await timed(what, request)).status, what).toBe(200);
+      for (const [what, request] of userRequests(base, "warm")) expect((await timedAnswer(what, request)).status, what).toBe(200);
 
       const thaw = await freezePostgres(dataDir);
       let thawedAt: number;
@@ -150,14 +128,14 @@ describe("a database that stops answering", () => {
         // All at once, while the pool's connections wait on the frozen server: each within the bound.
         // Readiness with them, before the breaker opens: its own deadline answers it.
         const [readyFirst, ...first] = await Promise.all([
-          timed("ready", () => fetch(`${base}/api/ready`)),
-          ...userRequests(base, "frozen").map(([what, request]) => timed(what, request)),
+          timedAnswer("ready", () => fetch(`${base}/api/ready`)),
+          ...userRequests(base, "frozen").map(([what, request]) => timedAnswer(what, request)),
         ]);
         expect(readyFirst).toMatchObject({ status: 503 });
         expect(readyFirst?.ms).toBeLessThan(READY_BOUND_MS);
         // Then one by one: the breaker is open, each answers at once.
-        const again: Timed[] = [];
-        for (const [what, request] of userRequests(base, "frozen-again")) again.push(await timed(what, request));
+        const again: TimedAnswer[] = [];
+        for (const [what, request] of userRequests(base, "frozen-again")) again.push(await timedAnswer(what, request));
         for (const answer of [...first, ...again]) {
           // A search the key cache and the index answer alone needs no database.
           if (answer.what === "search" && answer.status === 200) continue;
@@ -170,10 +148,10 @@ describe("a database that stops answering", () => {
         }
         for (const answer of again) expect(answer.ms, `${answer.what} with the breaker open`).toBeLessThan(1_000);
 
-        const ready = await timed("ready", () => fetch(`${base}/api/ready`));
+        const ready = await timedAnswer("ready", () => fetch(`${base}/api/ready`));
         expect(ready.status).toBe(503);
         expect(ready.ms).toBeLessThan(READY_BOUND_MS);
-        expect((await timed("health", () => fetch(`${base}/api/health`))).status).toBe(200);
+        expect((await timedAnswer("health", () => fetch(`${base}/api/health`))).status).toBe(200);
       } finally {
         thaw();
         thawedAt = performance.now();
@@ -182,12 +160,12 @@ describe("a database that stops answering", () => {
       // Everything answers again within the bound, by itself.
       const healBound = () => ({ timeoutMs: Math.max(1, HEAL_BOUND_MS - (performance.now() - thawedAt)) });
       for (const [what, request] of userRequests(base, "after")) {
-        await waitFor(`${what} to answer 200 after the thaw`, async () => ((await timed(what, request)).status === 200 ? true : undefined), healBound());
+        await waitFor(`${what} to answer 200 after the thaw`, async () => ((await timedAnswer(what, request)).status === 200 ? true : undefined), healBound());
       }
       // This file's worker stamps no heartbeat, so readiness stays 503 for that alone: its database check is what heals.
       await waitFor(
         "readiness to find the database again",
-        async () => ((await timed("ready", () => fetch(`${base}/api/ready`))).body as ServiceStatus).checks.database?.status === "ok" || undefined,
+        async () => ((await timedAnswer("ready", () => fetch(`${base}/api/ready`))).body as ServiceStatus).checks.database?.status === "ok" || undefined,
         healBound(),
       );
 

@@ -4,3 +4,4 @@ export { createTestDatabase, type TestDatabase } from "./create-test-database";
 export { findFreePort } from "../free-port";
 export { waitFor, type WaitForOptions } from "./wait-for";
 export { freezePostgres } from "./freeze-postgres";
+export { timedAnswer, type TimedAnswer } from "./timed-answer";
