@@ -256,7 +256,9 @@ async function startWithPnpm(dataDir: string, { terminal }: { terminal: boolean 
     SVC_SHUTDOWN_GRACE_MS: "20000",
   };
   delete env.DATABASE_URL;
-  const child = spawn(terminal ? "script" : "pnpm", terminal ? ["-qfec", "pnpm start", "/dev/null"] : ["start"], {
+  // `exec`: pnpm leads the terminal's foreground job as under an interactive shell. Without it, script's
+  // `$SHELL -c` stays between them, and a non-interactive dash dies of the Ctrl+C itself (exit 130).
+  const child = spawn(terminal ? "script" : "pnpm", terminal ? ["-qfec", "exec pnpm start", "/dev/null"] : ["start"], {
     cwd: repoRoot,
     env,
     stdio: ["pipe", "pipe", "pipe"],
