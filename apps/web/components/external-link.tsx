@@ -28,13 +28,13 @@ export function ExternalLink({ href, children }: { href: string; children?: Reac
   const url = followableUrl(href);
   if (url === null) {
     return (
-      <Text span size="xs" c="dimmed" className="svc-unfollowed-url" title="Not a link: only http, https and mailto URLs open" maw={360} truncate="end">
+      <Text span size="xs" c="dimmed" className="svc-unfollowed-url" title={`${href}\nNot a link: only http, https and mailto URLs open`} maw={360} truncate="end">
         {href}
       </Text>
     );
   }
   return (
-    <Anchor href={url} target="_blank" rel="noreferrer" size="xs">
+    <Anchor href={url} target="_blank" rel="noreferrer" size="xs" className="svc-break">
       {children ?? href} ↗
     </Anchor>
   );

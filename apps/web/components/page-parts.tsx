@@ -79,11 +79,12 @@ export function EmptyState({ title, children, action }: { title: string; childre
 /** A labelled figure for the tops of pages: queue depth, documents indexed, and so on. */
 export function Stat({ label, value, hint, color }: { label: string; value: ReactNode; hint?: ReactNode; color?: string }) {
   return (
-    <Paper withBorder p="md" radius="md">
+    // Tighter on a phone, so the figures at the top of a page leave room for what follows them.
+    <Paper withBorder p={{ base: "sm", sm: "md" }} radius="md">
       <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
         {label}
       </Text>
-      <Text fz={28} fw={700} c={color} lh={1.3} aria-label={label}>
+      <Text fz={{ base: 22, sm: 28 }} fw={700} c={color} lh={1.3} aria-label={label}>
         {value}
       </Text>
       {hint ? (

@@ -7,6 +7,7 @@ import type { Db } from "@svc/db";
 import { createTestDatabase, waitFor, type TestDatabase } from "@svc/db/testing";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
+import { PNG } from "../factories";
 import { startProductionServer, type ProductionServer } from "../production-server";
 import { startTestWorker, type TestWorker } from "../worker";
 import { launchBrowser, type TestBrowser } from "./browser";
@@ -44,6 +45,15 @@ export function useConsoleWorld(seed: (db: Db) => Promise<void>, { attemptWindow
   });
   const helpers = consoleHelpers(() => world.server);
   return Object.assign(world, helpers, {
+    /** Uploads one image (a PNG's first bytes unless given) over REST with the key, as a script does; its file_id. */
+    uploadImage: async (key: string, name: string, bytes: Uint8Array = PNG): Promise<string> => {
+      const form = new FormData();
+      form.append("files", new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "image/png" }), name);
+      const response = await fetch(`${world.server.base}/api/user/file/upload`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { user_files: { file_id: string }[] }).user_files[0]?.file_id ?? "";
+    },
+
     /**
      * Ingests support tickets (`[id, text]`) into the pair with the key, over REST as a script does,
      * and waits until the worker has indexed each or marked it failed.

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { insertIndexAttempts, setPairStatus } from "../connectors";
 import { installPoisonTrigger, POISON } from "../trpc/poison";
 import { signIn, useConsoleWorld } from "./console-helpers";
+import { layoutProblems } from "./layout-check";
 
 const UI_TIMEOUT = 90_000;
 const PHONE = { width: 390, height: 844 };
@@ -101,47 +102,6 @@ async function choose(label: string, option: string): Promise<void> {
   await page.getByRole("combobox", { name: label, exact: true }).click();
   await page.getByRole("option", { name: option, exact: true }).click();
   await page.keyboard.press("Escape");
-}
-
-/**
- * What sticks out sideways at the page's width: the document scrolling sideways, an element crossing
- * the viewport's left or right edge, or text cut by its own box (an ellipsis, a clipped label).
- * Content inside a container that scrolls sideways (a wide table) is reached by scrolling: only the
- * container itself must fit the page, but nothing in it may be cut. Elements entirely off screen (the
- * closed navigation drawer) are not checked against the edges.
- */
-async function overflowing(): Promise<string[]> {
-  return page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const problems: string[] = [];
-    if (document.documentElement.scrollWidth > width) problems.push(`the document is ${document.documentElement.scrollWidth} px wide in a ${width} px viewport`);
-    const name = (element: Element) => {
-      const label = (element.getAttribute("aria-label") ?? element.textContent ?? "").trim().slice(0, 40);
-      return `<${element.tagName.toLowerCase()} class="${element.className.toString().slice(0, 60)}"> "${label}"`;
-    };
-    const scrollsSideways = (element: Element) => ["auto", "scroll"].includes(getComputedStyle(element).overflowX);
-    const inScroller = (element: Element) => {
-      for (let parent = element.parentElement; parent && parent !== document.body; parent = parent.parentElement) {
-        if (scrollsSideways(parent)) return true;
-      }
-      return false;
-    };
-    for (const element of document.body.querySelectorAll("*")) {
-      const style = getComputedStyle(element);
-      if (style.display === "none" || style.visibility === "hidden") continue;
-      const rect = element.getBoundingClientRect();
-      if (rect.width === 0 || rect.height === 0) continue;
-      const onScreen = rect.right > 0 && rect.left < width;
-      if (onScreen && !inScroller(element) && (rect.right > width + 0.5 || rect.left < -0.5)) {
-        problems.push(`${name(element)} spans ${Math.round(rect.left)}..${Math.round(rect.right)} px`);
-      }
-      const clips = ["hidden", "clip"].includes(style.overflowX) || style.textOverflow === "ellipsis";
-      if (clips && !scrollsSideways(element) && element.scrollWidth > element.clientWidth + 1 && (element.textContent ?? "").trim() !== "") {
-        problems.push(`${name(element)} is cut: ${element.scrollWidth} px of content in ${element.clientWidth} px`);
-      }
-    }
-    return problems;
-  });
 }
 
 describe("the console's tables", () => {
@@ -250,18 +210,18 @@ describe("the console's tables", () => {
     await page.goto("/admin/connectors");
     await waitForText("the failed total", page.getByTestId("failed-documents-total"), (text) => text === "1");
     await connectorsTable().locator("tr[data-cc-pair-id]").nth(5).waitFor();
-    expect(await overflowing()).toEqual([]);
+    expect(await layoutProblems(page)).toEqual([]);
     await world.browser.screenshot("tables-connectors-390");
 
     await page.goto(`/admin/connectors/${tickets}`);
     await waitForText("the pair's failed count", page.getByTestId("pair-failed-documents"), (text) => text === "1");
     await page.getByRole("table", { name: "Documents of this connector" }).locator("tbody tr").nth(2).waitFor();
-    expect(await overflowing()).toEqual([]);
+    expect(await layoutProblems(page)).toEqual([]);
     await world.browser.screenshot("tables-pair-390");
 
     await page.goto("/admin/health");
     await waitForText("the failed documents tile", page.getByTestId("failed-documents-tile"), (text) => text === "1");
-    expect(await overflowing()).toEqual([]);
+    expect(await layoutProblems(page)).toEqual([]);
     await world.browser.screenshot("tables-health-390");
 
     // The navigation opens and fits too.
@@ -270,7 +230,7 @@ describe("the console's tables", () => {
     // The navbar slides in from the left: measured mid-slide (a loaded machine), it reads as cut.
     const navbar = page.locator(".mantine-AppShell-navbar");
     await waitFor("the navigation to finish sliding in", async () => (((await navbar.boundingBox())?.x ?? -1) >= 0 ? true : undefined));
-    expect(await overflowing()).toEqual([]);
+    expect(await layoutProblems(page)).toEqual([]);
     expect(world.browser.pageErrors.map((error) => error.message)).toEqual([]);
   });
 });

@@ -3,7 +3,6 @@
 // can no longer name it. In a real browser on the production build.
 import { createTestKey, createTestPair } from "@svc/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PNG } from "../factories";
 import { signIn, useConsoleWorld } from "./console-helpers";
 
 const UI_TIMEOUT = 90_000;
@@ -21,14 +20,7 @@ const world = useConsoleWorld(async (db) => {
   curatorBKey = await createTestKey(db, "curator", [pairB], "Team B");
 });
 
-/** Uploads one PNG over REST with the key; its file_id. */
-async function upload(key: string, name: string): Promise<string> {
-  const form = new FormData();
-  form.append("files", new Blob([PNG], { type: "image/png" }), name);
-  const response = await fetch(`${world.server.base}/api/user/file/upload`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { user_files: { file_id: string }[] }).user_files[0]?.file_id ?? "";
-}
+const { uploadImage: upload } = world;
 
 let obsoleteId = "";
 

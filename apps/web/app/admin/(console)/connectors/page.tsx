@@ -20,7 +20,7 @@ import {
   Title,
   UnstyledButton,
 } from "@mantine/core";
-import { useDebouncedCallback } from "@mantine/hooks";
+import { useDebouncedCallback, useDisclosure } from "@mantine/hooks";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
   AccessTypeSchema,
@@ -115,14 +115,18 @@ function ConnectorsListing() {
     trpc.connectors.failedDocumentCounts.queryOptions({ ccPairIds: pairIds }, { refetchInterval: live ? REFRESH_MS : false, placeholderData: keepPreviousData }),
   );
   const failed = useMemo(() => new Map(failedCounts.data?.byPair.map((row) => [row.ccPairId, row.failed])), [failedCounts.data]);
-  const filtered =
-    request.source !== null ||
-    request.accessTypeFilters.length > 0 ||
-    request.lastStatusFilters.length > 0 ||
-    request.docsCountOperator !== null ||
-    request.getAllConnectors ||
-    request.nameFilter !== null ||
-    request.secondaryIndex;
+  const activeFilters = [
+    request.source !== null,
+    request.accessTypeFilters.length > 0,
+    request.lastStatusFilters.length > 0,
+    request.docsCountOperator !== null,
+    request.getAllConnectors,
+    request.nameFilter !== null,
+    request.secondaryIndex,
+  ].filter(Boolean).length;
+  const filtered = activeFilters > 0;
+  // On a phone the filters wait behind a button, so the table is on the first screen; wider, they are always shown.
+  const [filtersOpen, { toggle: toggleFilters }] = useDisclosure(false);
 
   return (
     <>
@@ -137,6 +141,16 @@ function ConnectorsListing() {
               checked={live}
               onChange={(event) => update({ live: event.currentTarget.checked ? null : "0" })}
             />
+            <Button
+              hiddenFrom="sm"
+              variant="default"
+              onClick={toggleFilters}
+              aria-expanded={filtersOpen}
+              aria-controls="connector-filters"
+              rightSection={activeFilters ? <Badge size="sm" circle>{activeFilters}</Badge> : undefined}
+            >
+              {filtersOpen ? "Hide filters" : "Filters"}
+            </Button>
             <Button component={Link} href="/admin/connectors/new">
               New connector
             </Button>
@@ -144,6 +158,7 @@ function ConnectorsListing() {
         }
       />
       <Filters
+        open={filtersOpen}
         request={request}
         operator={OPERATORS.find((candidate) => candidate === params.get("op")) ?? null}
         update={update}
@@ -212,11 +227,14 @@ function RefreshIndicator({ live, updatedAt, fetching }: { live: boolean; update
 type Update = ReturnType<typeof useUrlState>["update"];
 
 function Filters({
+  open,
   request,
   operator,
   update,
   filtered,
 }: {
+  /** Whether a phone shows them (its toggle is the "Filters" button); wider screens always do. */
+  open: boolean;
   request: Camel<IndexingStatusRequest>;
   /** As chosen, even before a count is typed (the request leaves a half comparison out). */
   operator: string | null;
@@ -233,7 +251,7 @@ function Filters({
   const set = (changes: Record<string, string | null>) => update(changes, { resetPages: true });
 
   return (
-    <Paper withBorder p="md" radius="md" mb="lg" component="section" aria-label="Filters">
+    <Paper withBorder p="md" radius="md" mb="lg" component="section" aria-label="Filters" id="connector-filters" className={open ? undefined : "svc-filters-closed"}>
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }} spacing="md">
         <TextInput
           label="Name contains"

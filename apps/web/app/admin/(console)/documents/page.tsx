@@ -221,9 +221,10 @@ function snippetHtml(snippet: string): string {
 function ResultCard({ result }: { result: Camel<SearchResult> }) {
   return (
     <Paper withBorder p="md" radius="md" component="article" aria-label={result.semanticIdentifier}>
-      <Group justify="space-between" align="flex-start" wrap="nowrap">
-        <Box>
-          <Anchor component={Link} href={documentHref(result.documentId)} fw={700}>
+      {/* On a phone the badges go under the title rather than squeeze it into a narrow column. */}
+      <Group justify="space-between" align="flex-start" gap="xs">
+        <Box style={{ flex: "1 1 16rem", minWidth: 0 }}>
+          <Anchor component={Link} href={documentHref(result.documentId)} fw={700} className="svc-break">
             {result.semanticIdentifier}
           </Anchor>
           {result.title && result.title !== result.semanticIdentifier ? (
@@ -239,7 +240,7 @@ function ResultCard({ result }: { result: Camel<SearchResult> }) {
           </Badge>
         </Group>
       </Group>
-      <Text size="xs" c="dimmed" mb="xs">
+      <Text size="xs" c="dimmed" mb="xs" className="svc-break">
         <code>{result.documentId}</code> · updated {formatDateTime(result.docUpdatedAt)}
         {result.link ? (
           <>

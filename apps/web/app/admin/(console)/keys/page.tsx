@@ -82,9 +82,20 @@ function CreateKey() {
         <form onSubmit={submit} aria-label="Create an API key">
           <Stack>
             <TextField label="Name" placeholder="ci-pipeline" value={name} onValueChange={setName} required />
+            {/* The chosen role's reach is written under the field: in the field itself it would be cut. */}
             <Select
               label="Role"
-              data={ApiKeyRoleSchema.options.map((value) => ({ value, label: `${value} — ${ROLE_DESCRIPTIONS[value]}` }))}
+              description={ROLE_DESCRIPTIONS[role]}
+              inputWrapperOrder={["label", "input", "description"]}
+              data={ApiKeyRoleSchema.options.map((value) => ({ value, label: value }))}
+              renderOption={({ option }) => (
+                <Stack gap={0}>
+                  <Text size="sm">{option.value}</Text>
+                  <Text size="xs" c="dimmed">
+                    {ROLE_DESCRIPTIONS[option.value]}
+                  </Text>
+                </Stack>
+              )}
               value={role}
               onChange={(value) => value && setRole(value)}
               allowDeselect={false}

@@ -170,7 +170,14 @@ function FileId({ fileId }: { fileId: string }) {
       <Code>{fileId}</Code>
       <CopyButton value={fileId}>
         {({ copied, copy }) => (
-          <Button size="compact-xs" variant="subtle" color={copied ? "teal" : "gray"} onClick={copy} aria-label={`Copy file_id ${fileId}`}>
+          <Button
+            size="compact-xs"
+            variant="subtle"
+            color={copied ? "teal" : "gray"}
+            onClick={copy}
+            aria-label={`Copy file_id ${fileId}`}
+            style={{ flexShrink: 0 }}
+          >
             {copied ? "Copied" : "Copy"}
           </Button>
         )}

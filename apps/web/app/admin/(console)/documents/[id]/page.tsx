@@ -93,7 +93,7 @@ function DocumentDetail({ document }: { document: DocumentWithChunks }) {
         }
         description={
           <>
-            <Code>{document.id}</Code> · {sourceLabel(document.source)} · updated {formatDateTime(document.docUpdatedAt)}
+            <Code className="svc-break">{document.id}</Code> · {sourceLabel(document.source)} · updated {formatDateTime(document.docUpdatedAt)}
           </>
         }
         actions={
@@ -197,7 +197,7 @@ function Properties({ document }: { document: DocumentWithChunks }) {
       <Table variant="vertical" layout="fixed" withTableBorder={false}>
         <Table.Tbody>
           <Table.Tr>
-            <Table.Th w={180}>Title</Table.Th>
+            <Table.Th className="svc-property-name">Title</Table.Th>
             <Table.Td>{document.title ?? "—"}</Table.Td>
           </Table.Tr>
           <Table.Tr>
@@ -208,7 +208,7 @@ function Properties({ document }: { document: DocumentWithChunks }) {
               ) : (
                 <Group gap={6}>
                   {metadata.map(([key, value]) => (
-                    <Badge key={key} variant="default" tt="none">
+                    <Badge key={key} variant="default" tt="none" className="svc-tag">
                       {key}: {Array.isArray(value) ? value.join(", ") : value}
                     </Badge>
                   ))}
