@@ -189,13 +189,16 @@ function SearchForm({ params, onSearch }: { params: Params; onSearch: (changes: 
             onChange={(values) => setPairs(values.filter((value) => /^\d+$/.test(value)))}
             clearable
           />
-          <TagsInput
-            label="Metadata tags"
-            placeholder={tags.length ? undefined : "key=value, Enter"}
-            value={tags}
-            onChange={(values) => setTags(values.filter((value) => value.indexOf("=") > 0))}
-            clearable
-          />
+          {/* A long tag is ellipsized in its pill; the field's hover text shows every tag whole. */}
+          <Box title={tags.join(", ") || undefined}>
+            <TagsInput
+              label="Metadata tags"
+              placeholder={tags.length ? undefined : "key=value, Enter"}
+              value={tags}
+              onChange={(values) => setTags(values.filter((value) => value.indexOf("=") > 0))}
+              clearable
+            />
+          </Box>
           <Group grow gap="xs" align="flex-end">
             <TextField label="Updated from" type="date" value={after} onValueChange={setAfter} />
             <TextField label="to" type="date" value={before} onValueChange={setBefore} />
