@@ -9,7 +9,7 @@
 //
 //   node bench/search-rest/ab.mjs --chunks 100000 --servers base=apps/web/dist-base/server.js,new=apps/web/dist/server.js
 //
-// Options: --chunks (the kept corpus's size: 100000 → svc_bench_search_rest_100k), --servers
+// Options: --chunks (the kept corpus's size: 100000 → svc_bench_search_rest_100k; --name as run.mjs's), --servers
 // name=path,... (paths from the repository root; one build may run under two names), --match
 // name=all,...: the request's `match` for those servers (issue 37; a build before it refuses the
 // field, so it is sent only to the servers named), --queries per class (30, after 3 warm-ups),
@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { databaseUrl, describeMachine, findFreePort, percentile, processCpuSeconds, ProcessGroup, root, runSvc, waitForHttp } from "../lib/harness.mjs";
 import { createRandom, createVocabulary } from "../search/corpus.mjs";
-import { queryClasses, samplePhrases } from "./queries.mjs";
+import { corpusPlace, queryClasses, samplePhrases } from "./queries.mjs";
 
 const { values: options } = parseArgs({
   args: process.argv.slice(2).filter((arg, index) => !(index === 0 && arg === "--")),
@@ -31,15 +31,15 @@ const { values: options } = parseArgs({
     queries: { type: "string", default: "30" },
     classes: { type: "string" },
     seed: { type: "string", default: "19" },
+    name: { type: "string", default: "" },
   },
 });
 const QUERIES = Number(options.queries);
 const WARMUP = 3;
 const SEED = Number(options.seed);
 const target = Number(options.chunks);
-const label = target >= 1_000_000 ? `${target / 1_000_000}m` : `${Math.round(target / 1000)}k`;
-const url = databaseUrl(`svc_bench_search_rest_${label}`);
-const indexDir = path.join(os.tmpdir(), `svc-bench-search-rest-${label}`);
+const { label, database, indexDir } = corpusPlace(target, options.name);
+const url = databaseUrl(database);
 const log = (message) => process.stderr.write(`${message}\n`);
 
 const db = new pg.Client({ connectionString: url });

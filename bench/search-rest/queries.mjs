@@ -1,4 +1,17 @@
 // The query classes of bench/search-rest (issue 19), shared by run.mjs and ab.mjs.
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * Where a corpus of `target` chunks lives: its database and index directory, with `name` (run.mjs's
+ * and ab.mjs's --name) appended so that runs on a shared server do not meet.
+ */
+export function corpusPlace(target, name = "") {
+  const size = target >= 1_000_000 ? `${target / 1_000_000}m` : `${Math.round(target / 1000)}k`;
+  const label = name ? `${size}_${name.replace(/[^a-z0-9]/gi, "_").toLowerCase()}` : size;
+  return { label, database: `svc_bench_search_rest_${label}`, indexDir: path.join(os.tmpdir(), `svc-bench-search-rest-${label}`) };
+}
+
 /**
  * The query classes of issue 19 over the corpus's `vocabulary` (bench/search/corpus.mjs); each call
  * draws a new query from the seeded generator.

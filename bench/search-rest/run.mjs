@@ -17,7 +17,8 @@
 // has 5 queries (60; bounds PostgreSQL's slow classes), --sections per document (8, about one chunk
 // each), --concurrency C ingestion clients (16), --batch N documents per call (1: the single call; more
 // goes through the bulk call, which builds a large corpus faster), --seed (19), --keep (keep the databases and index
-// directories), --reuse (measure a database a previous --keep run built, skipping ingestion), --no-topk,
+// directories), --name N (a suffix to the database's and index directory's names, so that runs on a shared
+// server do not meet), --reuse (measure a database a previous --keep run built, skipping ingestion), --no-topk,
 // --ingest-rate R: time the queries under steady ingestion, R documents a second (open loop) that
 // re-ingest corpus documents with new text (the corpus keeps its size), from a minute before the first
 // query; the unmerged tail of the search index (rows the worker has not merged yet) is sampled every
@@ -31,7 +32,6 @@ import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import {
@@ -52,7 +52,7 @@ import {
 import { closeSearchIndex, openGenerationTable, openSearchIndex } from "@svc/search-index";
 import { waitForIndexed as waitForIndexedWithin, waitForMerged as waitForMergedWithin } from "../lib/index-state.mjs";
 import { chunkText, createRandom, createVocabulary } from "../search/corpus.mjs";
-import { queryClasses, samplePhrases } from "./queries.mjs";
+import { corpusPlace, queryClasses, samplePhrases } from "./queries.mjs";
 
 const { values: options } = parseArgs({
   // `pnpm run x -- --flag` hands the `--` on; without this, every flag after it would be a positional.
@@ -67,6 +67,7 @@ const { values: options } = parseArgs({
     sections: { type: "string", default: "8" },
     seed: { type: "string", default: "19" },
     keep: { type: "boolean", default: false },
+    name: { type: "string", default: "" },
     reuse: { type: "boolean", default: false },
     topk: { type: "boolean", default: true },
     "ingest-rate": { type: "string", default: "0" },
@@ -429,10 +430,8 @@ async function buildCorpus({ db, port, key, pairIds, target, indexDir }) {
 }
 
 async function measureSize(target) {
-  const label = target >= 1_000_000 ? `${target / 1_000_000}m` : `${Math.round(target / 1000)}k`;
-  const database = `svc_bench_search_rest_${label}`;
+  const { label, database, indexDir } = corpusPlace(target, options.name);
   const url = databaseUrl(database);
-  const indexDir = path.join(os.tmpdir(), `svc-bench-search-rest-${label}`);
   const processes = new ProcessGroup();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;

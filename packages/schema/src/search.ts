@@ -66,12 +66,13 @@ const SearchQuerySchema = pyString({ minLength: 1, maxLength: MAX_SEARCH_QUERY_L
 /**
  * How a query's bare words match: `any` (the default) finds chunks holding any of them, ranked by
  * BM25 (more of the words, and rarer ones, rank higher; a word the index has no posting for is
- * matched to the index's terms within one or two typos); `all` finds only chunks holding every word.
+ * matched to the index's terms within one or two typos; words all common in the index are required
+ * together); `all` finds only chunks holding every word.
  * Quoted phrases are required and `-exclusions` exclude in both.
  */
 export const SearchMatchSchema = z.enum(["any", "all"]).meta({
   description:
-    "`any` (default): a chunk holding any of the query's bare words matches, ranked by BM25 (more and rarer words rank higher; a misspelled word is matched to the index's nearest terms); `all`: every bare word must match. Quoted phrases are required and `-word` excludes in both.",
+    "`any` (default): a chunk holding any of the query's bare words matches, ranked by BM25 (more and rarer words rank higher; a misspelled word is matched to the index's nearest terms; two or more words that are all common in the index, each in at least 10 % of its chunks, must all match); `all`: every bare word must match. Quoted phrases are required and `-word` excludes in both.",
 });
 export type SearchMatch = z.infer<typeof SearchMatchSchema>;
 

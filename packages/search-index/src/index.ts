@@ -3,6 +3,7 @@ export { ensureLanceCpuThreads, MIN_LANCE_CPU_THREADS } from "./lance-threads";
 
 export { type SearchAccess, type SearchFilter, buildSearchFilter } from "./build-search-filter";
 export { type ChunkRow, type ChunkTag, tagsFromMetadata } from "./chunk-row";
+export { COMMON_SHARE, sampleCommonWords } from "./common-words";
 export { createGenerationTable } from "./create-generation-table";
 export { deleteDocuments } from "./delete-documents";
 export { dropGenerationTable } from "./drop-generation-table";

@@ -3,6 +3,7 @@ import type { SearchAccess } from "./build-search-filter";
 import type { GenerationTable } from "./generation-table";
 import { optimizeGenerationTable } from "./optimize-generation-table";
 import { replaceDocuments } from "./replace-documents";
+import { sampleCommonWords } from "./common-words";
 import { searchDocuments, type SearchMatch } from "./search-documents";
 import { chunkRow, useTempSearchIndex } from "./testing/temp-search-index";
 import type { ChunkRow } from "./chunk-row";
@@ -118,4 +119,29 @@ describe("a query's words match any (the default), ranked by BM25", () => {
     expect(snippet).toContain("<mark>wombat</mark> <mark>burrow</mark> <mark>night</mark>");
     expect(snippet.match(/<mark>/g)).toHaveLength(3);
   });
+});
+
+describe("a query whose words are all common in the table requires them all (the common-terms rule)", () => {
+  it("requires every common word, keeps the OR once a word is not common, and waits for no sample", async () => {
+    // 10,000 rows (the rule's least): "harbour" in each, "ferry" in the even ones, "quay" in the odd
+    // ones, so no row holds both; "lighthouse" in one row only.
+    const rows = Array.from({ length: 10_000 }, (_, i) => chunkRow(`row-${i}`, `harbour ${i % 2 === 0 ? "ferry" : "quay"} ${filler(2, `w${i}x`)}`));
+    rows.push(chunkRow("lighthouse", "a lighthouse by the harbour"));
+    const generation = await generationWith(rows);
+    // Before the table's words are sampled, a search does not wait for the sample: the words are OR-ed.
+    expect(await ids(generation, "ferry quay")).toHaveLength(10);
+    await sampleCommonWords(generation);
+    // Now both words are common: they are required together, and no row holds both, as with `all`.
+    expect(await ids(generation, "ferry quay")).toEqual([]);
+    expect(await ids(generation, "ferry quay", { match: "all" })).toEqual([]);
+    const both = await ids(generation, "harbour ferry");
+    expect(both).toHaveLength(10);
+    expect(both.every((id) => Number(id.slice("row-".length)) % 2 === 0)).toBe(true);
+    // One word that is not common: the OR of all the words, the rare word's row first.
+    const mixed = await ids(generation, "lighthouse ferry quay");
+    expect(mixed[0]).toBe("lighthouse");
+    expect(mixed).toHaveLength(10);
+    // One common word alone is what it was.
+    expect(await ids(generation, "quay")).toHaveLength(10);
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 import { BooleanQuery, MatchQuery, Occur, Operator, PhraseQuery, type FullTextQuery } from "@lancedb/lancedb";
 import { buildSearchFilter, type SearchAccess, type SearchFilter } from "./build-search-filter";
 import { chunkKey, parseChunkKey, type ChunkRow } from "./chunk-row";
+import { allCommon, TOKEN } from "./common-words";
 import type { GenerationTable } from "./generation-table";
 import { findPhrases, memoNormalize, phraseWords } from "./find-phrase";
 import { highlightSnippet, highlightTerms, normalizeWord, type NearTerm } from "./highlight-snippet";
@@ -232,8 +233,6 @@ function postedWords(generation: GenerationTable): Set<string> {
   return posted;
 }
 
-/** A query word's tokens as the index's `simple` tokenizer splits them: runs of letters and digits. */
-const TOKEN = /[\p{L}\p{N}]+/gu;
 
 /**
  * The query's bare words the index has no posting for, as NearTerms (see anyWordQuery). Only a word
@@ -254,12 +253,14 @@ async function nearTerms(
   const stem = generation.language.stem;
   const tokens = [...new Set(words.flatMap((word) => [...word.matchAll(TOKEN)].map((m) => m[0].toLowerCase())))];
   const candidates = tokens.filter((token) => [...token].length >= MIN_NEAR_MATCH_LENGTH && [...token].length <= MAX_NEAR_MATCH_LENGTH);
-  if (candidates.length === 0) return [];
+  const known = postedWords(generation);
+  if (candidates.every((token) => known.has(token))) return [];
+  // Only now the shown chunks' words: normalizing every word of a page's chunks cost more than the
+  // rest of the check for a query of many words (bench/RESULTS.md, "common words").
   const held = highlightTerms(
     shown.map((row) => row.text),
     stem,
   );
-  const known = postedWords(generation);
   for (const token of candidates) if (held.has(normalizeWord(token, stem))) known.add(token);
   const unseen = candidates.filter((token) => !known.has(token));
   const missing = await Promise.all(
@@ -519,6 +520,21 @@ function withoutStopWords(parsed: ParsedSearchQuery, stopWords: ReadonlySet<stri
 }
 
 /**
+ * Whether an `any` query's bare words are all common in the table (held by at least COMMON_SHARE of
+ * its chunks, by a sample: common-words.ts), so that it requires them all, as Lucene's CommonTermsQuery
+ * and Elasticsearch's `common` query rewrite a query of high-frequency terms only into a conjunction.
+ * Why: LanceDB's OR of many common words ranks nearly every chunk (twenty words among the 50 most
+ * common: 5.4× the CPU of the AND through REST, bench/RESULTS.md), while such words say little of
+ * what is looked for, and their AND is what `all` (and svc before issue 37) answered. Only queries of
+ * two or more bare words and no phrase; a query holding one word that is not common stays an OR of all
+ * its words (LanceDB 0.39 has no minimum-should-match, and its BooleanQuery of the rare words as Must
+ * and the common ones as Should cost 2-4× the plain OR: bench/RESULTS.md).
+ */
+function commonWordsRequired(generation: GenerationTable, parsed: ParsedSearchQuery): boolean {
+  return parsed.phrases.length === 0 && parsed.words.length >= 2 && allCommon(generation, parsed.words);
+}
+
+/**
  * The time a search may take and the signal of its caller. Every LanceDB query runs with the time
  * left as its own timeout (LanceDB stops it there), and the signal is checked before each one: a
  * query already running cannot be stopped from JavaScript, so an abort takes effect at the next step.
@@ -593,7 +609,8 @@ function groupByDocument(rows: RankedChunk[]): Map<string, RankedChunk[]> {
  * one edit (two from TWO_EDITS_LENGTH letters), below exact matches: only a word no shown chunk holds
  * is looked up (nearTerms), and only when one has no posting is the page ranked again with its near
  * matches, so a query spelled right costs what it did. Rows not yet merged into the FTS index match a
- * misspelled word only once merged (LanceDB's scan of them matches exact terms).
+ * misspelled word only once merged (LanceDB's scan of them matches exact terms). An `any` query
+ * whose bare words are all common in the table requires them all (commonWordsRequired).
  */
 export async function searchDocuments({
   generation,
@@ -622,6 +639,8 @@ export async function searchDocuments({
 }): Promise<SearchHit[]> {
   const budget = new QueryBudget(deadline, signal);
   const parsed = withoutStopWords(parseSearchQuery(query), generation.language.stopWords);
+  // The common-terms rule (see commonWordsRequired): such a query is searched as with `all`.
+  if (match === "any" && commonWordsRequired(generation, parsed)) match = "all";
   let chunkQuery = toChunkQuery(parsed, generation.language.stem, match);
   if (chunkQuery === null || limit < 1) return [];
   const where = buildSearchFilter(access, filter);
