@@ -10,6 +10,8 @@ import { createInterface } from "node:readline";
  * log and prints it when the task ends (`--log-order=grouped`), which is the "built" line, and a task
  * starts once the tasks it depends on are done. Turbo's logs are kept: a failed build prints those of
  * the packages that failed, as `errors-only` would. Resolves to turbo's exit code.
+ * A package's "building" line is when it may start: turbo runs up to 10 tasks at once, more than svc
+ * has packages, so it is when it does.
  */
 export async function buildWithProgress({ turbo, cwd, env, args = [], out = process.stderr }) {
   const dry = spawnSync(turbo, ["run", "build", ...args, "--dry=json"], { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
@@ -40,17 +42,17 @@ export async function buildWithProgress({ turbo, cwd, env, args = [], out = proc
   say(`${plural(pending.size, "package")} to build${done.size > 0 ? `, ${done.size} up to date` : ""}`);
   startReady();
   const byPrefix = new Map(tasks.map((task) => [`${task.name}:build`, task]));
-  const { code, logs, other } = await runTurbo(turbo, cwd, env, args, (prefix) => {
+  const { code, logs, other } = await runTurbo(turbo, cwd, env, args, (prefix, lines) => {
     const task = byPrefix.get(prefix);
     if (!task || done.has(task.id)) return;
     done.add(task.id);
     pending.delete(task.id);
-    const since = running.get(task.id) ?? started;
-    say(`built ${task.name} in ${seconds(performance.now() - since)}`);
+    const took = seconds(performance.now() - (running.get(task.id) ?? started));
+    say(lines.some(isErrorLine) ? `${task.name} failed after ${took}` : `built ${task.name} in ${took}`);
     startReady();
   });
   if (code !== 0) {
-    const failed = [...logs].filter(([, lines]) => lines.some((line) => /\bERR(OR|_)/.test(line)));
+    const failed = [...logs].filter(([, lines]) => lines.some(isErrorLine));
     for (const [, lines] of failed.length > 0 ? failed : [...logs]) out.write(`${lines.join("\n")}\n`);
     out.write(`${other.join("\n")}\n`);
     return code;
@@ -59,30 +61,42 @@ export async function buildWithProgress({ turbo, cwd, env, args = [], out = proc
   return 0;
 }
 
-/** Runs turbo, calling `onTaskEnded(prefix)` at the first line of each task's (grouped) log. */
+/** A line of a failed task's log (turbo's own, or a package manager's). */
+function isErrorLine(line) {
+  return /\bERR(OR|_)/.test(line);
+}
+
+/**
+ * Runs turbo, calling `onTaskEnded(prefix, lines)` with each task's (grouped) log once it is whole:
+ * turbo prints a task's log in one piece when the task ends, so a line of another task, or the end
+ * of the output, closes it.
+ */
 function runTurbo(turbo, cwd, env, args, onTaskEnded) {
   const child = spawn(turbo, ["run", "build", ...args, "--output-logs=new-only", "--log-order=grouped"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   const logs = new Map();
   const other = [];
+  let open = null;
+  const close = () => {
+    if (open !== null) onTaskEnded(open, logs.get(open));
+    open = null;
+  };
   const read = (stream) =>
     new Promise((resolve) => {
       const lines = createInterface({ input: stream });
       lines.on("line", (line) => {
-        const prefix = /^(\S+:build): /.exec(line)?.[1] ?? /^(\S+:build):$/.exec(line)?.[1];
+        const prefix = /^(\S+:build):(?: |$)/.exec(line)?.[1];
         if (prefix === undefined) return void other.push(line);
-        if (!logs.has(prefix)) {
-          logs.set(prefix, []);
-          onTaskEnded(prefix);
-        }
+        if (prefix !== open) close();
+        open = prefix;
+        if (!logs.has(prefix)) logs.set(prefix, []);
         logs.get(prefix).push(line);
       });
       lines.on("close", resolve);
     });
-  return Promise.all([read(child.stdout), read(child.stderr), new Promise((resolve) => child.once("close", resolve))]).then(([, , code]) => ({
-    code: code ?? 1,
-    logs,
-    other,
-  }));
+  return Promise.all([read(child.stdout), read(child.stderr), new Promise((resolve) => child.once("close", resolve))]).then(([, , code]) => {
+    close();
+    return { code: code ?? 1, logs, other };
+  });
 }
 
 function seconds(ms) {
