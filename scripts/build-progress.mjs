@@ -61,9 +61,9 @@ export async function buildWithProgress({ turbo, cwd, env, args = [], out = proc
   return 0;
 }
 
-/** A line of a failed task's log (turbo's own, or a package manager's). */
+/** A line of a failed task's log: turbo's ERROR, pnpm's ELIFECYCLE or ERR_PNPM_…, npm's ERR!. */
 function isErrorLine(line) {
-  return /\bERR(OR|_)/.test(line);
+  return /\bERR(OR\b|_|!)|ELIFECYCLE|command failed/i.test(line);
 }
 
 /**
