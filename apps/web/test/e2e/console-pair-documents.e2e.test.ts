@@ -37,6 +37,8 @@ async function waitForIds(what: string, check: (ids: string[]) => boolean): Prom
 describe("a pair's documents", () => {
   it("searches by name or id and sorts by a column on the server, kept in the URL across a reload", { timeout: UI_TIMEOUT * 3 }, async () => {
     const { page } = world;
+    // Each step waits on what the page shows; on a loaded machine a page takes longer than the default 20 s.
+    world.browser.context.setDefaultTimeout(60_000);
     await world.ingestTickets(adminKey, pairId, [...LOGS, ...MEMOS].map((id) => [id, `Harbour record ${id}.`]));
     await signIn(page, adminKey);
     await page.goto(`/admin/connectors/${pairId}`);
