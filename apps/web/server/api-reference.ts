@@ -46,16 +46,20 @@ const PAGE = `<!doctype html>
     <script src="${SCRIPT_PATH}"></script>
     <script>
       Scalar.createApiReference("#svc-api-reference", ${JSON.stringify(CONFIGURATION)});
-      const unlink = () => {
-        for (const link of document.querySelectorAll("a[href]")) {
+      const unlink = (root) => {
+        const links = root.matches("a[href]") ? [root] : root.querySelectorAll("a[href]");
+        for (const link of links) {
           if (link.origin !== location.origin && /^https?:$/.test(link.protocol)) {
             link.removeAttribute("href");
             link.hidden = true;
           }
         }
       };
-      new MutationObserver(unlink).observe(document.body, { childList: true, subtree: true });
-      unlink();
+      // Only what was added is looked at: the reference renders thousands of nodes.
+      new MutationObserver((changes) => {
+        for (const change of changes) for (const node of change.addedNodes) if (node.nodeType === 1) unlink(node);
+      }).observe(document.body, { childList: true, subtree: true });
+      unlink(document.body);
     </script>
   </body>
 </html>

@@ -21,6 +21,9 @@ beforeAll(async () => {
   adminKey = await createTestKey(database.db, "admin", [], "API reference admin");
   server = await startProductionServer({ databaseUrl: database.databaseUrl });
   browser = await launchBrowser({ baseURL: server.base });
+  // The page loads a 4 MB script: on a loaded machine that takes longer than the default 20 s.
+  browser.context.setDefaultTimeout(60_000);
+  browser.context.setDefaultNavigationTimeout(60_000);
   browser.context.on("request", (request: BrowserRequest) => requested.push(request.url()));
 }, 120_000);
 
