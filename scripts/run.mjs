@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { buildWithProgress } from "./build-progress.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const [command, ...args] = process.argv.slice(2);
@@ -130,10 +131,16 @@ function cliIsCurrent() {
   return inputs.every((input) => modifiedAt(input) <= built);
 }
 
+/** Builds (what changed only), a line per package on stderr; a failed build ends here with its log. */
+async function build(turboArgs = []) {
+  const code = await buildWithProgress({ turbo, cwd: root, env, args: turboArgs });
+  if (code !== 0) process.exit(code);
+}
+
 switch (command) {
   case "start":
     run(pnpm, ["install", "--frozen-lockfile"], { quiet: true });
-    run(turbo, ["run", "build", "--output-logs=errors-only"], { quiet: true });
+    await build();
     await runToTheEnd(process.execPath, [cli, "start", ...args]);
     break;
   case "test":
@@ -144,7 +151,7 @@ switch (command) {
     if (!cliIsCurrent()) {
       process.stderr.write("Building the svc CLI (its sources changed)…\n");
       run(pnpm, ["install", "--frozen-lockfile"], { silent: true });
-      run(turbo, ["run", "build", "--filter=@svc/cli", "--output-logs=errors-only"], { silent: true });
+      await build(["--filter=@svc/cli"]);
     }
     // In this process rather than a child: one Node.js start fewer. The CLI sees the command line it
     // would have had as `node apps/cli/dist/svc.js …` (`svc start` runs that again in its own group).

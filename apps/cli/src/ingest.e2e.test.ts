@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
@@ -6,7 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
-import { findFreePort } from "@svc/db/testing";
+import { setTimeout as sleep } from "node:timers/promises";
+import { findFreePort, waitFor } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IngestSummary } from "./commands/ingest";
 import { makeDocx, makePdf } from "./testing/make-office-files";
@@ -175,6 +176,36 @@ describe("svc ingest", () => {
     expect(verbose.stdout).toContain("skipped 2 unchanged");
     expect(verbose.stderr).not.toContain("recorded against");
     expect(verbose.stdout).toContain("image-5.png, image-6.png.");
+  });
+
+  it("says once that a pair is paused while --wait waits on it, and goes on waiting until it is resumed", { timeout: 240_000 }, async () => {
+    const pair = await runSvc(["pairs", "create", "--name", "Night shift", "--source", "file", "--access", "public"], { env: svc.env });
+    const pairId = pair.stdout.trim().split("\n").at(-1)!;
+    expect((await runSvc(["pairs", "pause", pairId], { env: svc.env })).code).toBe(0);
+    const folder = path.join(workDir, "night-shift");
+    await mkdir(folder);
+    await writeFile(path.join(folder, "one.txt"), "The lamp burned all night.");
+    await writeFile(path.join(folder, "two.txt"), "Relieved at six.");
+
+    const child = spawn(process.execPath, [SVC_ENTRY, "ingest", folder, "--pair", pairId, "--id-prefix", "night/", "--wait", "--json", "--state", path.join(workDir, "paused-state.json")], {
+      env: { ...process.env, ...svc.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let [stdout, stderr] = ["", ""];
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    const hint = `Pair ${pairId} (Night shift) is paused: 2 documents wait for \`svc pairs resume ${pairId}\`; still waiting (--wait-timeout 600 s).`;
+    await waitFor("the paused-pair hint", () => (stderr.includes(hint) ? true : undefined), { timeoutMs: 30_000, describe: () => stderr });
+    // Still waiting, across more than one look at the pairs (every 5 s), and said once.
+    await sleep(6_000);
+    expect(child.exitCode).toBeNull();
+    expect(await getDocument("night/one.txt")).toMatchObject({ indexing_status: "queued" });
+
+    expect((await runSvc(["pairs", "resume", pairId], { env: svc.env })).code).toBe(0);
+    expect(await exited).toBe(0);
+    expect(stderr.split(hint)).toHaveLength(2);
+    expect((JSON.parse(stdout) as IngestSummary).indexing).toEqual({ indexed: 2, failed: [], still_pending: 0 });
   });
 
   it("ingests a .jsonl file and JSONL on stdin, and prints a table when not asked for JSON", async () => {

@@ -4,8 +4,10 @@ import type { ReactNode } from "react";
 import { formatDateTime, formatRelative } from "./format";
 
 export interface Column {
-  label: string;
+  label: ReactNode;
   align?: "right";
+  /** The header's aria-sort, for a column the table is ordered by. */
+  sort?: "ascending" | "descending";
 }
 
 /** The console's tables: labelled for assistive tech, scrolling sideways on narrow screens. */
@@ -28,9 +30,9 @@ export function DataTable({
         <Table.Thead>
           <Table.Tr>
             {columns.map((column, index) => {
-              const { label: text, align } = typeof column === "string" ? { label: column, align: undefined } : column;
+              const { label: text, align, sort } = typeof column === "string" ? { label: column, align: undefined, sort: undefined } : column;
               return (
-                <Table.Th key={index} ta={align}>
+                <Table.Th key={index} ta={align} aria-sort={sort}>
                   {text}
                 </Table.Th>
               );

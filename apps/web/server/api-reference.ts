@@ -6,8 +6,11 @@ import { contentSecurityPolicy } from "./security-headers";
 // GET /api/docs: Scalar's API reference over /api/openapi.json, its "try it" client sending requests
 // to this same svc (the document's server is `/api`). Everything the page loads is served from here:
 // the standalone bundle of @scalar/api-reference (one file, no chunks), and no fonts, telemetry, AI
-// agent or request proxy of Scalar's own services (their options are off below), and a
-// Content-Security-Policy that lets the browser load nothing from anywhere else.
+// agent, MCP generator or request proxy of Scalar's own services (their options are off below), and a
+// Content-Security-Policy that lets the browser load nothing from anywhere else. svc runs offline, so
+// the page links nowhere else either: the links Scalar draws with no option to drop them ("Powered by
+// Scalar" in the sidebar and in the client's empty response) lose their href and are hidden as they
+// appear (Vue keeps the element, so its later renders are unaffected).
 
 // The API root (dispatch-rest-request.ts's API_ROOT, which imports the handlers and so cannot be imported here).
 const API_ROOT = "/api";
@@ -18,8 +21,11 @@ const CONFIGURATION = {
   withDefaultFonts: false,
   telemetry: false,
   agent: { disabled: true },
+  mcp: { disabled: true },
   showDeveloperTools: "never",
   persistAuth: false,
+  // The console's icon (app/icon.svg, which Next serves at this path).
+  favicon: "/icon.svg",
   authentication: { preferredSecurityScheme: "BearerAuth" },
 };
 
@@ -38,7 +44,23 @@ const PAGE = `<!doctype html>
     <!-- Not id="api-reference": the bundle mounts a second reference, with its defaults, on that id. -->
     <div id="svc-api-reference"></div>
     <script src="${SCRIPT_PATH}"></script>
-    <script>Scalar.createApiReference("#svc-api-reference", ${JSON.stringify(CONFIGURATION)});</script>
+    <script>
+      Scalar.createApiReference("#svc-api-reference", ${JSON.stringify(CONFIGURATION)});
+      const unlink = (root) => {
+        const links = root.matches("a[href]") ? [root] : root.querySelectorAll("a[href]");
+        for (const link of links) {
+          if (link.origin !== location.origin && /^https?:$/.test(link.protocol)) {
+            link.removeAttribute("href");
+            link.hidden = true;
+          }
+        }
+      };
+      // Only what was added is looked at: the reference renders thousands of nodes.
+      new MutationObserver((changes) => {
+        for (const change of changes) for (const node of change.addedNodes) if (node.nodeType === 1) unlink(node);
+      }).observe(document.body, { childList: true, subtree: true });
+      unlink(document.body);
+    </script>
   </body>
 </html>
 `;

@@ -102,8 +102,33 @@ export type ConnectorDocumentsInput = z.input<typeof ConnectorDocumentsInputSche
 export const PairDocumentFilterSchema = z.enum(["indexed", "queued", "failed"]);
 export type PairDocumentFilter = z.infer<typeof PairDocumentFilterSchema>;
 
+/** Longest name/id search of a pair's documents, in characters (it scans the pair's documents). */
+export const MAX_PAIR_DOCUMENT_QUERY_LENGTH = 200;
+
+/** The columns a pair's documents can be ordered by; the document id breaks ties (and is the default order). */
+export const PairDocumentSortColumnSchema = z.enum(["id", "name", "status", "tries", "updated"]);
+export type PairDocumentSortColumn = z.infer<typeof PairDocumentSortColumnSchema>;
+
+export const PairDocumentSortSchema = z.object({
+  column: PairDocumentSortColumnSchema,
+  direction: z.enum(["asc", "desc"]),
+});
+export type PairDocumentSort = z.infer<typeof PairDocumentSortSchema>;
+
+/**
+ * `query` keeps the documents whose name (semantic identifier) or id contains it, case aside; `sort`
+ * orders them (none: by id). A cursor belongs to the query and order it came from.
+ */
 export const PairDocumentStatusesInputSchema = ConnectorDocumentsInputSchema.extend({
   status: PairDocumentFilterSchema.nullish(),
+  query: z
+    .string()
+    .trim()
+    .max(MAX_PAIR_DOCUMENT_QUERY_LENGTH)
+    .refine((query) => !query.includes("\u0000"), "query must not hold NUL")
+    .nullish()
+    .transform((query) => query || null),
+  sort: PairDocumentSortSchema.nullish().transform((sort) => sort ?? null),
 });
 export type PairDocumentStatusesInput = z.input<typeof PairDocumentStatusesInputSchema>;
 

@@ -11,6 +11,7 @@ import { sendIngestionBatch } from "../ingest/send-ingestion-batch";
 import { waitUntilIndexed, type IndexingOutcome } from "../ingest/wait-until-indexed";
 import { printJson, printTable } from "../output/print-table";
 import { startProgressBar } from "../output/progress-bar";
+import { escapeTerminalText } from "../output/terminal-text";
 
 export interface IngestOptions {
   url?: string;
@@ -195,7 +196,19 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
     const waitBar = startProgressBar("Indexing", accepted.length);
     let outcome: IndexingOutcome;
     try {
-      outcome = await waitUntilIndexed(api, accepted, { concurrency: options.concurrency, timeoutMs: options.waitTimeout * 1000, bar: waitBar });
+      outcome = await waitUntilIndexed(api, accepted, {
+        concurrency: options.concurrency,
+        timeoutMs: options.waitTimeout * 1000,
+        bar: waitBar,
+        // stderr, as the bar (off the bar's line): stdout keeps the summary alone (--json).
+        onPaused: ({ id, name, waiting }) =>
+          console.error(
+            (process.stderr.isTTY ? "\n" : "") +
+              escapeTerminalText(
+                `Pair ${id} (${name}) is paused: ${waiting} document${waiting === 1 ? "" : "s"} wait for \`svc pairs resume ${id}\`; still waiting (--wait-timeout ${options.waitTimeout} s).`,
+              ),
+          ),
+      });
     } finally {
       waitBar.stop();
     }

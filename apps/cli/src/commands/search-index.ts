@@ -1,8 +1,18 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { cancelIndexRebuild, getIndexRebuildStatus, OPERATOR_PRINCIPAL, startIndexRebuild } from "@svc/core";
+import {
+  cancelIndexRebuild,
+  closeSearchIndexAt,
+  getIndexRebuildStatus,
+  measureSearchIndex,
+  OPERATOR_PRINCIPAL,
+  searchIndexAt,
+  startIndexRebuild,
+  type GenerationIndexSize,
+} from "@svc/core";
 import type { Db } from "@svc/db";
-import { IndexRebuildRequestSchema, IndexRebuildStatusSchema, toWire, type Camel, type IndexRebuildProgress, type IndexRebuildStatus } from "@svc/schema";
+import { IndexRebuildRequestSchema, IndexRebuildStatusSchema, toWire, type Camel, type IndexGenerationSettings, type IndexRebuildProgress, type IndexRebuildStatus } from "@svc/schema";
 import { UsageError } from "../cli-error";
+import { cliEnv, indexDirOf } from "../env";
 import { printJson, printTable } from "../output/print-table";
 import { startProgressBar } from "../output/progress-bar";
 import type { DatabaseContext } from "../with-database";
@@ -16,8 +26,20 @@ type IndexContext = DatabaseContext;
 
 const WAIT_POLL_MS = 500;
 
+/**
+ * `status`: a row per generation, with what its table in the index holds (documents, chunks, bytes:
+ * the figures GET /api/metrics and the console's health page show). `--json` is the REST body, as
+ * the other commands print it.
+ */
 export async function showIndexStatus({ db }: IndexContext, options: { json?: boolean }): Promise<void> {
-  printStatus(await getIndexRebuildStatus({ db }), options);
+  const status = await getIndexRebuildStatus({ db });
+  if (options.json) return printStatus(status, options);
+  const uri = indexDirOf(cliEnv());
+  try {
+    printStatus(status, options, await measureSearchIndex({ db, index: searchIndexAt(uri) }));
+  } finally {
+    await closeSearchIndexAt(uri);
+  }
 }
 
 export async function rebuildIndex(
@@ -69,24 +91,56 @@ async function waitForRebuild(db: Db, generationId: number): Promise<Camel<Index
   }
 }
 
-/** `--json` prints the status as GET /manage/admin/search-index/rebuild answers it. */
-function printStatus(status: Camel<IndexRebuildStatus>, { json }: { json?: boolean }): void {
+/**
+ * `--json` prints the status as GET /manage/admin/search-index/rebuild answers it. The table has one
+ * row per generation (the current one may also be the last rebuild), with its table's size when
+ * `sizes` are given.
+ */
+function printStatus(status: Camel<IndexRebuildStatus>, { json }: { json?: boolean }, sizes: GenerationIndexSize[] = []): void {
   if (json) return printJson(toWire(IndexRebuildStatusSchema, status));
   const { current, rebuild, lastRebuild: last } = status;
-  const progress = (role: string, generation: Camel<IndexRebuildProgress>) => [
-    generation.generationId,
-    role,
-    generation.status,
-    generation.chunkTokenLimit,
-    generation.textSearchConfig,
-    `${generation.docsDone}/${generation.docsTotal}`,
-    generation.docsFailed,
-    generation.startedAt ?? (generation.status === "building" ? "waiting for the worker" : null),
-    generation.completedAt,
-  ];
-  const rows = [[current.generationId, "search reads", "current", current.chunkTokenLimit, current.textSearchConfig, null, null, null, null]];
-  if (rebuild) rows.push(progress("rebuild", rebuild));
-  if (last) rows.push(progress("last rebuild", last));
-  printTable(["generation", "role", "status", "chunk tokens", "text search", "docs done", "failed", "started", "completed"], rows);
+  const rows = new Map<number, { roles: string[]; settings: Camel<IndexGenerationSettings>; status: string; progress?: Camel<IndexRebuildProgress> }>();
+  const add = (role: string, settings: Camel<IndexGenerationSettings>, generationStatus: string, progress?: Camel<IndexRebuildProgress>) => {
+    const row = rows.get(settings.generationId);
+    if (row) {
+      row.roles.push(role);
+      row.progress ??= progress;
+    } else rows.set(settings.generationId, { roles: [role], settings, status: generationStatus, progress });
+  };
+  add("search reads", current, "current");
+  if (rebuild) add("rebuild", rebuild, rebuild.status, rebuild);
+  if (last) add("last rebuild", last, last.status, last);
+  printTable(
+    ["generation", "role", "status", "chunk tokens", "text search", "documents", "chunks", "size", "rebuilt", "failed", "started", "completed"],
+    [...rows.values()].map(({ roles, settings, status: generationStatus, progress }) => {
+      const size = sizes.find((measured) => measured.generationId === settings.generationId)?.size ?? null;
+      return [
+        settings.generationId,
+        roles.join(", "),
+        generationStatus,
+        settings.chunkTokenLimit,
+        settings.textSearchConfig,
+        size?.documents ?? null,
+        size?.chunks ?? null,
+        size ? formatBytes(size.bytes) : null,
+        progress ? `${progress.docsDone}/${progress.docsTotal}` : null,
+        progress?.docsFailed ?? null,
+        progress ? (progress.startedAt ?? (progress.status === "building" ? "waiting for the worker" : null)) : null,
+        progress?.completedAt ?? null,
+      ];
+    }),
+  );
   console.log(`\nIndex: ${status.status}`);
+}
+
+/** 1536 → "1.5 KiB": binary units, one decimal from KiB up. */
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
 }

@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createApiKey } from "@svc/core";
@@ -33,7 +35,10 @@ export interface RunningSvc {
   apiUrl: string;
   /** A curator key, the role `svc ingest` is for. */
   curatorKey: string;
-  /** The environment for `svc …` against this svc: DATABASE_URL for the operator commands, SVC_URL for ingest. */
+  /**
+   * The environment for `svc …` against this svc: DATABASE_URL for the operator commands, SVC_URL for
+   * ingest, and its own SVC_INDEX_DIR (the index of no other test's svc).
+   */
   env: NodeJS.ProcessEnv;
 }
 
@@ -44,12 +49,14 @@ export interface RunningSvc {
 export function useRunningSvc(): RunningSvc {
   const svc = {} as RunningSvc;
   let stop = async () => {};
+  let indexDir = "";
   beforeAll(async () => {
     svc.database = await createTestDatabase();
+    indexDir = await mkdtemp(path.join(os.tmpdir(), "svc-index-"));
     svc.curatorKey = (await createApiKey({ db: svc.database.db, name: "ingest tests", role: "curator" })).key;
     const port = await findFreePort();
     svc.apiUrl = `http://127.0.0.1:${port}/api`;
-    svc.env = { DATABASE_URL: svc.database.databaseUrl, SVC_URL: svc.apiUrl, SVC_API_KEY: svc.curatorKey };
+    svc.env = { DATABASE_URL: svc.database.databaseUrl, SVC_URL: svc.apiUrl, SVC_API_KEY: svc.curatorKey, SVC_INDEX_DIR: indexDir };
     // No event-loop shedding: on a busy test machine a stray 429 would slow every case down.
     const child = spawn(process.execPath, [SVC_ENTRY, "start"], {
       env: { ...process.env, ...svc.env, PORT: String(port), SVC_MAX_EVENT_LOOP_DELAY_MS: "0" },
@@ -74,6 +81,7 @@ export function useRunningSvc(): RunningSvc {
   afterAll(async () => {
     await stop();
     await svc.database?.drop();
+    if (indexDir) await rm(indexDir, { recursive: true, force: true });
   });
   return svc;
 }

@@ -1,4 +1,4 @@
-import { readMetricCounts } from "@svc/core";
+import { measureSearchIndex, readMetricCounts } from "@svc/core";
 import { AggregatorRegistry, Gauge, Registry } from "prom-client";
 import type { Services } from "../services";
 import { webMetrics } from "./web-metrics";
@@ -10,13 +10,14 @@ type MetricJson = Awaited<ReturnType<Registry["getMetricsAsJSON"]>>[number];
  * - this web process's registry (its requests and process metrics), labelled `component="web"`;
  * - each live worker's registry as it last published it into its heartbeat row (jobs, indexing lag,
  *   process metrics), labelled `component="worker"` and its `worker_id`;
- * - gauges counted from the database now (documents by status, queues, index attempts), with no
- *   component label: they are svc's state, not a process's, and agree with the console and the CLI.
+ * - gauges counted from the database now (documents by status, queues, index attempts) and from the
+ *   search index (each active generation's documents, chunks and bytes), with no component label:
+ *   they are svc's state, not a process's, and agree with the console and the CLI.
  * prom-client's aggregator merges the process registries; their label sets never collide, so each
  * series passes through as its process reported it.
  */
-export async function renderMetrics({ db, boss }: Pick<Services, "db" | "boss">): Promise<{ contentType: string; body: string }> {
-  const [counts, web] = await Promise.all([readMetricCounts({ db, boss }), webMetrics().registry.getMetricsAsJSON()]);
+export async function renderMetrics({ db, boss, index }: Pick<Services, "db" | "boss" | "index">): Promise<{ contentType: string; body: string }> {
+  const [counts, sizes, web] = await Promise.all([readMetricCounts({ db, boss }), measureSearchIndex({ db, index }), webMetrics().registry.getMetricsAsJSON()]);
   const processes = [
     labelled(web, { component: "web" }),
     ...counts.workers.flatMap(({ workerId, metrics }) =>
@@ -34,6 +35,11 @@ export async function renderMetrics({ db, boss }: Pick<Services, "db" | "boss">)
   gauge("svc_queue_depth", "Jobs waiting for a worker, per queue", "queue", perQueue("queued"));
   gauge("svc_queue_active_jobs", "Jobs a worker is running, per queue", "queue", perQueue("active"));
   gauge("svc_queue_oldest_age_seconds", "Seconds the oldest waiting job has waited, per queue (0 when none waits)", "queue", perQueue("oldestQueuedSeconds"));
+  const perGeneration = (field: "documents" | "chunks" | "bytes") =>
+    Object.fromEntries(sizes.flatMap(({ generationId, size }) => (size ? [[String(generationId), size[field]]] : [])));
+  gauge("svc_index_documents", "Documents with chunks in the search index, per active generation", "generation", perGeneration("documents"));
+  gauge("svc_index_chunks", "Chunk rows in the search index, per active generation", "generation", perGeneration("chunks"));
+  gauge("svc_index_size_bytes", "Bytes of the search index's files (its current version), per active generation", "generation", perGeneration("bytes"));
   new Gauge({ name: "svc_workers", help: "Workers whose heartbeat (with metrics) is recent", registers: [state] }).set(counts.workers.length);
 
   const merged = Registry.merge([AggregatorRegistry.aggregate(processes), state]);

@@ -1,8 +1,9 @@
 // GET /api/docs in a real browser (Debian's Chromium): the API reference loads from svc alone (no
-// request leaves it), takes an API key, and its "try it" client calls the running svc with it.
+// request leaves it), links to no other site, takes an API key, and its "try it" client calls the
+// running svc with it. The console's pages and the reference show svc's icon (app/icon.svg).
 import { createTestKey } from "@svc/core/testing";
 import { createTestDatabase, type TestDatabase } from "@svc/db/testing";
-import type { Request as BrowserRequest } from "playwright-core";
+import type { Page, Request as BrowserRequest } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startProductionServer, type ProductionServer } from "../production-server";
 import { launchBrowser, type TestBrowser } from "./browser";
@@ -20,6 +21,9 @@ beforeAll(async () => {
   adminKey = await createTestKey(database.db, "admin", [], "API reference admin");
   server = await startProductionServer({ databaseUrl: database.databaseUrl });
   browser = await launchBrowser({ baseURL: server.base });
+  // The page loads a 4 MB script: on a loaded machine that takes longer than the default 20 s.
+  browser.context.setDefaultTimeout(60_000);
+  browser.context.setDefaultNavigationTimeout(60_000);
   browser.context.on("request", (request: BrowserRequest) => requested.push(request.url()));
 }, 120_000);
 
@@ -28,6 +32,16 @@ afterAll(async () => {
   await server?.stop();
   await database?.drop();
 });
+
+/** Every href on the page (links, and anything else that points somewhere) that leaves svc's origin. */
+function foreignLinks(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll("[href]")]
+      .map((element) => new URL(element.getAttribute("href") ?? "", location.href))
+      .filter((url) => url.origin !== location.origin && url.protocol !== "javascript:")
+      .map((url) => url.href),
+  );
+}
 
 it("serves the reference from svc alone, and sends an authorized request from it", async () => {
   const { page } = browser;
@@ -43,6 +57,10 @@ it("serves the reference from svc alone, and sends an authorized request from it
     await page.getByRole("button", { name: `Open Group - ${tag}` }).first().waitFor({ timeout: UI_TIMEOUT });
   }
 
+  // No badge or link out: no "Generate MCP", no "Powered by Scalar", no href to another origin.
+  expect(await foreignLinks(page)).toEqual([]);
+  expect(await page.getByText(/Generate MCP|Powered by Scalar/).filter({ visible: true }).count()).toBe(0);
+
   // Authorize with an admin key, open the client on GET /metrics (admin only) and send.
   await page.getByPlaceholder("Token").first().fill(adminKey);
   await tryMetrics.click();
@@ -55,6 +73,8 @@ it("serves the reference from svc alone, and sends an authorized request from it
   expect(await sent.text()).toContain("svc_http_requests_total");
   await page.getByText("200 OK").first().waitFor({ timeout: UI_TIMEOUT });
   await browser.screenshot("api-reference");
+  expect(await foreignLinks(page)).toEqual([]);
+  expect(await page.getByText(/Generate MCP|Powered by Scalar|Ask AI/).filter({ visible: true }).count()).toBe(0);
 
   // Everything the page loaded came from svc: the page, Scalar's bundle, the OpenAPI document, the call.
   const origins = new Set(requested.map((url) => new URL(url).origin));
@@ -62,3 +82,23 @@ it("serves the reference from svc alone, and sends an authorized request from it
   expect(requested).toEqual(expect.arrayContaining([`${server.base}/api/docs/scalar.js`, `${server.base}/api/openapi.json`]));
   expect(browser.pageErrors).toEqual([]);
 }, 180_000);
+
+it("gives the console's pages and the reference svc's icon, which is served (no /favicon.ico 404)", async () => {
+  const { page } = browser;
+  const missing: string[] = [];
+  page.on("response", (answer) => {
+    if (answer.status() === 404) missing.push(answer.url());
+  });
+  for (const path of ["/admin/sign-in", "/api/docs"]) {
+    await page.goto(path);
+    const icon = page.locator('link[rel="icon"]').first();
+    await icon.waitFor({ state: "attached", timeout: UI_TIMEOUT });
+    const href = await icon.evaluate((link) => (link as HTMLLinkElement).href);
+    expect(new URL(href).pathname, path).toBe("/icon.svg");
+    const served = await page.request.get(href);
+    expect(served.status(), href).toBe(200);
+    expect(served.headers()["content-type"]).toContain("image/svg+xml");
+    expect(await served.text()).toContain("<svg");
+  }
+  expect(missing).toEqual([]);
+}, 120_000);

@@ -137,6 +137,68 @@ describe("connectors.get, attempts and documents", () => {
   });
 });
 
+describe("connectors.documentStatuses: search and order", () => {
+  it("finds a pair's documents by name or id, in any column's order, page after page, within the key's view", async () => {
+    const pair = await createTestPair(app.db, { name: "Searchable", source: "web" });
+    // Names out of id order; "Beacon" twice, so the id breaks the tie.
+    const titles: [id: string, title: string][] = [
+      ["s-1", "Lamp room"],
+      ["s-2", "Beacon log"],
+      ["s-3", "anchor chart"],
+      ["s-4", "Beacon manual"],
+      ["s-5", "Fog horn"],
+    ];
+    await ingestAndIndexOverApi(app, ...titles.map(([id, title]) => ({ id, title, ccPairId: pair })));
+    const ids = async (input: Omit<Parameters<Caller["connectors"]["documentStatuses"]>[0], "ccPairId">) => {
+      const page = await fixture.admin.connectors.documentStatuses({ ccPairId: pair, ...input });
+      return { ids: page.documents.map((document) => document.documentId), nextCursor: page.nextCursor };
+    };
+
+    // Name or id, case aside; a LIKE pattern is plain text.
+    expect((await ids({ query: "BEACON" })).ids).toEqual(["s-2", "s-4"]);
+    expect((await ids({ query: "s-3" })).ids).toEqual(["s-3"]);
+    expect((await ids({ query: "%" })).ids).toEqual([]);
+    expect((await ids({ query: "  " })).ids).toEqual(["s-1", "s-2", "s-3", "s-4", "s-5"]);
+
+    // Every order pages through the whole list: each page continues the last.
+    const walk = async (sort: { column: "name" | "id" | "updated" | "tries" | "status"; direction: "asc" | "desc" }) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { ids: string[]; nextCursor: string | null } = await ids({ sort, limit: 2, cursor });
+        seen.push(...page.ids);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+    expect(await walk({ column: "name", direction: "asc" })).toEqual(["s-3", "s-2", "s-4", "s-5", "s-1"]);
+    expect(await walk({ column: "name", direction: "desc" })).toEqual(["s-1", "s-5", "s-4", "s-2", "s-3"]);
+    expect(await walk({ column: "id", direction: "desc" })).toEqual(["s-5", "s-4", "s-3", "s-2", "s-1"]);
+    // Ingested one by one: updated_at (to the microsecond) follows the ids.
+    expect(await walk({ column: "updated", direction: "desc" })).toEqual(["s-5", "s-4", "s-3", "s-2", "s-1"]);
+    expect(await walk({ column: "tries", direction: "asc" })).toEqual(["s-1", "s-2", "s-3", "s-4", "s-5"]);
+    expect((await ids({ query: "beacon", sort: { column: "name", direction: "desc" } })).ids).toEqual(["s-4", "s-2"]);
+
+    // The one visibility rule: a scoped curator searches its own pair, never another's private one.
+    await ingestAndIndexOverApi(app, { id: "own-beacon", title: "Beacon of team A", ccPairId: fixture.ownPair });
+    const own = await fixture.scopedCurator.connectors.documentStatuses({ ccPairId: fixture.ownPair, query: "beacon", sort: { column: "name", direction: "asc" } });
+    expect(own.documents.map((document) => document.documentId)).toEqual(["own-beacon"]);
+    await expectTrpcError(fixture.scopedCurator.connectors.documentStatuses({ ccPairId: fixture.otherPrivatePair, query: "beacon" }), "NOT_FOUND");
+
+    // Bounded: a query over 200 characters, an unknown column, and a cursor of another order are refused.
+    await expectTrpcError(fixture.admin.connectors.documentStatuses({ ccPairId: pair, query: "x".repeat(201) }), "BAD_REQUEST");
+    await expectTrpcError(
+      fixture.admin.connectors.documentStatuses({ ccPairId: pair, sort: { column: "text" as "name", direction: "asc" } }),
+      "BAD_REQUEST",
+    );
+    const byId = await ids({ limit: 2 });
+    await expectTrpcError(
+      fixture.admin.connectors.documentStatuses({ ccPairId: pair, sort: { column: "name", direction: "asc" }, cursor: byId.nextCursor }),
+      "BAD_REQUEST",
+    );
+  });
+});
+
 describe("connector changes", () => {
   it("create, rename, pause, resume and delete as an admin", async () => {
     const created = await fixture.admin.connectors.create({ name: "Release notes", source: "web", accessType: "public" });

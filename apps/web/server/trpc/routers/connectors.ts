@@ -86,18 +86,21 @@ export const connectorsRouter = router({
     .output(PairIndexingSummarySchema)
     .query(({ ctx, input }) => getPairIndexingSummary({ db: ctx.db, principal: ctx.principal, ccPairId: input.ccPairId })),
 
-  /** The pair page's documents with their status and last error, filtered by status, paged. */
+  /** The pair page's documents with their status and last error, filtered by status and name/id, sorted, paged. */
   documentStatuses: sessionProcedure
     .input(PairDocumentStatusesInputSchema)
     .output(PairDocumentStatusPageSchema)
-    .query(({ ctx, input }) =>
+    .query(({ ctx, input, signal }) =>
       listPairDocumentStatuses({
         db: ctx.db,
         principal: ctx.principal,
         ccPairId: input.ccPairId,
         status: input.status ?? null,
+        query: input.query,
+        sort: input.sort,
         limit: input.limit,
         afterId: input.cursor,
+        signal,
       }),
     ),
 

@@ -18,7 +18,6 @@ import {
   Text,
   TextInput,
   Title,
-  UnstyledButton,
 } from "@mantine/core";
 import { useDebouncedCallback, useDisclosure } from "@mantine/hooks";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -46,6 +45,7 @@ import { RelativeTime } from "../../../../components/data-table";
 import { formatCount, formatDateTime, plural, sourceLabel } from "../../../../components/format";
 import { EmptyState, Loading, PageHeader, QueryError, Stat } from "../../../../components/page-parts";
 import { ATTEMPT_STATUS_LABELS, AttemptStatusBadge, PairStatusBadge, RepeatedErrorsBadge } from "../../../../components/status-badge";
+import { ariaSort, SortHeader, sortFromParam, sortParam, type SortableColumns } from "../../../../components/sort-header";
 import { listParam, useUrlState } from "../../../../components/use-url-state";
 import { useTRPC } from "../../../../lib/trpc/client";
 
@@ -98,7 +98,7 @@ function ConnectorsListing() {
   const trpc = useTRPC();
   const { params, update } = useUrlState();
   const request = useMemo(() => requestFromParams(params), [params]);
-  const sort = useMemo(() => sortFromParam(params.get("sort")), [params]);
+  const sort = useMemo(() => sortFromParam(params.get("sort"), ConnectorSortColumnSchema.options), [params]);
   const live = params.get("live") !== "0";
   const listing = useQuery(
     trpc.connectors.indexingStatus.queryOptions({ ...request, sort }, {
@@ -383,7 +383,7 @@ function hasErrors(row: ConnectorIndexingStatusLite, failed: FailedByPair): bool
 }
 
 /** Each column's sort, and where a first click starts: names A→Z, counts and times largest or newest first. */
-const SORTABLE: Record<ConnectorSortColumn, { label: string; firstDirection: ConnectorSort["direction"] }> = {
+const SORTABLE: SortableColumns<ConnectorSortColumn> = {
   source: { label: "Source", firstDirection: "asc" },
   name: { label: "Name", firstDirection: "asc" },
   status: { label: "Status", firstDirection: "asc" },
@@ -392,17 +392,6 @@ const SORTABLE: Record<ConnectorSortColumn, { label: string; firstDirection: Con
   docs_indexed: { label: "Documents", firstDirection: "desc" },
   failed: { label: "Failed", firstDirection: "desc" },
 };
-
-/** The URL's `sort`: a column, `-` in front for descending; anything else is the contract's order. */
-function sortFromParam(value: string | null): ConnectorSort | null {
-  if (!value) return null;
-  const column = ConnectorSortColumnSchema.safeParse(value.replace(/^-/, ""));
-  return column.success ? { column: column.data, direction: value.startsWith("-") ? "desc" : "asc" } : null;
-}
-
-function sortParam(sort: ConnectorSort): string {
-  return `${sort.direction === "desc" ? "-" : ""}${sort.column}`;
-}
 
 const COLUMN_COUNT = 7;
 
@@ -425,7 +414,7 @@ function ConnectorsTable({
   onSort: (sort: ConnectorSort) => void;
   onPage: (source: DocumentSource, page: number) => void;
 }) {
-  const header = (column: ConnectorSortColumn) => <SortHeader column={column} sort={sort} onSort={onSort} />;
+  const header = (column: ConnectorSortColumn) => <SortHeader column={column} columns={SORTABLE} sort={sort} onSort={onSort} />;
   return (
     <Paper withBorder radius="md">
       <Table.ScrollContainer minWidth={760}>
@@ -459,31 +448,6 @@ function ConnectorsTable({
         </Table>
       </Table.ScrollContainer>
     </Paper>
-  );
-}
-
-function ariaSort(sort: ConnectorSort | null, column: ConnectorSortColumn): "ascending" | "descending" | undefined {
-  if (sort?.column !== column) return undefined;
-  return sort.direction === "asc" ? "ascending" : "descending";
-}
-
-function SortHeader({ column, sort, onSort }: { column: ConnectorSortColumn; sort: ConnectorSort | null; onSort: (sort: ConnectorSort) => void }) {
-  const { label, firstDirection } = SORTABLE[column];
-  const active = sort?.column === column ? sort.direction : null;
-  const next = active === null ? firstDirection : active === "asc" ? "desc" : "asc";
-  return (
-    <UnstyledButton
-      onClick={() => onSort({ column, direction: next })}
-      aria-label={`Sort by ${label}${active ? ` (${active === "asc" ? "ascending" : "descending"})` : ""}`}
-      fw={700}
-      fz="sm"
-      style={{ whiteSpace: "nowrap" }}
-    >
-      {label}
-      <Text span c={active ? undefined : "dimmed"} ml={4} aria-hidden>
-        {active === "asc" ? "▲" : active === "desc" ? "▼" : "↕"}
-      </Text>
-    </UnstyledButton>
   );
 }
 

@@ -16,12 +16,20 @@ import {
   Text,
   Title,
 } from "@mantine/core";
-import { useDisclosure } from "@mantine/hooks";
+import { useDebouncedCallback, useDisclosure } from "@mantine/hooks";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Camel, CcPair, PairIndexingSummary } from "@svc/schema";
+import {
+  MAX_PAIR_DOCUMENT_QUERY_LENGTH,
+  PairDocumentFilterSchema,
+  PairDocumentSortColumnSchema,
+  type Camel,
+  type CcPair,
+  type PairDocumentSortColumn,
+  type PairIndexingSummary,
+} from "@svc/schema";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { Suspense, useState, type FormEvent } from "react";
 import { canEditPair, useConsoleUser } from "../../../../../components/admin-shell";
 import { DocumentName, FailureReason } from "../../../../../components/document-cells";
 import { RetryDocumentButton } from "../../../../../components/retry-document-button";
@@ -40,6 +48,8 @@ import { AttemptStatusBadge, DocumentStatusBadge, PairStatusBadge, RepeatedError
 import { useTRPC } from "../../../../../lib/trpc/client";
 import type { RouterOutputs } from "../../../../../lib/trpc/types";
 import { TextField } from "../../../../../components/text-field";
+import { ariaSort, SortHeader, sortFromParam, sortParam, type SortableColumns } from "../../../../../components/sort-header";
+import { useUrlState } from "../../../../../components/use-url-state";
 
 const REFRESH_MS = 3_000;
 const DOCUMENTS_PAGE_SIZE = 20;
@@ -86,7 +96,10 @@ function ConnectorDetail({ ccPairId }: { ccPairId: number }) {
       <Stack gap="lg">
         <Fields pair={pair.data} failed={summary.data?.documents.failed ?? null} />
         <Attempts ccPairId={ccPairId} />
-        <Documents ccPairId={ccPairId} summary={summary.data} />
+        {/* Its search, filter and order live in the URL (useSearchParams wants a boundary). */}
+        <Suspense fallback={<Loading />}>
+          <Documents ccPairId={ccPairId} summary={summary.data} />
+        </Suspense>
       </Stack>
     </>
   );
@@ -334,17 +347,39 @@ const DOCUMENT_FILTERS = [
 ] as const;
 type DocumentFilter = (typeof DOCUMENT_FILTERS)[number]["value"];
 
+/** The document table's sortable columns; a first click sorts names A→Z, tries and times largest or newest first. */
+const DOCUMENT_SORTABLE: SortableColumns<PairDocumentSortColumn> = {
+  id: { label: "Id", firstDirection: "asc" },
+  name: { label: "Document", firstDirection: "asc" },
+  status: { label: "Status", firstDirection: "asc" },
+  tries: { label: "Tries", firstDirection: "desc" },
+  updated: { label: "Updated", firstDirection: "desc" },
+};
+
 function Documents({ ccPairId, summary }: { ccPairId: number; summary: PairIndexingSummary | undefined }) {
   const trpc = useTRPC();
   const user = useConsoleUser();
   const queryClient = useQueryClient();
-  const [filter, setFilter] = useState<DocumentFilter>("all");
-  // The cursors of the pages visited so far; the last one is the page shown (null: the first).
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  // Filter, search and order are in the URL (`status`, `q`, `sort`): a reload or a shared link keeps them.
+  const { params, update } = useUrlState();
+  const statusParam = PairDocumentFilterSchema.safeParse(params.get("status"));
+  const filter: DocumentFilter = statusParam.success ? statusParam.data : "all";
+  const query = (params.get("q") ?? "").slice(0, MAX_PAIR_DOCUMENT_QUERY_LENGTH);
+  const sort = sortFromParam(params.get("sort"), PairDocumentSortColumnSchema.options);
+  const [search, setSearch] = useState(query);
+  // The cursors of the pages visited so far, for this filter, search and order; the last one is the page shown.
+  const view = `${filter}|${query}|${params.get("sort") ?? ""}`;
+  const [paging, setPaging] = useState<{ view: string; cursors: (string | null)[] }>({ view, cursors: [null] });
+  const cursors = paging.view === view ? paging.cursors : [null];
+  const setCursors = (change: (list: (string | null)[]) => (string | null)[]) => setPaging({ view, cursors: change(cursors) });
   const cursor = cursors.at(-1) ?? null;
+  const applySearch = useDebouncedCallback((value: string) => update({ q: value.trim() || null }), 300);
+  const header = (column: PairDocumentSortColumn) => (
+    <SortHeader column={column} columns={DOCUMENT_SORTABLE} sort={sort} onSort={(next) => update({ sort: sortParam(next) })} />
+  );
   const page = useQuery(
     trpc.connectors.documentStatuses.queryOptions(
-      { ccPairId, limit: DOCUMENTS_PAGE_SIZE, cursor, status: filter === "all" ? null : filter },
+      { ccPairId, limit: DOCUMENTS_PAGE_SIZE, cursor, status: filter === "all" ? null : filter, query: query || null, sort },
       { refetchInterval: REFRESH_MS },
     ),
   );
@@ -365,10 +400,7 @@ function Documents({ ccPairId, summary }: { ccPairId: number; summary: PairIndex
             size="xs"
             aria-label="Show documents"
             value={filter}
-            onChange={(value) => {
-              setFilter(value);
-              setCursors([null]);
-            }}
+            onChange={(value) => update({ status: value === "all" ? null : value })}
             data={DOCUMENT_FILTERS.map((option) => {
               const n = count(option.value);
               return { value: option.value, label: n === null ? option.label : `${option.label} (${formatCount(n)})` };
@@ -390,6 +422,18 @@ function Documents({ ccPairId, summary }: { ccPairId: number; summary: PairIndex
           <Badge variant="default">page {cursors.length}</Badge>
         </Group>
       </Group>
+      <TextField
+        label="Search documents"
+        placeholder="Name or id contains…"
+        value={search}
+        maxLength={MAX_PAIR_DOCUMENT_QUERY_LENGTH}
+        onValueChange={(value) => {
+          setSearch(value);
+          applySearch(value);
+        }}
+        mb="sm"
+        maw={420}
+      />
       {retryAll.data ? (
         <Text size="sm" c="dimmed" mb="xs" role="status">
           Sent {formatCount(retryAll.data.retried)} to indexing again
@@ -403,7 +447,9 @@ function Documents({ ccPairId, summary }: { ccPairId: number; summary: PairIndex
         <Loading />
       ) : page.data.documents.length === 0 ? (
         <Text c="dimmed" size="sm">
-          {filter === "all" ? (
+          {query ? (
+            `No ${filter === "all" ? "" : `${filter} `}documents of this pair have “${query}” in their name or id.`
+          ) : filter === "all" ? (
             <>
               No documents in this pair yet. Ingest with <Code>{`"cc_pair_id": ${ccPairId}`}</Code> to add some.
             </>
@@ -416,7 +462,25 @@ function Documents({ ccPairId, summary }: { ccPairId: number; summary: PairIndex
           <DataTable
             label="Documents of this connector"
             minWidth={720}
-            columns={["Document", "Status", "Failure reason", { label: "Tries", align: "right" }, "Updated", ""]}
+            columns={[
+              {
+                label: (
+                  <Group gap={4} wrap="nowrap" component="span">
+                    {header("name")}
+                    <Text span c="dimmed" aria-hidden>
+                      /
+                    </Text>
+                    {header("id")}
+                  </Group>
+                ),
+                sort: ariaSort(sort, "name") ?? ariaSort(sort, "id"),
+              },
+              { label: header("status"), sort: ariaSort(sort, "status") },
+              "Failure reason",
+              { label: header("tries"), align: "right", sort: ariaSort(sort, "tries") },
+              { label: header("updated"), sort: ariaSort(sort, "updated") },
+              "",
+            ]}
             verticalSpacing={6}
           >
             {page.data.documents.map((document) => (
