@@ -28,6 +28,8 @@ describe("health.overview", () => {
     const before = Date.now();
     const overview = await fixture.admin.health.overview();
     expect(overview.queue).toEqual({ queued: 4, retrying: 0, active: 1, deadLetter: 0 });
+    // The own pair still has "waiting" queued, so its attempt is open; the other pair's drained and closed.
+    expect(overview.pairsIndexing).toBe(1);
 
     expect(overview.indexedPerMinute).toHaveLength(60);
     const minutes = overview.indexedPerMinute.map((entry) => entry.minute.getTime());

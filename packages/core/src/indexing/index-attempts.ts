@@ -1,11 +1,11 @@
-import { Prisma, type ConnectorCredentialPairStatus, executeSql, selectSql, sqlAlias, withSqlTransaction, type AnyTx, type Db } from "@svc/db";
+import { Prisma, type ConnectorCredentialPairStatus, executeSql, querySql, selectSql, sqlAlias, withSqlTransaction, type AnyTx, type Db } from "@svc/db";
 import { servingAttemptSql } from "../search-index/index-generations";
 import { markPairActive, markPairIndexingStarted, syncLastAttemptStatus } from "./cc-pair-rows";
 
 /**
  * Index attempts of ingested documents (docs/decisions.md, "Index attempts for ingested documents"): a pair
- * has at most one open (`in_progress`) attempt, and it is open only while the pair has documents the
- * worker has taken up and not finished. It opens when the worker takes up a document of the pair
+ * has at most one open (`in_progress`) attempt, and it is open only while documents of the pair the
+ * worker has taken up are left to index. It opens when the worker takes up a document of the pair
  * (openTakenAttempts) or indexes or fails one (openAttempt) and none is open, counts each (stamping
  * `last_activity_at`), and closes in the transaction that leaves none of the pair's documents
  * `queued`/`indexing`, at its last activity. So that a steady stream of pushed documents, which drains
@@ -13,9 +13,9 @@ import { markPairActive, markPairIndexingStarted, syncLastAttemptStatus } from "
  * the quiet period reopens the closed attempt (its counts carry on, and it closes again at the next
  * drain) instead of opening a new one; with a quiet period of 0 every drain ends the attempt for good.
  *
- * Every function here expects the pair rows locked by lockDocumentPairs (or lockPairs) in the same
- * transaction: the lock makes "find the open attempt, else reopen or open one" and "nothing pending, so
- * close" atomic across workers, without a unique index.
+ * Every function here expects the pair rows locked by lockDocumentPairs in the same transaction (or
+ * takes them itself): the lock makes "find the open attempt, else reopen or open one" and "nothing
+ * pending, so close" atomic across workers, without a unique index.
  *
  * This module is the one writer of `index_attempt`. The attempts of indexing jobs belong to the
  * current index generation. A rebuild's attempts (counted here for indexing/run-index-rebuild.ts:
@@ -114,28 +114,35 @@ export async function openAttempt(tx: AnyTx, ccPairId: number, window: AttemptWi
 
 /**
  * The worker has taken up these documents (markDocumentsIndexing committed them `indexing`): each of
- * their pairs that has no open attempt gets one (openAttempt, reopening within the window), so the
- * pair reads `in_progress` while its documents are being indexed rather than from the commit that
- * indexes them. Pairs with an open attempt, paused and deleting pairs are left alone; the rest are
- * locked in id order (the caller holds no document lock, so this cannot deadlock with indexing).
+ * their pairs whose latest attempt is not open gets one (openAttempt, reopening within the window), so
+ * the pair reads `in_progress` while its documents are being indexed rather than only between the
+ * commits of a long run. Runs once per batch: a probe without locks (a named statement on the pair's
+ * `last_attempt_status`) finds the pairs to open for, usually none; only those are locked, in id order,
+ * in a transaction of their own (no document lock held, so it cannot deadlock with indexing). Paused
+ * and deleting pairs get none.
  */
 export async function openTakenAttempts(db: Db, documentIds: string[], window: AttemptWindow = NEVER_REOPEN): Promise<void> {
   if (documentIds.length === 0) return;
+  const waiting = await querySql<{ id: number }>(db, { name: "svc-pairs-to-open-attempts", text: PAIRS_TO_OPEN_ATTEMPTS, values: [documentIds] });
+  if (waiting.length === 0) return;
   await withSqlTransaction(db, async (sql) => {
     const pairs = await selectSql<{ id: number }>(
       sql,
       Prisma.sql`
         SELECT p.id FROM connector_credential_pair p
-        WHERE p.id IN (SELECT l.cc_pair_id FROM document_by_cc_pair l WHERE l.document_id = ANY(${documentIds}::text[]))
-          AND p.status NOT IN ('PAUSED', 'DELETING')
-          AND NOT EXISTS (
-            SELECT 1 FROM index_attempt ia WHERE ia.cc_pair_id = p.id AND ia.status = 'in_progress' AND ${servingAttemptSql("ia")})
+        WHERE p.id = ANY(${waiting.map((pair) => pair.id)}::int[]) AND p.status NOT IN ('PAUSED', 'DELETING')
         ORDER BY p.id
         FOR NO KEY UPDATE OF p`,
     );
     for (const pair of pairs) await openAttempt(sql, pair.id, window);
   });
 }
+
+const PAIRS_TO_OPEN_ATTEMPTS = `
+  SELECT p.id FROM connector_credential_pair p
+  WHERE p.id IN (SELECT l.cc_pair_id FROM document_by_cc_pair l WHERE l.document_id = ANY($1::text[]))
+    AND p.status NOT IN ('PAUSED', 'DELETING')
+    AND p.last_attempt_status IS DISTINCT FROM 'in_progress'`;
 
 /** How many open attempts endOrphanedAttempts closed (their pair drained) and interrupted (work left). */
 export interface EndedAttempts {
@@ -149,8 +156,8 @@ export interface EndedAttempts {
  * open attempt of indexing jobs ends, at its last activity: one whose pair has nothing left to index
  * ran to its end (a worker stopped between taking its last document up and closing it) and closes as
  * its counts say; one whose pair still has documents queued or half-indexed was cut off, and reads
- * `interrupted`. The pair's next documents open a new attempt (an interrupted one never reopens). A pair whose row another transaction holds is being indexed by
- * someone, and is left alone.
+ * `interrupted`. The pair's next documents open a new attempt (an interrupted one never reopens). A
+ * pair whose row another transaction holds is being indexed by someone, and is left alone.
  */
 export async function endOrphanedAttempts(db: Db): Promise<EndedAttempts> {
   return withSqlTransaction(db, async (sql) => {
