@@ -284,6 +284,23 @@ describe("index attempts over a quiet period", () => {
     ]);
   });
 
+  it("closes a pair's attempt when it is paused, and its documents after the resume reopen it", async () => {
+    const ccPairId = await createTestPair(db);
+    const first = await ingestTestDocument(queue, { id: "pause-1", text: "first text", ccPairId });
+    const second = await ingestTestDocument(queue, { id: "pause-2", text: "second text", ccPairId });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [first], attemptWindow: window });
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "in_progress", docsIndexed: 1 }]);
+
+    // pause-2 waits for the resume: nothing of the pair is being indexed.
+    await updateCcPair({ db, boss, principal: admin, ccPairId, status: "PAUSED" });
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "success", docsIndexed: 1 }]);
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe("success");
+
+    await updateCcPair({ db, boss, principal: admin, ccPairId, status: "ACTIVE" });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [second], attemptWindow: window });
+    expect((await attempts(ccPairId)).map((attempt) => [attempt.status, attempt.docsIndexed])).toEqual([["success", 2]]);
+  });
+
   it("never reopens an interrupted attempt", async () => {
     const ccPairId = await createTestPair(db);
     const job = await ingestTestDocument(queue, { id: "cut-1", text: "cut text", ccPairId });

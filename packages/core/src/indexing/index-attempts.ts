@@ -257,10 +257,20 @@ function drainedSql(ccPairId: Prisma.Sql): Prisma.Sql {
  * `success` when nothing failed, `failed` when nothing was indexed, `completed_with_errors` otherwise.
  */
 export async function closeAttemptIfDrained(tx: AnyTx, ccPairId: number): Promise<void> {
-  const closed = await executeSql(
-    tx,
-    closeAttemptsSql(Prisma.sql`ia.cc_pair_id = ${ccPairId} AND ${servingAttemptSql("ia")} AND ${drainedSql(Prisma.sql`${ccPairId}`)}`),
-  );
+  await closePairAttempt(tx, ccPairId, drainedSql(Prisma.sql`${ccPairId}`));
+}
+
+/**
+ * The pair is being paused: its open attempt closes as closeAttemptIfDrained closes one, whatever is
+ * left queued, since nothing of the pair is indexed until it is resumed (the resume's documents reopen
+ * it within the quiet period).
+ */
+export async function closePausedPairAttempt(tx: AnyTx, ccPairId: number): Promise<void> {
+  await closePairAttempt(tx, ccPairId, Prisma.sql`TRUE`);
+}
+
+async function closePairAttempt(tx: AnyTx, ccPairId: number, condition: Prisma.Sql): Promise<void> {
+  const closed = await executeSql(tx, closeAttemptsSql(Prisma.sql`ia.cc_pair_id = ${ccPairId} AND ${servingAttemptSql("ia")} AND ${condition}`));
   if (closed > 0) await syncLastAttemptStatus(tx, ccPairId);
 }
 
