@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 import { signIn, useConsoleWorld } from "./console-helpers";
 
 const UI_TIMEOUT = 180_000;
-const QUIET = { quietSeconds: 60 };
+// Far longer than a step of this file takes on a loaded machine.
+const QUIET = { quietSeconds: 600 };
 const STREAM = 12;
 const BULK = 1_000;
 
