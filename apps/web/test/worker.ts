@@ -16,7 +16,7 @@ export async function startTestWorker({
 }: {
   db: Db;
   databaseUrl: string;
-  /** The attempts' quiet period, as SVC_ATTEMPT_QUIET_SECONDS gives the worker; closing at the drain when absent. */
+  /** The attempts' quiet period, as SVC_ATTEMPT_QUIET_SECONDS gives the worker; attempts never reopen when absent. */
   attemptWindow?: AttemptWindow;
 }): Promise<TestWorker> {
   const boss = await startJobQueue({ databaseUrl, role: "worker" });

@@ -8,8 +8,9 @@ const WorkerEnvSchema = z.object({
   SVC_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   // How often the worker stamps its heartbeat row (readiness needs one within 60 s).
   SVC_WORKER_HEARTBEAT_SECONDS: z.coerce.number().positive().max(30).default(15),
-  // An index attempt of pushed documents closes once its pair has been quiet this long (0: at once when
-  // nothing of the pair is queued), so a steady push stream reads as one attempt (docs/decisions.md).
+  // An index attempt of pushed documents closes when nothing of its pair is left to index; a document of
+  // the pair taken up within this many seconds reopens it (0: never), so a steady push stream reads as
+  // one attempt (docs/decisions.md).
   SVC_ATTEMPT_QUIET_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),

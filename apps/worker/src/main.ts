@@ -1,5 +1,5 @@
 import {
-  closeQuietAttempts,
+  closeDrainedAttempts,
   createLogger,
   deleteCcPairJob,
   endOrphanedAttempts,
@@ -36,6 +36,8 @@ import { createWorkerMetrics, type WorkerMetrics } from "./worker-metrics";
 
 /** How long an indexing batch waits for a database that stopped answering before it runs anyway. */
 const STALLED_DATABASE_WAIT_MS = 30_000;
+/** How often the attempt sweep looks for open attempts of drained pairs. */
+const ATTEMPT_SWEEP_MS = 15_000;
 
 /**
  * The worker process: wires the job catalog to core handlers. Several may run at once; pg-boss
@@ -74,7 +76,7 @@ async function main(): Promise<void> {
   await endAttemptsLeftWithoutWorker({ db, self, logger, when: "start" });
   // Aborted at shutdown: long batch jobs stop at once rather than hold the shutdown for their grace period.
   const stopping = new AbortController();
-  const attemptSweep = startAttemptSweep({ db, window: attemptWindow, logger });
+  const attemptSweep = startAttemptSweep({ db, logger });
   const maintenance = startIndexMaintenance({
     db,
     index,
@@ -252,23 +254,22 @@ function deadOnThisHost(worker: WorkerIdentity, self: WorkerIdentity): boolean {
 }
 
 /**
- * Closes the attempts whose pairs have gone quiet (closeQuietAttempts), on a timer of its own: every
- * half quiet period, between 1 and 15 s, so an attempt reads closed soon after its quiet period ends.
- * A failed sweep (database away) is retried on the next tick.
+ * Closes, every 15 s, open attempts whose pairs have nothing left to index (closeDrainedAttempts): the
+ * indexing closes an attempt in the transaction that drains its pair, and this catches what no
+ * indexing transaction drained. A failed sweep (database away) is retried on the next tick.
  */
-function startAttemptSweep({ db, window, logger }: { db: Db; window: AttemptWindow; logger: Logger }): { stop: () => void } {
-  if (window.quietSeconds === 0) return { stop: () => undefined };
+function startAttemptSweep({ db, logger }: { db: Db; logger: Logger }): { stop: () => void } {
   let running = false;
-  const timer = setInterval(
-    () => {
-      if (running) return;
-      running = true;
-      closeQuietAttempts(db, window)
-        .catch((error: unknown) => logger.error({ error: (error as Error).message }, "attempt sweep failed"))
-        .finally(() => (running = false));
-    },
-    Math.min(15, Math.max(1, window.quietSeconds / 2)) * 1000,
-  );
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    closeDrainedAttempts(db)
+      .then((closed) => {
+        if (closed > 0) logger.info({ closed }, "attempt sweep closed attempts of drained pairs");
+      })
+      .catch((error: unknown) => logger.error({ error: (error as Error).message }, "attempt sweep failed"))
+      .finally(() => (running = false));
+  }, ATTEMPT_SWEEP_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

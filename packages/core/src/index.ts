@@ -60,7 +60,7 @@ export { searchDocuments } from "./search/search-documents";
 // Indexing, index rebuilds, health.
 export { indexDocuments } from "./indexing/index-documents";
 export type { IndexedDocument } from "./indexing/document-rows";
-export { closeQuietAttempts, endOrphanedAttempts, type AttemptWindow } from "./indexing/index-attempts";
+export { closeDrainedAttempts, endOrphanedAttempts, type AttemptWindow } from "./indexing/index-attempts";
 export { startIndexRebuild } from "./search-index/start-index-rebuild";
 export { getIndexRebuildStatus } from "./search-index/get-index-rebuild-status";
 export { measureSearchIndex, type GenerationIndexSize } from "./search-index/measure-search-index";

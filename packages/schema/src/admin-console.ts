@@ -276,6 +276,8 @@ export type ConsoleRebuildStatus = z.infer<typeof ConsoleRebuildStatusSchema>;
 
 export const HealthOverviewSchema = z.object({
   queue: QueueDepthSchema,
+  /** Pairs the principal's listing shows whose latest attempt is `in_progress` (the listing's "Indexing now"). */
+  pairsIndexing: z.int(),
   /** The last 60 minutes, oldest first, minutes without documents included as 0. */
   indexedPerMinute: z.array(IndexedPerMinuteSchema),
   /** Every failed document the principal may see (docs/decisions.md, "Failed"). */

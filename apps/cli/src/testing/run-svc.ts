@@ -44,9 +44,10 @@ export interface RunningSvc {
 
 /**
  * `svc start` (web and worker) on a database of its own, for the whole test file, stopped with
- * SIGTERM after it: the CLI's commands then run against a real svc, as an operator's would.
+ * SIGTERM after it: the CLI's commands then run against a real svc, as an operator's would. `env`
+ * adds to the environment `svc start` runs in (its web's and worker's settings).
  */
-export function useRunningSvc(): RunningSvc {
+export function useRunningSvc({ env = {} }: { env?: NodeJS.ProcessEnv } = {}): RunningSvc {
   const svc = {} as RunningSvc;
   let stop = async () => {};
   let indexDir = "";
@@ -59,7 +60,7 @@ export function useRunningSvc(): RunningSvc {
     svc.env = { DATABASE_URL: svc.database.databaseUrl, SVC_URL: svc.apiUrl, SVC_API_KEY: svc.curatorKey, SVC_INDEX_DIR: indexDir };
     // No event-loop shedding: on a busy test machine a stray 429 would slow every case down.
     const child = spawn(process.execPath, [SVC_ENTRY, "start"], {
-      env: { ...process.env, ...svc.env, PORT: String(port), SVC_MAX_EVENT_LOOP_DELAY_MS: "0" },
+      env: { ...process.env, ...svc.env, PORT: String(port), SVC_MAX_EVENT_LOOP_DELAY_MS: "0", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

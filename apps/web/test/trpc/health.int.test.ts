@@ -28,6 +28,8 @@ describe("health.overview", () => {
     const before = Date.now();
     const overview = await fixture.admin.health.overview();
     expect(overview.queue).toEqual({ queued: 4, retrying: 0, active: 1, deadLetter: 0 });
+    // The own pair still has "waiting" queued, so its attempt is open; the other pair's drained and closed.
+    expect(overview.pairsIndexing).toBe(1);
 
     expect(overview.indexedPerMinute).toHaveLength(60);
     const minutes = overview.indexedPerMinute.map((entry) => entry.minute.getTime());
@@ -57,6 +59,8 @@ describe("health.overview", () => {
     const scoped = await fixture.scopedCurator.health.overview();
     expect(scoped.failedDocuments.map((document) => document.documentId)).toEqual(["bad-a"]);
     expect(scoped.failedDocumentCount).toBe(1);
+    expect(scoped.pairsIndexing).toBe(1);
+
   });
 
   it("startRebuild is for admins; the overview then shows the rebuild", async () => {
@@ -87,5 +91,18 @@ describe("health.overview", () => {
     expect(canceled).toMatchObject({ status: "idle", generationId: null, lastRebuild: { status: "canceled", docsDone: 0, docsFailed: 0 } });
     expect((await fixture.scopedCurator.health.overview()).rebuild).toEqual(canceled);
     await expectTrpcError(fixture.admin.health.cancelRebuild(), "NOT_FOUND");
+  });
+
+  it("counts a pair being indexed for whoever may see it, as its listing reads it in progress", async () => {
+    const before = await fixture.admin.health.overview();
+    const scopedBefore = await fixture.scopedCurator.health.overview();
+    for (const id of ["other-1", "other-2"]) await ingestOverApi(app, { id, text: "Other text.", ccPairId: fixture.otherPrivatePair });
+    // other-2 is still queued: the other pair's attempt stays open.
+    await indexDocuments({ index: testSearchIndex(), db: app.db, jobs: [{ documentId: "other-1", version: 1 }] });
+    expect((await fixture.admin.health.overview()).pairsIndexing).toBe(before.pairsIndexing + 1);
+    // The scoped curator may not see the other private pair.
+    expect((await fixture.scopedCurator.health.overview()).pairsIndexing).toBe(scopedBefore.pairsIndexing);
+    await indexDocuments({ index: testSearchIndex(), db: app.db, jobs: [{ documentId: "other-2", version: 1 }] });
+    expect((await fixture.admin.health.overview()).pairsIndexing).toBe(before.pairsIndexing);
   });
 });

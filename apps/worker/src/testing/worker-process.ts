@@ -32,8 +32,7 @@ export interface WorkerProcess {
  */
 export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): WorkerProcess {
   const child = spawn(process.execPath, [workerEntry], {
-    // Attempts close at the drain unless a test asks otherwise: most check that a drained queue leaves
-    // no attempt open.
+    // Attempts never reopen unless a test asks otherwise: most count one attempt per drained queue.
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

@@ -140,6 +140,25 @@ interface ListingRow {
   in_repeated_error_state: boolean | null;
 }
 
+/** The pairs (alias `pair`) the listing shows: not the default pair, nor one being deleted. */
+function listedPairSql(pair: string): Prisma.Sql {
+  const p = sqlAlias(pair);
+  return Prisma.sql`${p}.id <> ${DEFAULT_CC_PAIR_ID} AND ${p}.status <> 'DELETING'`;
+}
+
+/**
+ * How many of the pairs the principal's listing shows are being indexed now: their latest attempt is
+ * `in_progress`, as the listing's `in_progress` says (read from the pair's `last_attempt_status`, the
+ * copy of that attempt's status). Indexing health's "Indexing now"; an attempt is open only while
+ * the pair has documents the worker has taken up and not finished (indexing/index-attempts.ts).
+ */
+export async function countPairsIndexing({ db, principal }: { db: DbOrTx; principal: Principal }): Promise<number> {
+  const [row] = await db.$queryRaw<{ count: number }[]>`
+    SELECT count(*)::int AS count FROM connector_credential_pair p
+    WHERE ${listedPairSql("p")} AND p.last_attempt_status = 'in_progress' AND ${viewablePairSql(accessRuleOf(principal), "p")}`;
+  return row?.count ?? 0;
+}
+
 /**
  * POST /manage/admin/connector/indexing-status, exactly as docs/decisions.md describes it: connector-
  * credential pairs and federated connectors grouped by source, filtered, counted and paged.
@@ -171,10 +190,7 @@ export async function listIndexingStatus({
   const attempts = attemptsOf(attemptSource);
   const rule = accessRuleOf(principal);
 
-  const pairFilters: Prisma.Sql[] = [
-    Prisma.sql`p.id <> ${DEFAULT_CC_PAIR_ID}`,
-    Prisma.sql`p.status <> 'DELETING'`,
-  ];
+  const pairFilters: Prisma.Sql[] = [listedPairSql("p")];
   if (request.source !== null) pairFilters.push(Prisma.sql`c.source = ${request.source}::"DocumentSource"`);
   if (request.accessTypeFilters.length > 0) {
     pairFilters.push(Prisma.sql`p.access_type::text = ANY(${request.accessTypeFilters}::text[])`);

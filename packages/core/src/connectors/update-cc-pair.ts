@@ -1,6 +1,7 @@
 import type { Camel, CcPair, SettableCcPairStatus } from "@svc/schema";
 import { AppError } from "../errors/app-error";
 import { markPairPaused, renameCcPair } from "../indexing/cc-pair-rows";
+import { closePausedPairAttempt } from "../indexing/index-attempts";
 import { lockEditableCcPair, readCcPair, type PairJobRequest } from "./cc-pair-record";
 import { resumeCcPair } from "./resume-cc-pair";
 
@@ -22,7 +23,8 @@ export async function updateCcPair({
       throw new AppError("CONFLICT", `Connector-credential pair ${ccPairId} is being deleted.`);
     }
     if (name !== null) await renameCcPair(tx, pair.id, name);
-    if (status === "PAUSED") await markPairPaused(tx, pair.id);
+    // A paused pair is not being indexed: it does not read in progress (docs/decisions.md, "Index attempts for ingested documents").
+    if (status === "PAUSED" && (await markPairPaused(tx, pair.id))) await closePausedPairAttempt(tx, pair.id);
     if (status === "ACTIVE") await resumeCcPair({ db: tx, boss, ccPairId: pair.id });
     return readCcPair(tx, pair.id);
   });

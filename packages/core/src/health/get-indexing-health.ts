@@ -8,10 +8,11 @@ import type { PgBoss } from "../jobs/job-queue";
 import { countDocumentsIndexedPerMinute } from "../indexing/count-documents-indexed-per-minute";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
 import { summarizeIndexRebuild } from "../indexing/summarize-index-rebuild";
+import { countPairsIndexing } from "../connectors/list-indexing-status";
 
 /**
- * The console's indexing-health page in one call: queue depth, documents indexed per minute over the
- * last hour, the failed documents the principal may see (their number and the newest), and the index rebuild's progress.
+ * The console's indexing-health page in one call: queue depth, the pairs being indexed (as the
+ * connectors listing counts them), documents indexed per minute over the last hour, the failed documents the principal may see (their number and the newest), and the index rebuild's progress.
  */
 export async function getIndexingHealth({
   db,
@@ -24,12 +25,13 @@ export async function getIndexingHealth({
   principal: Principal;
   now?: Date;
 }): Promise<HealthOverview> {
-  const [queue, indexedPerMinute, failedDocumentCount, failedDocuments, rebuild] = await Promise.all([
+  const [queue, pairsIndexing, indexedPerMinute, failedDocumentCount, failedDocuments, rebuild] = await Promise.all([
     getQueueDepth({ boss }),
+    countPairsIndexing({ db, principal }),
     countDocumentsIndexedPerMinute({ db, minutes: INDEXED_PER_MINUTE_WINDOW, now }),
     countFailedDocuments({ db, principal }),
     listFailedDocuments({ db, principal, limit: FAILED_DOCUMENTS_LIMIT }),
     getIndexRebuildStatus({ db }),
   ]);
-  return { queue, indexedPerMinute, failedDocumentCount, failedDocuments, rebuild: summarizeIndexRebuild(rebuild) };
+  return { queue, pairsIndexing, indexedPerMinute, failedDocumentCount, failedDocuments, rebuild: summarizeIndexRebuild(rebuild) };
 }

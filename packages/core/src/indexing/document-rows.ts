@@ -82,16 +82,18 @@ export async function upsertDocuments(sql: SqlClient, documents: readonly Docume
  * looks the batch's documents up by id. Statistics taken while everything was indexed estimate almost
  * no `queued` rows, and a plan that scanned them all cost ~20 ms a batch during a bulk load.
  *
- * A worker killed after this leaves `indexing` documents behind; `closeAttemptIfDrained` counts them
- * as pending, and their jobs, still `active`, are retried once their heartbeat lapses (jobs/catalog.ts).
+ * Returns the ids it moved (their pairs' attempts open then: openTakenAttempts). A worker killed after
+ * this leaves `indexing` documents behind; `closeAttemptIfDrained` counts them as pending, and their
+ * jobs, still `active`, are retried once their heartbeat lapses (jobs/catalog.ts).
  */
-export async function markDocumentsIndexing({ db, jobs }: { db: Db; jobs: IndexDocumentPayload[] }): Promise<void> {
-  if (jobs.length === 0) return;
-  await querySql(db, {
+export async function markDocumentsIndexing({ db, jobs }: { db: Db; jobs: IndexDocumentPayload[] }): Promise<string[]> {
+  if (jobs.length === 0) return [];
+  const taken = await querySql<{ id: string }>(db, {
     name: "mark-documents-indexing",
     text: MARK_DOCUMENTS_INDEXING,
     values: [jobs.map((job) => job.documentId), jobs.map((job) => job.version)],
   });
+  return taken.map((row) => row.id);
 }
 
 const MARK_DOCUMENTS_INDEXING = `
@@ -108,7 +110,8 @@ const MARK_DOCUMENTS_INDEXING = `
     ORDER BY c.id
     FOR NO KEY UPDATE OF c SKIP LOCKED
   ) taken
-  WHERE d.id = taken.id`;
+  WHERE d.id = taken.id
+  RETURNING d.id`;
 
 /** A document an indexing transaction made searchable, and how long after its upsert was accepted. */
 export interface IndexedDocument {

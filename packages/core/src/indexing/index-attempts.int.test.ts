@@ -9,7 +9,8 @@ import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { installPoisonTrigger, POISON } from "../testing/poison-chunks";
 import { testSearchIndex } from "../testing/test-search-index";
 import { createTestPair, ingestTestDocument } from "../testing/factories";
-import { closeQuietAttempts } from "./index-attempts";
+import { markDocumentsIndexing } from "./document-rows";
+import { closeDrainedAttempts, endOrphanedAttempts, openTakenAttempts } from "./index-attempts";
 import { indexDocuments } from "./index-documents";
 
 const admin: Principal = { apiKeyId: 0, name: "test", role: "admin", scopeCcPairIds: null };
@@ -212,11 +213,12 @@ describe("index attempts", () => {
 describe("index attempts over a quiet period", () => {
   const window = { quietSeconds: 60 };
 
-  /** Moves the pair's open attempt's last activity into the past, as if the pair had been quiet that long. */
+  /** Moves the pair's latest attempt's last activity (and a closed one's end) into the past, as if the pair had been quiet that long. */
   async function quietFor(ccPairId: number, seconds: number): Promise<void> {
     await db.$executeRaw`
-      UPDATE index_attempt SET last_activity_at = now() - make_interval(secs => ${seconds})
-      WHERE cc_pair_id = ${ccPairId} AND status = 'in_progress'`;
+      UPDATE index_attempt SET last_activity_at = now() - make_interval(secs => ${seconds}),
+        finished_at = CASE WHEN finished_at IS NULL THEN NULL ELSE now() - make_interval(secs => ${seconds}) END
+      WHERE id = (SELECT max(id) FROM index_attempt WHERE cc_pair_id = ${ccPairId})`;
   }
 
   async function push(ccPairId: number, id: string, text = "pushed text"): Promise<void> {
@@ -224,30 +226,53 @@ describe("index attempts over a quiet period", () => {
     await indexDocuments({ index: testSearchIndex(), db, jobs: [job], attemptWindow: window }).catch(() => undefined);
   }
 
-  it("keeps one attempt open through a steady push stream, counting its failures, and closes it once quiet", async () => {
+  it("keeps one attempt through a steady push stream, counting its failures, closed whenever the queue drains", async () => {
     const ccPairId = await createTestPair(db);
     // A push every ~1.2 s for 30 s: each one drains the queue, none comes after a quiet period.
     for (let index = 0; index < 25; index += 1) {
       await push(ccPairId, `stream-${index}`, index % 10 === 3 ? `${POISON} ${index}` : `pushed ${index}`);
+      // Nothing of the pair is left to index: the attempt reads closed, not in progress.
+      expect((await pair(ccPairId)).lastAttemptStatus).not.toBe("in_progress");
       await quietFor(ccPairId, 1.2);
     }
-    expect(await attempts(ccPairId)).toMatchObject([{ status: "in_progress", docsIndexed: 22, docsFailed: 3, finishedAt: null }]);
-    expect((await pair(ccPairId)).lastAttemptStatus).toBe("in_progress");
-
-    // The sweep leaves an attempt alone until its quiet period has passed.
-    expect(await closeQuietAttempts(db, window)).toBe(0);
-    await quietFor(ccPairId, 61);
-    const lastActivity = (await attempts(ccPairId))[0]?.lastActivityAt;
-    expect(await closeQuietAttempts(db, window)).toBe(1);
-    const [closed] = await attempts(ccPairId);
+    const [closed, ...others] = await attempts(ccPairId);
+    expect(others).toEqual([]);
     expect(closed).toMatchObject({ status: "completed_with_errors", docsIndexed: 22, docsFailed: 3 });
-    // It ended with its last document, not when the sweep came by.
-    expect(closed?.finishedAt).toEqual(lastActivity);
+    // It ended with its last document.
+    expect(closed?.finishedAt).toEqual(closed?.lastActivityAt);
     expect((await pair(ccPairId)).lastAttemptStatus).toBe("completed_with_errors");
     expect(await inRepeatedErrorState(ccPairId)).toBe(false);
   });
 
-  it("starts a new attempt for a document that ends a quiet period, even before the sweep", async () => {
+  it("reads in progress while the pair's documents are queued or taken up, and a document within the period reopens the same attempt", async () => {
+    const ccPairId = await createTestPair(db);
+    const first = await ingestTestDocument(queue, { id: "reopen-1", text: "first text", ccPairId });
+    const second = await ingestTestDocument(queue, { id: "reopen-2", text: "second text", ccPairId });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [first], attemptWindow: window });
+    // reopen-2 is still queued.
+    const [open] = await attempts(ccPairId);
+    expect(open).toMatchObject({ status: "in_progress", docsIndexed: 1, finishedAt: null });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [second], attemptWindow: window });
+    const [drained] = await attempts(ccPairId);
+    expect(drained).toMatchObject({ id: open?.id, status: "success", docsIndexed: 2 });
+    expect(drained?.finishedAt).toEqual(drained?.lastActivityAt);
+    await quietFor(ccPairId, 5);
+
+    // A third document, 5 s later: taken up by the worker, it reopens the attempt before it is indexed.
+    const third = await ingestTestDocument(queue, { id: "reopen-3", text: "third text", ccPairId });
+    await openTakenAttempts(db, await markDocumentsIndexing({ db, jobs: [third] }), window);
+    expect(await attempts(ccPairId)).toMatchObject([{ id: open?.id, status: "in_progress", docsIndexed: 2, finishedAt: null }]);
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe("in_progress");
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [third], attemptWindow: window });
+    const [reclosed, ...others] = await attempts(ccPairId);
+    expect(others).toEqual([]);
+    expect(reclosed).toMatchObject({ id: open?.id, status: "success", docsIndexed: 3, docsFailed: 0 });
+    expect(reclosed?.startedAt).toEqual(open?.startedAt);
+    expect(reclosed?.finishedAt?.getTime()).toBeGreaterThan(drained!.finishedAt!.getTime());
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe("success");
+  });
+
+  it("starts a new attempt for a document that comes after the quiet period", async () => {
     const ccPairId = await createTestPair(db);
     await push(ccPairId, "burst-1");
     await push(ccPairId, "burst-2");
@@ -255,16 +280,56 @@ describe("index attempts over a quiet period", () => {
     await push(ccPairId, "burst-3");
     expect((await attempts(ccPairId)).map((attempt) => [attempt.status, attempt.docsIndexed])).toEqual([
       ["success", 2],
-      ["in_progress", 1],
+      ["success", 1],
     ]);
   });
 
-  it("does not close a quiet attempt while its pair still has documents queued", async () => {
+  it("closes a pair's attempt when it is paused, and its documents after the resume reopen it", async () => {
     const ccPairId = await createTestPair(db);
-    await push(ccPairId, "slow-1");
-    await ingestTestDocument(queue, { id: "slow-2", text: "still queued", ccPairId });
-    await quietFor(ccPairId, 120);
-    expect(await closeQuietAttempts(db, window)).toBe(0);
+    const first = await ingestTestDocument(queue, { id: "pause-1", text: "first text", ccPairId });
+    const second = await ingestTestDocument(queue, { id: "pause-2", text: "second text", ccPairId });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [first], attemptWindow: window });
     expect(await attempts(ccPairId)).toMatchObject([{ status: "in_progress", docsIndexed: 1 }]);
+
+    // pause-2 waits for the resume: nothing of the pair is being indexed.
+    await updateCcPair({ db, boss, principal: admin, ccPairId, status: "PAUSED" });
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "success", docsIndexed: 1 }]);
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe("success");
+
+    await updateCcPair({ db, boss, principal: admin, ccPairId, status: "ACTIVE" });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [second], attemptWindow: window });
+    expect((await attempts(ccPairId)).map((attempt) => [attempt.status, attempt.docsIndexed])).toEqual([["success", 2]]);
+  });
+
+  it("never reopens an interrupted attempt", async () => {
+    const ccPairId = await createTestPair(db);
+    const job = await ingestTestDocument(queue, { id: "cut-1", text: "cut text", ccPairId });
+    await openTakenAttempts(db, await markDocumentsIndexing({ db, jobs: [job] }), window);
+    // The last worker stops with the document taken up: the attempt was cut off.
+    expect(await endOrphanedAttempts(db)).toEqual({ closed: 0, interrupted: 1 });
+    await indexDocuments({ index: testSearchIndex(), db, jobs: [job], attemptWindow: window });
+    expect((await attempts(ccPairId)).map((attempt) => [attempt.status, attempt.docsIndexed])).toEqual([
+      ["interrupted", 0],
+      ["success", 1],
+    ]);
+  });
+
+  it("sweeps up an open attempt whose pair has nothing left to index, and leaves one with documents pending", async () => {
+    const ccPairId = await createTestPair(db);
+    await push(ccPairId, "swept-1");
+    const job = await ingestTestDocument(queue, { id: "swept-2", text: "taken text", ccPairId });
+    await openTakenAttempts(db, await markDocumentsIndexing({ db, jobs: [job] }), window);
+    expect(await closeDrainedAttempts(db)).toBe(0);
+    expect(await attempts(ccPairId)).toMatchObject([{ status: "in_progress", docsIndexed: 1 }]);
+
+    // The document leaves `indexing` without a transaction that closes the attempt (as attempts an
+    // earlier release kept open through a quiet period were left).
+    await db.document.update({ where: { id: "swept-2" }, data: { indexingStatus: "indexed" } });
+    const lastActivity = (await attempts(ccPairId))[0]?.lastActivityAt;
+    expect(await closeDrainedAttempts(db)).toBe(1);
+    const [closed] = await attempts(ccPairId);
+    expect(closed).toMatchObject({ status: "success", docsIndexed: 1 });
+    expect(closed?.finishedAt).toEqual(lastActivity);
+    expect((await pair(ccPairId)).lastAttemptStatus).toBe("success");
   });
 });

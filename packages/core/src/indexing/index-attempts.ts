@@ -1,20 +1,21 @@
-import { Prisma, type ConnectorCredentialPairStatus, executeSql, selectSql, sqlAlias, withSqlTransaction, type AnyTx, type Db } from "@svc/db";
+import { Prisma, type ConnectorCredentialPairStatus, executeSql, querySql, selectSql, sqlAlias, withSqlTransaction, type AnyTx, type Db } from "@svc/db";
 import { servingAttemptSql } from "../search-index/index-generations";
 import { markPairActive, markPairIndexingStarted, syncLastAttemptStatus } from "./cc-pair-rows";
 
 /**
  * Index attempts of ingested documents (docs/decisions.md, "Index attempts for ingested documents"): a pair
- * has at most one open (`in_progress`) attempt. It opens when a document of the pair is indexed or fails
- * and none is open, counts each (stamping `last_activity_at`), and closes once no document of the pair is
- * left `queued`/`indexing` and the pair has been quiet for the quiet period: so a steady stream of pushed
- * documents, which drains the queue between pushes, is one attempt rather than one per push. With a
- * quiet period of 0 an attempt closes as soon as the pair drains. A quiet attempt closes when the next
- * document of its pair arrives (openAttempt) or when the worker's sweep finds it (closeQuietAttempts),
- * whichever comes first, and either way `finished_at` is its last activity.
+ * has at most one open (`in_progress`) attempt, and it is open only while documents of the pair the
+ * worker has taken up are left to index. It opens when the worker takes up a document of the pair
+ * (openTakenAttempts) or indexes or fails one (openAttempt) and none is open, counts each (stamping
+ * `last_activity_at`), and closes in the transaction that leaves none of the pair's documents
+ * `queued`/`indexing`, at its last activity. So that a steady stream of pushed documents, which drains
+ * the queue between pushes, stays one attempt rather than one per push, the pair's next document within
+ * the quiet period reopens the closed attempt (its counts carry on, and it closes again at the next
+ * drain) instead of opening a new one; with a quiet period of 0 every drain ends the attempt for good.
  *
- * Every function here expects the pair rows locked by lockDocumentPairs in the same transaction: the
- * lock makes "find the open attempt, else open one" and "nothing pending, so close" atomic across
- * workers, without a unique index.
+ * Every function here expects the pair rows locked by lockDocumentPairs in the same transaction (or
+ * takes them itself): the lock makes "find the open attempt, else reopen or open one" and "nothing
+ * pending, so close" atomic across workers, without a unique index.
  *
  * This module is the one writer of `index_attempt`. The attempts of indexing jobs belong to the
  * current index generation. A rebuild's attempts (counted here for indexing/run-index-rebuild.ts:
@@ -51,14 +52,14 @@ export function pairsWithAttempts<Pair extends LockedPair>(pairs: Pair[]): Pair[
 }
 
 /**
- * How long a pair must stay quiet (nothing pending, nothing counted) before its attempt closes. The
- * worker passes SVC_ATTEMPT_QUIET_SECONDS; callers that pass nothing close at the drain.
+ * How long after an attempt closed the pair's next document reopens it rather than opening a new one.
+ * The worker passes SVC_ATTEMPT_QUIET_SECONDS; callers that pass nothing never reopen.
  */
 export interface AttemptWindow {
   quietSeconds: number;
 }
 
-export const CLOSE_AT_DRAIN: AttemptWindow = { quietSeconds: 0 };
+export const NEVER_REOPEN: AttemptWindow = { quietSeconds: 0 };
 
 /** The time an attempt (alias `attempt`) last counted something; older rows have only `started_at`. */
 function lastActivitySql(attempt: string): Prisma.Sql {
@@ -67,21 +68,37 @@ function lastActivitySql(attempt: string): Prisma.Sql {
 }
 
 /**
- * Returns the pair's open attempt, opening one (and starting the pair's first indexing) if none is.
- * An open attempt that has been quiet for the window closes first (at its last activity), so the
- * document that ends a quiet period starts a new attempt even before the sweep has run.
+ * Returns the pair's open attempt. With none open, the pair's latest attempt reopens when it is one of
+ * its ingestion that closed on its own (`success`, `completed_with_errors`, `failed`; not one cut short,
+ * nor a rebuild's) within the window of now; otherwise a new attempt opens (and the pair's first
+ * indexing starts).
  */
-export async function openAttempt(tx: AnyTx, ccPairId: number, window: AttemptWindow = CLOSE_AT_DRAIN): Promise<number> {
+export async function openAttempt(tx: AnyTx, ccPairId: number, window: AttemptWindow = NEVER_REOPEN): Promise<number> {
   // An attempt opened before a swap may belong to the retired generation: it carries on.
-  const [open] = await selectSql<{ id: number; quiet: boolean }>(
+  const [open] = await selectSql<{ id: number }>(
     tx,
     Prisma.sql`
-      SELECT ia.id, ${lastActivitySql("ia")} < now() - make_interval(secs => ${window.quietSeconds}) AS quiet
-      FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${servingAttemptSql("ia")}
+      SELECT ia.id FROM index_attempt ia WHERE ia.cc_pair_id = ${ccPairId} AND ia.status = 'in_progress' AND ${servingAttemptSql("ia")}
       ORDER BY ia.id DESC LIMIT 1`,
   );
-  if (open && !(window.quietSeconds > 0 && open.quiet)) return open.id;
-  if (open) await executeSql(tx, closeAttemptsSql(Prisma.sql`ia.id = ${open.id}`));
+  if (open) return open.id;
+  if (window.quietSeconds > 0) {
+    const [reopened] = await selectSql<{ id: number }>(
+      tx,
+      Prisma.sql`
+        UPDATE index_attempt ia SET status = 'in_progress', finished_at = NULL
+        WHERE ia.id = (
+            SELECT latest.id FROM index_attempt latest WHERE latest.cc_pair_id = ${ccPairId} AND ${servingAttemptSql("latest")}
+            ORDER BY latest.id DESC LIMIT 1)
+          AND NOT ia.rebuild AND ia.status IN ('success', 'completed_with_errors', 'failed')
+          AND ${lastActivitySql("ia")} >= now() - make_interval(secs => ${window.quietSeconds})
+        RETURNING ia.id`,
+    );
+    if (reopened) {
+      await syncLastAttemptStatus(tx, ccPairId);
+      return reopened.id;
+    }
+  }
   const [created] = await selectSql<{ id: number }>(
     tx,
     Prisma.sql`
@@ -95,6 +112,38 @@ export async function openAttempt(tx: AnyTx, ccPairId: number, window: AttemptWi
   return created.id;
 }
 
+/**
+ * The worker has taken up these documents (markDocumentsIndexing committed them `indexing`): each of
+ * their pairs whose latest attempt is not open gets one (openAttempt, reopening within the window), so
+ * the pair reads `in_progress` while its documents are being indexed rather than only between the
+ * commits of a long run. Runs once per batch: a probe without locks (a named statement on the pair's
+ * `last_attempt_status`) finds the pairs to open for, usually none; only those are locked, in id order,
+ * in a transaction of their own (no document lock held, so it cannot deadlock with indexing). Paused
+ * and deleting pairs get none.
+ */
+export async function openTakenAttempts(db: Db, documentIds: string[], window: AttemptWindow = NEVER_REOPEN): Promise<void> {
+  if (documentIds.length === 0) return;
+  const waiting = await querySql<{ id: number }>(db, { name: "svc-pairs-to-open-attempts", text: PAIRS_TO_OPEN_ATTEMPTS, values: [documentIds] });
+  if (waiting.length === 0) return;
+  await withSqlTransaction(db, async (sql) => {
+    const pairs = await selectSql<{ id: number }>(
+      sql,
+      Prisma.sql`
+        SELECT p.id FROM connector_credential_pair p
+        WHERE p.id = ANY(${waiting.map((pair) => pair.id)}::int[]) AND p.status NOT IN ('PAUSED', 'DELETING')
+        ORDER BY p.id
+        FOR NO KEY UPDATE OF p`,
+    );
+    for (const pair of pairs) await openAttempt(sql, pair.id, window);
+  });
+}
+
+const PAIRS_TO_OPEN_ATTEMPTS = `
+  SELECT p.id FROM connector_credential_pair p
+  WHERE p.id IN (SELECT l.cc_pair_id FROM document_by_cc_pair l WHERE l.document_id = ANY($1::text[]))
+    AND p.status NOT IN ('PAUSED', 'DELETING')
+    AND p.last_attempt_status IS DISTINCT FROM 'in_progress'`;
+
 /** How many open attempts endOrphanedAttempts closed (their pair drained) and interrupted (work left). */
 export interface EndedAttempts {
   closed: number;
@@ -105,10 +154,10 @@ export interface EndedAttempts {
  * No worker is left to carry on the pairs' indexing: the last worker is stopping, or a worker starts
  * after the others stopped or crashed (the caller knows which workers live: worker_heartbeat). Every
  * open attempt of indexing jobs ends, at its last activity: one whose pair has nothing left to index
- * ran to its end (only its quiet period had not passed) and closes as its counts say; one whose pair
- * still has documents queued or half-indexed was cut off, and reads `interrupted`. The pair's next
- * documents open a new attempt. A pair whose row another transaction holds is being indexed by
- * someone, and is left alone.
+ * ran to its end (a worker stopped between taking its last document up and closing it) and closes as
+ * its counts say; one whose pair still has documents queued or half-indexed was cut off, and reads
+ * `interrupted`. The pair's next documents open a new attempt (an interrupted one never reopens). A
+ * pair whose row another transaction holds is being indexed by someone, and is left alone.
  */
 export async function endOrphanedAttempts(db: Db): Promise<EndedAttempts> {
   return withSqlTransaction(db, async (sql) => {
@@ -144,7 +193,7 @@ export interface CountedPair extends LockedPair {
  * Documents were indexed: each pair's open attempt counts those linked to it, the pair is ACTIVE,
  * and the attempt closes if that drained the pair. Once per pair for a whole batch.
  */
-export async function recordDocumentsIndexed(tx: AnyTx, pairs: CountedPair[], window: AttemptWindow = CLOSE_AT_DRAIN): Promise<void> {
+export async function recordDocumentsIndexed(tx: AnyTx, pairs: CountedPair[], window: AttemptWindow = NEVER_REOPEN): Promise<void> {
   for (const pair of pairsWithAttempts(pairs)) {
     const attemptId = await openAttempt(tx, pair.id, window);
     await executeSql(
@@ -152,19 +201,19 @@ export async function recordDocumentsIndexed(tx: AnyTx, pairs: CountedPair[], wi
       Prisma.sql`UPDATE index_attempt SET docs_indexed = docs_indexed + ${pair.documents}, last_activity_at = now() WHERE id = ${attemptId}`,
     );
     await markPairActive(tx, pair.id);
-    await closeAttemptIfDrained(tx, pair.id, window);
+    await closeAttemptIfDrained(tx, pair.id);
   }
 }
 
-/** A document's indexing failed: it counts as failed in each pair's open attempt. */
-export async function recordDocumentFailed(tx: AnyTx, pairs: LockedPair[], error: string, window: AttemptWindow = CLOSE_AT_DRAIN): Promise<void> {
+/** A document's indexing failed: it counts as failed in each pair's open attempt, which closes if that drained the pair. */
+export async function recordDocumentFailed(tx: AnyTx, pairs: LockedPair[], error: string, window: AttemptWindow = NEVER_REOPEN): Promise<void> {
   for (const pair of pairsWithAttempts(pairs)) {
     const attemptId = await openAttempt(tx, pair.id, window);
     await executeSql(
       tx,
       Prisma.sql`UPDATE index_attempt SET docs_failed = docs_failed + 1, error_message = ${error}, last_activity_at = now() WHERE id = ${attemptId}`,
     );
-    await closeAttemptIfDrained(tx, pair.id, window);
+    await closeAttemptIfDrained(tx, pair.id);
   }
 }
 
@@ -204,35 +253,42 @@ function drainedSql(ccPairId: Prisma.Sql): Prisma.Sql {
 }
 
 /**
- * Closes the pair's open attempt once none of its documents is left to index, when the window is 0
- * (with a quiet period the sweep or the next document closes it): `success` when nothing failed,
- * `failed` when nothing was indexed, `completed_with_errors` otherwise.
+ * Closes the pair's open attempt once none of its documents is left to index, at its last activity:
+ * `success` when nothing failed, `failed` when nothing was indexed, `completed_with_errors` otherwise.
  */
-export async function closeAttemptIfDrained(tx: AnyTx, ccPairId: number, window: AttemptWindow = CLOSE_AT_DRAIN): Promise<void> {
-  if (window.quietSeconds > 0) return;
-  const closed = await executeSql(
-    tx,
-    closeAttemptsSql(Prisma.sql`ia.cc_pair_id = ${ccPairId} AND ${servingAttemptSql("ia")} AND ${drainedSql(Prisma.sql`${ccPairId}`)}`),
-  );
+export async function closeAttemptIfDrained(tx: AnyTx, ccPairId: number): Promise<void> {
+  await closePairAttempt(tx, ccPairId, drainedSql(Prisma.sql`${ccPairId}`));
+}
+
+/**
+ * The pair is being paused: its open attempt closes as closeAttemptIfDrained closes one, whatever is
+ * left queued, since nothing of the pair is indexed until it is resumed (the resume's documents reopen
+ * it within the quiet period).
+ */
+export async function closePausedPairAttempt(tx: AnyTx, ccPairId: number): Promise<void> {
+  await closePairAttempt(tx, ccPairId, Prisma.sql`TRUE`);
+}
+
+async function closePairAttempt(tx: AnyTx, ccPairId: number, condition: Prisma.Sql): Promise<void> {
+  const closed = await executeSql(tx, closeAttemptsSql(Prisma.sql`ia.cc_pair_id = ${ccPairId} AND ${servingAttemptSql("ia")} AND ${condition}`));
   if (closed > 0) await syncLastAttemptStatus(tx, ccPairId);
 }
 
 /**
- * The worker's sweep: closes every open attempt of indexing jobs whose pair has nothing pending and
- * has been quiet for the window, at its last activity. Takes the pair rows it closes for (in id
- * order, skipping those another transaction holds: a pair being indexed is not quiet), so it is safe
- * in several workers at once. Returns how many attempts it closed.
+ * The worker's sweep, a safety net under closeAttemptIfDrained: closes every open attempt of indexing
+ * jobs whose pair has nothing left to index, at its last activity (an attempt opened for documents the
+ * indexing then skipped, a newer version or a deletion having come in between, or one left open
+ * by an earlier release, which kept attempts open through a quiet period). Takes the pair rows it
+ * closes for (in id order, skipping those another transaction holds: a pair being indexed is not
+ * drained), so it is safe in several workers at once. Returns how many attempts it closed.
  */
-export async function closeQuietAttempts(db: Db, window: AttemptWindow): Promise<number> {
+export async function closeDrainedAttempts(db: Db): Promise<number> {
   return withSqlTransaction(db, async (sql) => {
     const pairs = await selectSql<{ id: number }>(
       sql,
       Prisma.sql`
         SELECT p.id FROM connector_credential_pair p
-        WHERE p.id IN (
-          SELECT ia.cc_pair_id FROM index_attempt ia
-          WHERE ia.status = 'in_progress' AND ${servingAttemptSql("ia")}
-            AND ${lastActivitySql("ia")} < now() - make_interval(secs => ${window.quietSeconds}))
+        WHERE p.id IN (SELECT ia.cc_pair_id FROM index_attempt ia WHERE ia.status = 'in_progress' AND ${servingAttemptSql("ia")})
         ORDER BY p.id
         FOR NO KEY UPDATE OF p SKIP LOCKED`,
     );
@@ -241,9 +297,7 @@ export async function closeQuietAttempts(db: Db, window: AttemptWindow): Promise
     const closed = await selectSql<{ cc_pair_id: number }>(
       sql,
       Prisma.sql`${closeAttemptsSql(Prisma.sql`
-        ia.cc_pair_id = ANY(${ids}::int[]) AND ${servingAttemptSql("ia")}
-        AND ${lastActivitySql("ia")} < now() - make_interval(secs => ${window.quietSeconds})
-        AND ${drainedSql(Prisma.sql`ia.cc_pair_id`)}`)}
+        ia.cc_pair_id = ANY(${ids}::int[]) AND ${servingAttemptSql("ia")} AND ${drainedSql(Prisma.sql`ia.cc_pair_id`)}`)}
         RETURNING ia.cc_pair_id`,
     );
     if (closed.length > 0) await syncLastAttemptStatus(sql, closed.map((row) => row.cc_pair_id));

@@ -4,7 +4,15 @@ import { lockIndexGenerationsShared, readActiveGenerations, sameGenerations, typ
 import { buildGenerationChunks, writeGenerationChunks } from "./write-generation-chunks";
 import type { Chunk, IndexableDocument } from "./build-chunks";
 import { countLinksIndexed } from "./cc-pair-rows";
-import { lockDocumentPairs, recordDocumentFailed, recordDocumentsIndexed, type AttemptWindow, type CountedPair, type LockedPair } from "./index-attempts";
+import {
+  lockDocumentPairs,
+  openTakenAttempts,
+  recordDocumentFailed,
+  recordDocumentsIndexed,
+  type AttemptWindow,
+  type CountedPair,
+  type LockedPair,
+} from "./index-attempts";
 import { markDocumentsIndexed, markDocumentsIndexing, markDocumentTryFailed, type IndexedDocument } from "./document-rows";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { writeIndexRows } from "./write-index-rows";
@@ -36,10 +44,10 @@ export async function indexDocuments({
   jobs: IndexDocumentPayload[];
   /** Called after each commit with the documents it indexed (the worker's logs and metrics). */
   onIndexed?: (documents: IndexedDocument[]) => void;
-  /** The attempts' quiet period (index-attempts.ts); closing at the drain when absent. */
+  /** The attempts' quiet period (index-attempts.ts): a drained pair's next document within it reopens its attempt; never when absent. */
   attemptWindow?: AttemptWindow;
 }): Promise<void> {
-  await markDocumentsIndexing({ db, jobs });
+  await openTakenAttempts(db, await markDocumentsIndexing({ db, jobs }), attemptWindow);
   const latest = latestJobs(jobs);
   if (latest.length === 0) return;
   try {

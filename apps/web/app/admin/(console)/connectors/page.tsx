@@ -355,7 +355,12 @@ function Totals({ groups, failed, failedTotal }: { groups: ConnectorIndexingStat
       <Stat label="Connectors" value={formatCount(total)} hint={plural(groups.length, "source")} />
       <Stat label="Active" value={formatCount(active)} color="green" />
       <Stat label="Documents indexed" value={formatCount(docs)} />
-      <Stat label="Indexing now" value={formatCount(inProgress)} color={inProgress ? "blue" : undefined} hint="on the pages shown" />
+      <Stat
+        label="Indexing now"
+        value={<span data-testid="pairs-indexing">{formatCount(inProgress)}</span>}
+        color={inProgress ? "blue" : undefined}
+        hint="on the pages shown, as on Indexing health"
+      />
       <Stat label="With errors" value={formatCount(failing)} color={failing ? "red" : undefined} hint="on the pages shown" />
       <Stat
         label="Failed documents"

@@ -45,7 +45,7 @@ export default function HealthPage() {
       ) : (
         <Stack gap="lg">
           {overview.error ? <QueryError error={overview.error} title="Refreshing failed; showing the last answer" /> : null}
-          <Queue queue={overview.data.queue} failedDocuments={overview.data.failedDocumentCount} />
+          <Queue queue={overview.data.queue} pairsIndexing={overview.data.pairsIndexing} failedDocuments={overview.data.failedDocumentCount} />
           <Throughput perMinute={overview.data.indexedPerMinute} />
           <FailedDocuments failed={overview.data.failedDocuments} total={overview.data.failedDocumentCount} />
           <Rebuild rebuild={overview.data.rebuild} />
@@ -55,11 +55,17 @@ export default function HealthPage() {
   );
 }
 
-function Queue({ queue, failedDocuments }: { queue: Overview["queue"]; failedDocuments: number }) {
+function Queue({ queue, pairsIndexing, failedDocuments }: { queue: Overview["queue"]; pairsIndexing: number; failedDocuments: number }) {
   return (
     <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md" aria-label="Indexing queue">
       <Stat label="Queued" value={formatCount(queue.queued)} hint={queue.retrying > 0 ? `indexing jobs waiting, ${formatCount(queue.retrying)} of them to retry a failure` : "indexing jobs waiting"} color={queue.queued > 0 ? "blue" : undefined} />
-      <Stat label="Active" value={formatCount(queue.active)} hint="being indexed now" color={queue.active > 0 ? "blue" : undefined} />
+      {/* The connectors listing's "Indexing now": pairs whose attempt is open, which it is only while their documents are being indexed. */}
+      <Stat
+        label="Indexing now"
+        value={<span data-testid="pairs-indexing-tile">{formatCount(pairsIndexing)}</span>}
+        hint={`${pairsIndexing === 1 ? "pair" : "pairs"} being indexed, ${plural(queue.active, "job")} running`}
+        color={pairsIndexing > 0 ? "blue" : undefined}
+      />
       <Stat
         label="Failed documents"
         value={<span data-testid="failed-documents-tile">{formatCount(failedDocuments)}</span>}

@@ -254,7 +254,7 @@ function Attempts({ ccPairId }: { ccPairId: number }) {
         <Loading />
       ) : attempts.data.length === 0 ? (
         <Text c="dimmed" size="sm">
-          No attempts yet: one opens when the first document of this pair is indexed.
+          No attempts yet: one opens when the worker takes up the first document of this pair.
         </Text>
       ) : (
         <Stack gap="md">
