@@ -34,7 +34,7 @@ export async function renderMetrics({ db, boss }: Pick<Services, "db" | "boss">)
   gauge("svc_queue_depth", "Jobs waiting for a worker, per queue", "queue", perQueue("queued"));
   gauge("svc_queue_active_jobs", "Jobs a worker is running, per queue", "queue", perQueue("active"));
   gauge("svc_queue_oldest_age_seconds", "Seconds the oldest waiting job has waited, per queue (0 when none waits)", "queue", perQueue("oldestQueuedSeconds"));
-  new Gauge({ name: "svc_workers", help: "Workers whose heartbeat (with metrics) is recent", registers: [state] }).set(counts.workers.length);
+  new Gauge({ name: "svc_workers", help: "Workers whose heartbeat is under 60 s old (the health page's live workers)", registers: [state] }).set(counts.liveWorkers);
 
   const merged = Registry.merge([AggregatorRegistry.aggregate(processes), state]);
   return { contentType: merged.contentType, body: await merged.metrics() };
