@@ -85,7 +85,12 @@ export function DeadLetterJobs({ refreshMs }: { refreshMs: number }) {
                     ))}
               </Table.Td>
               <Table.Td maw={360}>
-                <FailureReason error={job.error ?? "no error recorded"} />
+                <FailureReason error={job.documentError ?? job.error ?? "no error recorded"} />
+                {job.documentError !== null && job.error !== null && job.error !== job.documentError ? (
+                  <Text size="xs" c="dimmed">
+                    Its batch: {job.error}
+                  </Text>
+                ) : null}
               </Table.Td>
               <Table.Td ta="right">{job.runs}</Table.Td>
               <Table.Td>

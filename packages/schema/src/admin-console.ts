@@ -324,8 +324,10 @@ export const DeadLetterJobSchema = z.object({
   ccPairIds: z.array(z.int()),
   /** The generation of a rebuild or purge job. */
   generationId: z.int().nullable(),
-  /** The message of its last failure, as pg-boss recorded it (no stack). */
+  /** The message of its last failure, as pg-boss recorded it (no stack): for an indexing batch, the batch's. */
   error: z.string().nullable(),
+  /** A failed document's own last error (why it failed, whichever batch it was in); null otherwise. */
+  documentError: z.string().nullable(),
   /** Runs it had on its queue before it was moved (1 + retries). */
   runs: z.int(),
   /** When it was moved to the dead-letter queue. */

@@ -4,6 +4,7 @@ import { accessRuleOf, type AccessRule } from "../auth/access-policy";
 import { viewableDocumentSql, viewablePairSql } from "../auth/access-policy-sql";
 import type { Principal } from "../auth/principal";
 import { DEAD_LETTER_QUEUE, deleteCcPairJob, indexDocumentJob } from "../jobs/catalog";
+import { failedDocumentSql } from "../model/failed-document-sql";
 
 /**
  * The jobs waiting in the dead-letter queue (pg-boss moved them there after their last retry
@@ -21,6 +22,7 @@ export async function listDeadLetterJobs({ db, principal, limit }: { db: DbOrTx;
     SELECT j.id::text AS "jobId", j.source_name AS queue, j.data, j.source_output->>'message' AS error,
       coalesce(j.source_retry_count, 0) + 1 AS runs, j.created_on AS "failedAt",
       d.semantic_identifier AS "semanticId", d.indexing_status::text AS "documentStatus",
+      CASE WHEN ${failedDocumentSql("d")} THEN d.last_error END AS "documentError",
       CASE WHEN d.id IS NULL THEN ARRAY[]::int[] ELSE ARRAY(
         SELECT l.cc_pair_id FROM document_by_cc_pair l JOIN connector_credential_pair p ON p.id = l.cc_pair_id
         WHERE l.document_id = d.id AND ${viewablePairSql(rule, "p")} ORDER BY l.cc_pair_id) END AS "documentPairIds",
@@ -46,6 +48,7 @@ export async function listDeadLetterJobs({ db, principal, limit }: { db: DbOrTx;
         ccPairIds: pairId === null ? row.documentPairIds : [pairId],
         generationId: typeof data.generationId === "number" ? data.generationId : null,
         error: row.error,
+        documentError: row.documentError,
         runs: row.runs,
         failedAt: row.failedAt,
       };
@@ -62,6 +65,7 @@ interface DeadLetterRow {
   failedAt: Date;
   semanticId: string | null;
   documentStatus: DocumentIndexingStatus | null;
+  documentError: string | null;
   documentPairIds: number[];
   total: number;
 }
