@@ -2,7 +2,7 @@
 // their heartbeats, the index's size, search p50/p95, and the dead-letter queue's jobs with a retry,
 // through the console's procedures on real PostgreSQL, LanceDB and pg-boss, each number checked
 // against GET /api/metrics where both show it.
-import { recordWorkerHeartbeat, removeWorkerHeartbeat, measureSearchIndex } from "@svc/core";
+import { measureSearchIndex, recordWorkerHeartbeat, removeWorkerHeartbeat, runIndexRebuild } from "@svc/core";
 import { testSearchIndex } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
 import { randomUUID } from "node:crypto";
@@ -164,5 +164,26 @@ describe("dead letter", () => {
     expect(await fixture.admin.health.deadLetters()).toEqual({ total: 0, jobs: [] });
     expect((await fixture.admin.health.overview()).queue.deadLetter).toBe(0);
     expect(await fixture.admin.health.retryDeadLetter({ all: true })).toEqual({ retried: 0 });
+  });
+});
+
+describe("rebuild throughput", () => {
+  it("counts the documents a rebuild writes per minute beside, not inside, the documents indexed", async () => {
+    const sum = (series: { count: number }[]) => series.reduce((total, minute) => total + minute.count, 0);
+    const before = await fixture.admin.health.overview();
+    expect(sum(before.rebuiltPerMinute)).toBe(0);
+    expect(before.rebuiltPerMinute.map((minute) => minute.minute)).toEqual(before.indexedPerMinute.map((minute) => minute.minute));
+    const started = await fixture.admin.health.startRebuild({});
+    const { boss } = await getServices();
+    const result = await runIndexRebuild({ index: testSearchIndex(), db: app.db, boss, generationId: started.generationId!, batchSize: 2 });
+    expect(result).toMatchObject({ swapped: true });
+    expect(result.docsDone).toBeGreaterThanOrEqual(4);
+
+    const after = await fixture.scopedCurator.health.overview();
+    expect(sum(after.rebuiltPerMinute)).toBe(result.docsDone);
+    expect(after.rebuiltPerMinute.at(-1)!.count + (after.rebuiltPerMinute.at(-2)?.count ?? 0)).toBe(result.docsDone);
+    expect(sum(after.indexedPerMinute)).toBe(sum(before.indexedPerMinute));
+    // The new generation serves, and the size shown is its table's.
+    expect(after.indexSize.serving).toMatchObject({ generationId: started.generationId, documents: result.docsDone });
   });
 });
