@@ -63,7 +63,7 @@ export type { IndexedDocument } from "./indexing/document-rows";
 export { closeQuietAttempts, endOrphanedAttempts, type AttemptWindow } from "./indexing/index-attempts";
 export { startIndexRebuild } from "./search-index/start-index-rebuild";
 export { getIndexRebuildStatus } from "./search-index/get-index-rebuild-status";
-export { measureSearchIndex, type GenerationIndexSize } from "./search-index/measure-search-index";
+export { measureSearchIndex } from "./search-index/measure-search-index";
 export { cancelIndexRebuild } from "./indexing/cancel-index-rebuild";
 export { runIndexRebuild } from "./indexing/run-index-rebuild";
 export { summarizeIndexRebuild } from "./indexing/summarize-index-rebuild";

@@ -16,7 +16,7 @@ interface Step {
 /**
  * The durations of the searches one web process ran over the last SEARCH_LATENCY_WINDOW_SECONDS, and
  * their p50 and p95: what the health page shows and GET /api/metrics exports, read from this one
- * object so the two agree (docs/decisions.md, "Search latency on the health page"). Counted exactly; the
+ * object so the two agree (docs/decisions.md, "Indexing health"). Counted exactly; the
  * percentiles are exact while a 10-s step holds at most SAMPLES_PER_STEP searches, and from a uniform
  * sample of each step (weighted by its count) beyond. Memory is bounded: 30 steps of 1,000 numbers.
  * prom-client's Summary is not used: its time window starts every bucket as one shared digest, which

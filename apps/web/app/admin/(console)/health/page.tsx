@@ -108,7 +108,7 @@ function Service({ overview }: { overview: Overview }) {
             {serving
               ? `generation #${serving.generationId}: ${plural(serving.documents, "document")}, ${plural(serving.chunks, "chunk")}`
               : "no table for the serving generation yet"}
-            {indexSize.folderBytes === null ? "" : ` · folder ${formatBytes(indexSize.folderBytes)}`}
+            {indexSize.folderBytes === null ? " · folder not measured (object store)" : ` · folder ${formatBytes(indexSize.folderBytes)}`}
           </span>
         }
       />
