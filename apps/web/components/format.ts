@@ -72,10 +72,18 @@ export function formatDuration(start: Date | null, end: Date | null): string {
   return `${Math.round(seconds / 60)} min`;
 }
 
+/** A latency: "0.8 ms", "42 ms", "1.25 s". */
+export function formatMilliseconds(ms: number): string {
+  if (ms < 10) return `${ms.toFixed(1)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
 }
 
 /** The console's path of a document; ids may hold `/`, so they travel encoded in one segment. */

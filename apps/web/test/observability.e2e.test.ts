@@ -9,6 +9,7 @@ import { testIngestionBody } from "@svc/core/testing";
 import { createTestDatabase, waitFor, type TestDatabase } from "@svc/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProductionServer, type ProductionServer } from "./production-server";
+import { parseMetrics, sample, type Sample } from "./prometheus";
 
 const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../worker/dist/main.js");
 const METRICS_TOKEN = "metrics-token-for-the-e2e-test";
@@ -62,33 +63,6 @@ function request(pathname: string, { key, method = "GET", body, headers = {} }: 
     headers: { ...auth, ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-}
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** Prometheus text format, the samples only. */
-function parseMetrics(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const label of (match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[label[1]!] = label[2]!;
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
-
-/** The one sample with this name whose labels include `labels`; undefined when there is none. */
-function sample(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  const found = samples.filter((candidate) => candidate.name === name && Object.entries(labels).every(([key, value]) => candidate.labels[key] === value));
-  if (found.length > 1) throw new Error(`${name} ${JSON.stringify(labels)} matches ${found.length} samples`);
-  return found[0]?.value;
 }
 
 async function scrape(): Promise<Sample[]> {

@@ -23,6 +23,7 @@ const WRITERS: Record<string, string[]> = {
   document_chunk: ["packages/core/src/indexing/write-generation-chunks.ts"],
   index_attempt: ["packages/core/src/indexing/index-attempts.ts"],
   index_generation: ["packages/core/src/search-index/index-generations.ts"],
+  index_rebuild_minute: ["packages/core/src/search-index/index-generations.ts"],
   index_write_intent: ["packages/core/src/search-index/index-write-intents.ts"],
   rebuild_failure: ["packages/core/src/indexing/rebuild-failures.ts"],
   federated_connector: ["packages/core/src/connectors/manage-federated-connectors.ts"],

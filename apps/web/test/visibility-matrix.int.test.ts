@@ -2,13 +2,16 @@
 // REST route and every tRPC procedure is classified here; each one that reads documents or pairs is
 // tried with keys of each role and scope against a document of each visibility, and must show exactly
 // what the rule allows. A route or procedure added without a line in these tables fails the first test.
+import { indexDocumentJob } from "@svc/core";
 import { createTestPair } from "@svc/core/testing";
 import type { ApiKeyRole } from "@svc/db";
 import { DocMinimalInfoListSchema, REST_CONTRACT, type RestOperationId } from "@svc/schema";
 import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../server/trpc/router";
+import { getServices } from "../server/services";
 import { useTestApp } from "./app";
+import { sendIndexingJobsWithoutRetries } from "./dead-letter";
 import { ingestAndIndexOverApi } from "./factories";
 import { signedIn, type Caller } from "./trpc/console";
 
@@ -379,6 +382,11 @@ const TRPC_PROCEDURES: Record<string, RouteCase> = {
     }),
     expected: (seen) => ({ failed: sorted(seen.documents), count: seen.documents.length }),
   },
+  "health.deadLetters": {
+    probe: onConsole(async (caller) => matrixIds((await caller.health.deadLetters()).jobs.flatMap((job) => (job.documentId === null ? [] : [job.documentId])))),
+    expected: (seen) => sorted(seen.documents),
+  },
+  "health.retryDeadLetter": { unprobed: "needs an unscoped admin: trpc/health-operations.int.test.ts" },
   "health.startRebuild": { unprobed: "needs an unscoped admin" },
   "health.cancelRebuild": { unprobed: "needs an unscoped admin" },
   "keys.list": { unprobed: "needs an unscoped admin: session.int.test.ts" },
@@ -403,6 +411,13 @@ beforeAll(async () => {
       ...(externalAccess ? { fields: { external_access: externalAccess } } : {}),
     });
   }
+  // Each document's indexing job failed out of retries, waiting in the dead-letter queue (as the
+  // worker fails a job: fetched, then failed).
+  const { boss } = await getServices();
+  await sendIndexingJobsWithoutRetries(boss, app.db, DOCUMENT_NAMES.map(documentId));
+  const jobs = await boss.fetch(indexDocumentJob.name, { batchSize: 100 });
+  expect(jobs).toHaveLength(DOCUMENT_NAMES.length);
+  await boss.fail(indexDocumentJob.name, jobs.map((job) => job.id), { message: "boom" });
   // Failed after being indexed: still searchable, and in every list of failed documents too.
   await app.db.document.updateMany({ where: { id: { in: DOCUMENT_NAMES.map(documentId) } }, data: { indexingStatus: "failed", lastError: "boom" } });
   for (const [name, reader] of Object.entries(READERS)) {

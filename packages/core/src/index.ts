@@ -73,6 +73,8 @@ export { ensureSearchIndex } from "./indexing/ensure-search-index";
 export { MergeSchedule } from "./search-index/merge-schedule";
 export { optimizeSearchIndex, type GenerationMaintenance } from "./search-index/optimize-search-index";
 export { getIndexingHealth } from "./health/get-indexing-health";
+export { listDeadLetterJobs } from "./health/list-dead-letter-jobs";
+export { retryDeadLetterJobs } from "./health/retry-dead-letter-jobs";
 export { checkReadiness } from "./health/check-readiness";
 export { readInstanceId } from "./health/read-instance-id";
 export { listLiveWorkers, recordWorkerHeartbeat, removeWorkerHeartbeat, type WorkerIdentity } from "./health/worker-heartbeats";

@@ -274,12 +274,54 @@ export const ConsoleRebuildStatusSchema = z.object({
 });
 export type ConsoleRebuildStatus = z.infer<typeof ConsoleRebuildStatusSchema>;
 
+/**
+ * The search index on disk: the serving generation's table as LanceDB counts it (the figures `svc
+ * index status` and GET /api/metrics show), and every file under the index directory.
+ */
+export const IndexSizeSchema = z.object({
+  /** Null while the index has no table for the serving generation (a refill has not written it yet). */
+  serving: z
+    .object({
+      generationId: z.int(),
+      documents: z.int(),
+      chunks: z.int(),
+      /** The data, index and overlay files of the table's current version. */
+      bytes: z.number(),
+    })
+    .nullable(),
+  /** Every file under SVC_INDEX_DIR (all generations, versions not pruned yet); null for an object store. */
+  folderBytes: z.number().nullable(),
+});
+export type IndexSize = z.infer<typeof IndexSizeSchema>;
+
+/** The window search latency is read over (the console and GET /api/metrics alike). */
+export const SEARCH_LATENCY_WINDOW_SECONDS = 300;
+
+/**
+ * Search latency over the last SEARCH_LATENCY_WINDOW_SECONDS, as the web process answering measured
+ * it: every search it ran (REST and console) that answered or hit the search timeout. Null
+ * percentiles when it ran none in the window.
+ */
+export const SearchLatencySchema = z.object({
+  windowSeconds: z.int(),
+  searches: z.int(),
+  p50Ms: z.number().nullable(),
+  p95Ms: z.number().nullable(),
+});
+export type SearchLatency = z.infer<typeof SearchLatencySchema>;
+
 export const HealthOverviewSchema = z.object({
   queue: QueueDepthSchema,
   /** Pairs the principal's listing shows whose latest attempt is `in_progress` (the listing's "Indexing now"). */
   pairsIndexing: z.int(),
   /** The last 60 minutes, oldest first, minutes without documents included as 0. */
   indexedPerMinute: z.array(IndexedPerMinuteSchema),
+  /** The same minutes: documents an index rebuild wrote into its generation. */
+  rebuiltPerMinute: z.array(IndexedPerMinuteSchema),
+  /** Workers whose heartbeat is under WORKER_HEARTBEAT_MAX_AGE_SECONDS old (GET /api/metrics' `svc_workers`). */
+  liveWorkers: z.int(),
+  indexSize: IndexSizeSchema,
+  searchLatency: SearchLatencySchema,
   /** Every failed document the principal may see (docs/decisions.md, "Failed"). */
   failedDocumentCount: z.int(),
   /** The newest FAILED_DOCUMENTS_LIMIT of them; a pair's page lists all of its own. */
@@ -287,6 +329,55 @@ export const HealthOverviewSchema = z.object({
   rebuild: ConsoleRebuildStatusSchema,
 });
 export type HealthOverview = z.infer<typeof HealthOverviewSchema>;
+
+export const DEAD_LETTER_JOBS_LIMIT = 100;
+
+/**
+ * A job pg-boss moved to the dead-letter queue after its last retry failed, as far as the principal
+ * may see it: an indexing job by its document (the document rule), a pair deletion by its pair (the
+ * pair rule), anything else (rebuilds, purges) by an admin without scope only.
+ */
+export const DeadLetterJobSchema = z.object({
+  /** The dead-letter job's id (what a retry names). */
+  jobId: z.string(),
+  /** The queue it failed on. */
+  queue: z.string(),
+  /** The document of an indexing job; null for other jobs. */
+  documentId: z.string().nullable(),
+  /** The document's name and status now; null when it no longer exists (or the job is not an indexing job). */
+  semanticId: z.string().nullable(),
+  documentStatus: DocumentIndexingStatusSchema.nullable(),
+  /** The pairs the job concerns that the principal may see: the document's, or the deleted pair. */
+  ccPairIds: z.array(z.int()),
+  /** The generation of a rebuild or purge job. */
+  generationId: z.int().nullable(),
+  /** The message of its last failure, as pg-boss recorded it (no stack): for an indexing batch, the batch's. */
+  error: z.string().nullable(),
+  /** A failed document's own last error (why it failed, whichever batch it was in); null otherwise. */
+  documentError: z.string().nullable(),
+  /** Runs it had on its queue before it was moved (1 + retries). */
+  runs: z.int(),
+  /** When it was moved to the dead-letter queue. */
+  failedAt: z.date(),
+});
+export type DeadLetterJob = z.infer<typeof DeadLetterJobSchema>;
+
+export const DeadLetterListSchema = z.object({
+  /** Every dead-letter job the principal may see; `jobs` holds the newest DEAD_LETTER_JOBS_LIMIT. */
+  total: z.int(),
+  jobs: z.array(DeadLetterJobSchema),
+});
+export type DeadLetterList = z.infer<typeof DeadLetterListSchema>;
+
+/** One job (its `jobId`), or every dead-letter job when `all`. */
+export const RetryDeadLetterInputSchema = z.union([z.object({ jobId: z.uuid() }), z.object({ all: z.literal(true) })]);
+export type RetryDeadLetterInput = z.infer<typeof RetryDeadLetterInputSchema>;
+
+export const RetryDeadLetterResultSchema = z.object({
+  /** Jobs moved back to their queue as new jobs. */
+  retried: z.int(),
+});
+export type RetryDeadLetterResult = z.infer<typeof RetryDeadLetterResultSchema>;
 
 /** Left out: the current generation's setting is kept (as with the REST IndexRebuildRequest). */
 export const StartRebuildInputSchema = z.object({

@@ -11,6 +11,7 @@ export { type GenerationTable, generationTableName } from "./generation-table";
 export { clearSearchIndex, readIndexMarker, writeIndexMarker } from "./index-marker";
 export { closeSearchIndex, openSearchIndex, type SearchIndex, type SearchIndexCacheBytes } from "./open-search-index";
 export { measureGenerationTable, type GenerationTableSize } from "./measure-generation-table";
+export { measureIndexFolder } from "./measure-index-folder";
 export { openGenerationTable } from "./open-generation-table";
 export { mergeGenerationTable, optimizeGenerationTable, refreshKeyIndexes } from "./optimize-generation-table";
 export { parseSearchQuery, type ParsedSearchQuery } from "./parse-search-query";

@@ -40,7 +40,7 @@ export async function renderMetrics({ db, boss, index }: Pick<Services, "db" | "
   gauge("svc_index_documents", "Documents with chunks in the search index, per active generation", "generation", perGeneration("documents"));
   gauge("svc_index_chunks", "Chunk rows in the search index, per active generation", "generation", perGeneration("chunks"));
   gauge("svc_index_size_bytes", "Bytes of the search index's files (its current version), per active generation", "generation", perGeneration("bytes"));
-  new Gauge({ name: "svc_workers", help: "Workers whose heartbeat (with metrics) is recent", registers: [state] }).set(counts.workers.length);
+  new Gauge({ name: "svc_workers", help: "Workers whose heartbeat is under 60 s old (the health page's live workers)", registers: [state] }).set(counts.liveWorkers);
 
   const merged = Registry.merge([AggregatorRegistry.aggregate(processes), state]);
   return { contentType: merged.contentType, body: await merged.metrics() };

@@ -51,6 +51,7 @@ import type { Services } from "../services";
 import { handleUpload, readUploadedFiles } from "../upload";
 import { webEnv } from "../env";
 import { apiReferencePage, apiReferenceScript } from "../api-reference";
+import { observeSearch } from "../observability/observe-search";
 import { renderMetrics } from "../observability/render-metrics";
 import { documentListResponse } from "./document-list-response";
 
@@ -120,15 +121,17 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
   searchDocuments: async ({ signal, deadlineAt, body, principal, services }) =>
     toWire(
       SearchResponseSchema,
-      await searchDocuments({
-        db: services.db,
-        index: services.index,
-        principal,
-        request: fromWire(SearchRequestSchema, body),
-        // What is left of the whole request's deadline (run-rest-operation.ts).
-        timeoutMs: Math.max(1, (deadlineAt ?? Date.now() + services.searchTimeoutMs) - Date.now()),
-        signal,
-      }),
+      await observeSearch(() =>
+        searchDocuments({
+          db: services.db,
+          index: services.index,
+          principal,
+          request: fromWire(SearchRequestSchema, body),
+          // What is left of the whole request's deadline (run-rest-operation.ts).
+          timeoutMs: Math.max(1, (deadlineAt ?? Date.now() + services.searchTimeoutMs) - Date.now()),
+          signal,
+        }),
+      ),
     ),
   getConnectorIndexingStatus: async ({ request, body, principal, services }) =>
     toWire(ConnectorIndexingStatusResponseSchema, await listIndexingStatus({ db: services.db, principal, request: fromWire(IndexingStatusRequestSchema, body), signal: request.signal })),

@@ -217,8 +217,8 @@ describe("the admin console", () => {
   it("shows indexing health", { timeout: UI_TIMEOUT }, async () => {
     await world.page.getByRole("link", { name: /Indexing health/ }).click();
     await world.page.waitForURL(/\/admin\/health$/);
-    await world.page.getByRole("figure", { name: "Documents indexed per minute over the last hour" }).locator("svg").first().waitFor();
-    await waitForText("the last hour's count", world.page.getByTestId("indexed-last-hour"), (text) => text === "3 in the last hour");
+    await world.page.getByRole("figure", { name: "Documents indexed and rebuilt per minute over the last hour" }).locator("svg").first().waitFor();
+    await waitForText("the last hour's count", world.page.getByTestId("indexed-last-hour"), (text) => text === "3 indexed");
     await world.browser.screenshot("health");
   });
 

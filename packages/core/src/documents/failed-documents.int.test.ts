@@ -11,6 +11,8 @@ import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { installPoisonTrigger, POISON, removePoisonTrigger } from "../testing/poison-chunks";
 import { createTestPair, currentIndexJobs, ingestTestDocument } from "../testing/factories";
 import { testSearchIndex } from "../testing/test-search-index";
+
+const NO_SEARCHES = { windowSeconds: 300, searches: 0, p50Ms: null, p95Ms: null };
 import { countFailedDocuments } from "./count-failed-documents";
 import { countFailedDocumentsPerPair } from "./count-failed-documents-per-pair";
 import { listPairDocumentStatuses } from "./list-pair-document-statuses";
@@ -51,7 +53,7 @@ beforeAll(async () => {
 
 describe("failed documents", () => {
   it("are counted the same on health, on the pair and per pair, as far as the key may see", async () => {
-    const health = await getIndexingHealth({ db, boss, principal: OPERATOR_PRINCIPAL });
+    const health = await getIndexingHealth({ db, boss, index: testSearchIndex(), principal: OPERATOR_PRINCIPAL, searchLatency: NO_SEARCHES });
     expect(health.failedDocumentCount).toBe(4);
     expect(health.failedDocuments.map((document) => document.documentId).sort()).toEqual(["bad-1", "bad-2", "bad-3", "hidden-bad"]);
     expect(health.queue).not.toHaveProperty("failed");
@@ -127,6 +129,6 @@ describe("failed documents", () => {
     await removePoisonTrigger(db);
     await index(["bad-1", "bad-3", "hidden-bad"]);
     expect(await countFailedDocuments({ db, principal: OPERATOR_PRINCIPAL })).toBe(0);
-    expect((await getIndexingHealth({ db, boss, principal: OPERATOR_PRINCIPAL })).failedDocumentCount).toBe(0);
+    expect((await getIndexingHealth({ db, boss, index: testSearchIndex(), principal: OPERATOR_PRINCIPAL, searchLatency: NO_SEARCHES })).failedDocumentCount).toBe(0);
   });
 });

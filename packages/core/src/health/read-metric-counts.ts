@@ -2,7 +2,7 @@ import { Prisma, selectSql, type Db } from "@svc/db";
 import { DocumentIndexingStatusSchema, IndexingStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "@svc/schema";
 import type { PgBoss } from "pg-boss";
 import { listQueueStats, type QueueStats } from "../jobs/list-queue-stats";
-import { listWorkerMetrics } from "./worker-heartbeats";
+import { listLiveWorkers, listWorkerMetrics } from "./worker-heartbeats";
 
 export interface MetricCounts {
   /** Documents by `indexing_status`, every status present (0 when none has it). */
@@ -12,6 +12,8 @@ export interface MetricCounts {
   queues: QueueStats[];
   /** What each live worker last published (prom-client's JSON form). */
   workers: { workerId: string; metrics: unknown }[];
+  /** Workers with a heartbeat under WORKER_HEARTBEAT_MAX_AGE_SECONDS old, as the health page counts them. */
+  liveWorkers: number;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface MetricCounts {
  * so the numbers agree with the console and the CLI whichever process did the work.
  */
 export async function readMetricCounts({ db, boss }: { db: Db; boss: PgBoss }): Promise<MetricCounts> {
-  const [documents, attempts, queues, workers] = await Promise.all([
+  const [documents, attempts, queues, workers, liveWorkers] = await Promise.all([
     selectSql<{ status: string; count: number }>(
       db,
       Prisma.sql`SELECT indexing_status::text AS status, count(*)::int AS count FROM document GROUP BY 1`,
@@ -30,12 +32,14 @@ export async function readMetricCounts({ db, boss }: { db: Db; boss: PgBoss }): 
     ),
     listQueueStats({ boss }),
     listWorkerMetrics({ db, maxAgeSeconds: WORKER_HEARTBEAT_MAX_AGE_SECONDS }),
+    listLiveWorkers({ db, maxAgeSeconds: WORKER_HEARTBEAT_MAX_AGE_SECONDS }),
   ]);
   return {
     documentsByStatus: countsByStatus(DocumentIndexingStatusSchema.options, documents),
     indexAttemptsByStatus: countsByStatus(IndexingStatusSchema.options, attempts),
     queues,
     workers,
+    liveWorkers: liveWorkers.length,
   };
 }
 

@@ -17,14 +17,26 @@ export async function countDocumentsIndexedPerMinute({
   minutes?: number;
   now?: Date;
 }): Promise<IndexedPerMinute[]> {
-  const currentMinute = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS;
-  const first = currentMinute - (minutes - 1) * MINUTE_MS;
-  const rows = await querySql<{ minute: Date; count: number }>(db, {
+  return countPerMinute(db, { minutes, now }, (first) => ({
     text: `SELECT date_trunc('minute', indexed_at) AS minute, count(*)::int AS count
       FROM document WHERE indexed_at >= $1
       GROUP BY 1`,
-    values: [new Date(first)],
-  });
+    values: [first],
+  }));
+}
+
+/**
+ * Runs a per-minute count (rows of `minute` and `count`, from the first minute given on) and fills
+ * the last `minutes` whole minutes with it, oldest first, a minute without rows as 0.
+ */
+export async function countPerMinute(
+  db: Db,
+  { minutes, now }: { minutes: number; now: Date },
+  statement: (first: Date) => { text: string; values: unknown[] },
+): Promise<IndexedPerMinute[]> {
+  const currentMinute = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS;
+  const first = currentMinute - (minutes - 1) * MINUTE_MS;
+  const rows = await querySql<{ minute: Date; count: number }>(db, statement(new Date(first)));
   const counts = new Map(rows.map((row) => [row.minute.getTime(), row.count]));
   return Array.from({ length: minutes }, (_, index) => {
     const minute = first + index * MINUTE_MS;

@@ -126,11 +126,19 @@ export async function claimRebuildBatch(tx: Tx, generationId: number, cursor: st
   return claimed > 0;
 }
 
-/** Counts a written batch in the rebuild's progress. */
+/**
+ * Counts a written batch in the rebuild's progress, and its documents in the minute's throughput
+ * (`index_rebuild_minute`, the health chart's rebuild series; rows a day old go here too).
+ */
 export async function countRebuildBatch(tx: Tx, generationId: number, done: number, failed: number): Promise<void> {
   await tx.$executeRaw`
     UPDATE index_generation SET docs_done = docs_done + ${done}, docs_failed = docs_failed + ${failed}
     WHERE id = ${generationId}`;
+  if (done === 0) return;
+  await tx.$executeRaw`
+    INSERT INTO index_rebuild_minute (generation_id, minute, docs_done) VALUES (${generationId}, date_trunc('minute', now()), ${done})
+    ON CONFLICT (generation_id, minute) DO UPDATE SET docs_done = index_rebuild_minute.docs_done + EXCLUDED.docs_done`;
+  await tx.$executeRaw`DELETE FROM index_rebuild_minute WHERE minute < now() - interval '1 day'`;
 }
 
 /** The swap: the current generation retires and the building one becomes current. Returns the retired ids. */

@@ -1,5 +1,6 @@
 import { deleteDocument, getDocumentWithChunks, retryDocumentIndexing, searchDocuments } from "@svc/core";
 import { ConsoleDocumentSchema, ConsoleSearchResponseSchema, DocumentIdInputSchema, OkSchema, SearchRequestSchema, camelInput } from "@svc/schema";
+import { observeSearch } from "../../observability/observe-search";
 import { acknowledge, router, sessionProcedure } from "../init";
 
 // Same rules as the REST document endpoints, applied in core: a key sees the documents the one access
@@ -9,7 +10,9 @@ export const documentsRouter = router({
     .input(camelInput(SearchRequestSchema))
     .output(ConsoleSearchResponseSchema)
     .query(({ ctx, input, signal }) =>
-      searchDocuments({ db: ctx.db, index: ctx.index, principal: ctx.principal, request: input, timeoutMs: ctx.searchTimeoutMs, signal }),
+      observeSearch(() =>
+        searchDocuments({ db: ctx.db, index: ctx.index, principal: ctx.principal, request: input, timeoutMs: ctx.searchTimeoutMs, signal }),
+      ),
     ),
 
   get: sessionProcedure

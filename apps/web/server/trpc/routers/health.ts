@@ -1,11 +1,40 @@
-import { cancelIndexRebuild, getIndexingHealth, startIndexRebuild, summarizeIndexRebuild } from "@svc/core";
-import { ConsoleRebuildStatusSchema, HealthOverviewSchema, StartRebuildInputSchema } from "@svc/schema";
-import { adminProcedure, router, sessionProcedure } from "../init";
+import { cancelIndexRebuild, getIndexingHealth, listDeadLetterJobs, retryDeadLetterJobs, startIndexRebuild, summarizeIndexRebuild } from "@svc/core";
+import {
+  ConsoleRebuildStatusSchema,
+  DEAD_LETTER_JOBS_LIMIT,
+  DeadLetterListSchema,
+  HealthOverviewSchema,
+  RetryDeadLetterInputSchema,
+  RetryDeadLetterResultSchema,
+  StartRebuildInputSchema,
+} from "@svc/schema";
+import { webMetrics } from "../../observability/web-metrics";
+import { adminProcedure, router, sessionProcedure, unscopedAdminProcedure } from "../init";
 
 export const healthRouter = router({
-  overview: sessionProcedure
-    .output(HealthOverviewSchema)
-    .query(({ ctx }) => getIndexingHealth({ db: ctx.db, boss: ctx.boss, principal: ctx.principal })),
+  /** Search latency is this web process's (the window GET /api/metrics exports as `component="web"`). */
+  overview: sessionProcedure.output(HealthOverviewSchema).query(({ ctx }) =>
+    getIndexingHealth({
+      db: ctx.db,
+      boss: ctx.boss,
+      index: ctx.index,
+      principal: ctx.principal,
+      searchLatency: webMetrics().searchLatency.read(),
+    }),
+  ),
+
+  /** The dead-letter queue's jobs the principal may see (the one access rule, applied in core). */
+  deadLetters: sessionProcedure
+    .output(DeadLetterListSchema)
+    .query(({ ctx }) => listDeadLetterJobs({ db: ctx.db, principal: ctx.principal, limit: DEAD_LETTER_JOBS_LIMIT })),
+
+  /** Moves one dead-letter job, or all, back to its queue: an admin without scope (the queue is every pair's). */
+  retryDeadLetter: unscopedAdminProcedure
+    .input(RetryDeadLetterInputSchema)
+    .output(RetryDeadLetterResultSchema)
+    .mutation(({ ctx, input }) =>
+      retryDeadLetterJobs({ db: ctx.db, boss: ctx.boss, principal: ctx.principal, jobIds: "jobId" in input ? [input.jobId] : null }),
+    ),
 
   /** As POST /manage/admin/search-index/rebuild (an unscoped admin, checked in core); CONFLICT while one is running. */
   startRebuild: adminProcedure

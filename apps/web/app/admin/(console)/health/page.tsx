@@ -10,7 +10,8 @@ import { useConsoleUser } from "../../../../components/admin-shell";
 import { DocumentName, FailureReason } from "../../../../components/document-cells";
 import { RetryDocumentButton } from "../../../../components/retry-document-button";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
-import { formatCount, formatRelative, plural } from "../../../../components/format";
+import { formatBytes, formatCount, formatMilliseconds, formatRelative, plural } from "../../../../components/format";
+import { DeadLetterJobs } from "../../../../components/dead-letter-jobs";
 import { ConfirmAction, DialogButtons } from "../../../../components/confirm-action";
 import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError, Stat } from "../../../../components/page-parts";
 import { useTRPC } from "../../../../lib/trpc/client";
@@ -29,7 +30,7 @@ export default function HealthPage() {
     <>
       <PageHeader
         title="Indexing health"
-        description={`The indexing queue, throughput and failures; refreshes every ${REFRESH_MS / 1000} s.`}
+        description={`The indexing queue, workers, index, search latency, throughput and failures; refreshes every ${REFRESH_MS / 1000} s.`}
         actions={
           overview.dataUpdatedAt ? (
             <Text size="xs" c="dimmed">
@@ -46,8 +47,10 @@ export default function HealthPage() {
         <Stack gap="lg">
           {overview.error ? <QueryError error={overview.error} title="Refreshing failed; showing the last answer" /> : null}
           <Queue queue={overview.data.queue} pairsIndexing={overview.data.pairsIndexing} failedDocuments={overview.data.failedDocumentCount} />
-          <Throughput perMinute={overview.data.indexedPerMinute} />
+          <Service overview={overview.data} />
+          <Throughput indexed={overview.data.indexedPerMinute} rebuilt={overview.data.rebuiltPerMinute} />
           <FailedDocuments failed={overview.data.failedDocuments} total={overview.data.failedDocumentCount} />
+          <DeadLetterJobs refreshMs={REFRESH_MS} />
           <Rebuild rebuild={overview.data.rebuild} />
         </Stack>
       )}
@@ -72,30 +75,91 @@ function Queue({ queue, pairsIndexing, failedDocuments }: { queue: Overview["que
         hint="indexing failed; they stay until indexed"
         color={failedDocuments > 0 ? "red" : undefined}
       />
-      <Stat label="Dead letter" value={formatCount(queue.deadLetter)} hint="kept for inspection" color={queue.deadLetter > 0 ? "orange" : undefined} />
+      <Stat
+        label="Dead letter"
+        value={<span data-testid="dead-letter-tile">{formatCount(queue.deadLetter)}</span>}
+        hint="jobs out of retries; listed below"
+        color={queue.deadLetter > 0 ? "orange" : undefined}
+      />
     </SimpleGrid>
   );
 }
 
-function Throughput({ perMinute }: { perMinute: Overview["indexedPerMinute"] }) {
-  const total = perMinute.reduce((sum, minute) => sum + minute.count, 0);
-  const data = perMinute.map((minute) => ({ minute: minuteFormat.format(minute.minute), documents: minute.count }));
+/**
+ * The workers, the index and search as they stand: live workers (GET /api/metrics' `svc_workers`), the
+ * serving generation's table and the index folder (as `svc index status` counts them), and this web
+ * process's search latency (`svc_search_latency_seconds`).
+ */
+function Service({ overview }: { overview: Overview }) {
+  const { liveWorkers, indexSize, searchLatency } = overview;
+  const windowMinutes = searchLatency.windowSeconds / 60;
+  const latencyHint =
+    searchLatency.searches === 0
+      ? `no search in the last ${windowMinutes} min`
+      : `${plural(searchLatency.searches, "search", "searches")} in the last ${windowMinutes} min (this web process)`;
+  const serving = indexSize.serving;
+  return (
+    <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md" aria-label="Workers, index and search">
+      <Stat
+        label="Live workers"
+        value={<span data-testid="live-workers">{formatCount(liveWorkers)}</span>}
+        hint="with a heartbeat in the last 60 s"
+        color={liveWorkers === 0 ? "red" : undefined}
+      />
+      <Stat
+        label="Index size"
+        value={<span data-testid="index-size">{serving ? formatBytes(serving.bytes) : "—"}</span>}
+        hint={
+          <span data-testid="index-size-detail">
+            {serving
+              ? `generation #${serving.generationId}: ${plural(serving.documents, "document")}, ${plural(serving.chunks, "chunk")}`
+              : "no table for the serving generation yet"}
+            {indexSize.folderBytes === null ? " · folder not measured (object store)" : ` · folder ${formatBytes(indexSize.folderBytes)}`}
+          </span>
+        }
+      />
+      <Stat
+        label="Search p50"
+        value={<span data-testid="search-p50">{searchLatency.p50Ms === null ? "—" : formatMilliseconds(searchLatency.p50Ms)}</span>}
+        hint={<span data-testid="search-latency-window">{latencyHint}</span>}
+      />
+      <Stat
+        label="Search p95"
+        value={<span data-testid="search-p95">{searchLatency.p95Ms === null ? "—" : formatMilliseconds(searchLatency.p95Ms)}</span>}
+        hint={latencyHint}
+      />
+    </SimpleGrid>
+  );
+}
+
+function Throughput({ indexed, rebuilt }: { indexed: Overview["indexedPerMinute"]; rebuilt: Overview["rebuiltPerMinute"] }) {
+  const sum = (series: { count: number }[]) => series.reduce((total, minute) => total + minute.count, 0);
+  const data = indexed.map((minute, index) => ({
+    minute: minuteFormat.format(minute.minute),
+    indexed: minute.count,
+    rebuilt: rebuilt[index]?.count ?? 0,
+  }));
   return (
     <Paper withBorder radius="md" p="md" component="section" aria-labelledby="throughput-heading">
       <Group justify="space-between" mb="sm">
         <Title order={2} size="h4" id="throughput-heading">
-          Documents indexed per minute
+          Documents per minute
         </Title>
-        <Text size="sm" c="dimmed" data-testid="indexed-last-hour">
-          {formatCount(total)} in the last hour
+        <Text size="sm" c="dimmed">
+          In the last hour: <span data-testid="indexed-last-hour">{formatCount(sum(indexed))} indexed</span>,{" "}
+          <span data-testid="rebuilt-last-hour">{formatCount(sum(rebuilt))} rebuilt</span>
         </Text>
       </Group>
-      <figure style={{ margin: 0 }} aria-label="Documents indexed per minute over the last hour">
+      <figure style={{ margin: 0 }} aria-label="Documents indexed and rebuilt per minute over the last hour">
         <AreaChart
           h={220}
           data={data}
           dataKey="minute"
-          series={[{ name: "documents", label: "Documents", color: "indigo.6" }]}
+          series={[
+            { name: "indexed", label: "Indexed", color: "indigo.6" },
+            { name: "rebuilt", label: "Rebuilt", color: "teal.6" },
+          ]}
+          withLegend
           curveType="monotone"
           withDots={false}
           tickLine="y"
