@@ -1,5 +1,6 @@
 import {
   closeQuietAttempts,
+  purgeExpiredEvents,
   createLogger,
   deleteCcPairJob,
   endOrphanedAttempts,
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
   // Aborted at shutdown: long batch jobs stop at once rather than hold the shutdown for their grace period.
   const stopping = new AbortController();
   const attemptSweep = startAttemptSweep({ db, window: attemptWindow, logger });
+  const eventPurge = startEventPurge({ db, retentionHours: env.SVC_EVENT_RETENTION_HOURS, logger });
   const maintenance = startIndexMaintenance({
     db,
     index,
@@ -197,6 +199,7 @@ async function main(): Promise<void> {
     }, env.SVC_SHUTDOWN_GRACE_MS + SHUTDOWN_MARGIN_MS).unref();
     await heartbeat.stop();
     attemptSweep.stop();
+    eventPurge.stop();
     await maintenance.stop();
     // Graceful: stop fetching, wait for running handlers; pg-boss fails the jobs still active at the
     // timeout, and their retries run on another worker. A worker that dies without this (kill -9)
@@ -269,6 +272,16 @@ function startAttemptSweep({ db, window, logger }: { db: Db; window: AttemptWind
     },
     Math.min(15, Math.max(1, window.quietSeconds / 2)) * 1000,
   );
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** Events past the retention window go, hourly (and once at start); a failed purge is retried at the next. */
+function startEventPurge({ db, retentionHours, logger }: { db: Db; retentionHours: number; logger: Logger }): { stop: () => void } {
+  const purge = () =>
+    void purgeExpiredEvents(db, retentionHours).catch((error: unknown) => logger.error({ error: (error as Error).message }, "event purge failed"));
+  purge();
+  const timer = setInterval(purge, 3_600_000);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
