@@ -3,6 +3,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../auth/principal";
 import { deleteDocument } from "../documents/delete-document";
+import { cancelIndexRebuild } from "../indexing/cancel-index-rebuild";
+import { startIndexRebuild } from "../search-index/start-index-rebuild";
 import { indexDocuments } from "../indexing/index-documents";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { createTestPair, currentIndexJobs, ingestTestDocument } from "../testing/factories";
@@ -12,7 +14,7 @@ import { purgeExpiredEvents } from "./event-rows";
 
 const admin: Principal = { apiKeyId: 0, name: "test", role: "admin", scopeCcPairIds: null };
 const queue = await useTestJobQueue();
-const { db } = queue;
+const { db, boss } = queue;
 
 beforeAll(async () => {
   await installPoisonTrigger(db);
@@ -89,6 +91,13 @@ describe("the event outbox", () => {
     expect((await eventsOf({ documentIds: ["del-1"] })).map(({ id: _id, ...event }) => event)).toEqual([
       { type: "document.deleted", document_id: "del-1", cc_pair_ids: [pair], version: null, status: "deleted", error: null, counts: null },
     ]);
+  });
+
+  it("tells a canceled rebuild as rebuild.finished, canceled", async () => {
+    await startIndexRebuild({ db, boss, principal: admin });
+    await cancelIndexRebuild({ db, boss, principal: admin });
+    const finished = await db.$queryRaw<EventRow[]>`SELECT type, status, counts FROM svc_event WHERE type = 'rebuild.finished'`;
+    expect(finished).toEqual([{ type: "rebuild.finished", status: "canceled", counts: { docs_indexed: 0, docs_failed: 0 } }]);
   });
 
   it("keeps events for the retention window and purges older ones", async () => {
