@@ -109,6 +109,9 @@ const failure = async (call) => {
 };
 out.missing = await failure(() => client.getDocument("b-2"));
 out.invalid = await failure(() => client.ingest({ document: { id: "bad", sections: "nope", metadata: {}, semantic_identifier: "Bad" } }));
+out.ignored = await client.ingest({ ...doc("reports/q3 plan", { doc_updated_at: "2001-01-01T00:00:00Z" }), if_newer: true });
+out.stale = await failure(() => client.ingest({ ...doc("reports/q3 plan"), if_version: 7 }));
+out.staleBody = await client.ingest({ ...doc("reports/q3 plan"), if_version: 7 }).catch((error) => error.body);
 out.unauthenticated = await failure(() => createSvcClient({ baseUrl: process.env.SVC_URL, apiKey: "wrong" }).getDocument("x"));
 console.log(JSON.stringify(out));
 `;
@@ -154,6 +157,9 @@ describe("@svc/client from its packed tarball, in plain Node", () => {
       retryAfter: null,
     });
     expect(out.unauthenticated).toMatchObject({ isSvcApiError: true, status: 401 });
+    expect(out.ignored).toEqual({ document_id: "reports/q3 plan", already_existed: true, applied: false });
+    expect(out.stale).toEqual({ isSvcApiError: true, status: 409, detail: "Document reports/q3 plan is at version 1, not 7.", retryAfter: null });
+    expect(out.staleBody).toEqual({ detail: "Document reports/q3 plan is at version 1, not 7.", current_version: 1 });
   }, 180_000);
 
   it("type-checks a TypeScript caller against the installed .d.ts, and refuses a misspelt field", async () => {
@@ -168,6 +174,8 @@ import { IngestionDocumentSchema } from "@svc/schema";
 const client = createSvcClient({ baseUrl: "http://localhost:3000/api", apiKey: "k", retry: { retries: 2 } });
 export async function main(): Promise<string> {
   const result: IngestionResult = await client.ingest({ document: { semantic_identifier: "A", sections: [{ text: "a" }], metadata: {} } });
+  const guarded: boolean | undefined = (await client.ingest({ if_version: 0, if_newer: true, document: { semantic_identifier: "B", sections: [], metadata: {} } })).applied;
+  if (guarded === false) return "not applied";
   IngestionDocumentSchema.parse({});
   try { await client.getDocument(result.document_id); } catch (error) {
     if (error instanceof SvcApiError && error.status === 422) return error.validationErrors.map((item) => item.msg).join();

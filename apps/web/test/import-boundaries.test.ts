@@ -59,6 +59,10 @@ describe("import boundaries", () => {
       // Uploads belong to their uploader's scope (auth); documents check image sections against them.
       files: 3,
       "search-index": 3,
+      // The outbox: every state change below connectors writes its event in its own transaction.
+      events: 3,
+      // Webhook signing, address checks and delivery read events.
+      webhooks: 4,
       indexing: 4,
       connectors: 5,
       documents: 6,

@@ -95,6 +95,18 @@ beforeAll(async () => {
     // The refused item's error is part of the answer's shape too.
     documents: [testIngestionBody({ id: "checked/batch" }), { document: { id: "checked/refused" } }],
   });
+  // Write conditions: applied, ignored (`applied: false`), and the 409 of a stale `if_version`, alone and in a batch.
+  await call("upsertIngestionDocument", "POST", "/svc-api/ingestion", { ...testIngestionBody({ id: "checked/text" }), if_version: 1 });
+  await call("upsertIngestionDocument", "POST", "/svc-api/ingestion", {
+    ...testIngestionBody({ id: "checked/text", fields: { doc_updated_at: "2020-01-01" } }),
+    if_newer: true,
+  });
+  const stale = await send("upsertIngestionDocument", "POST", "/svc-api/ingestion", { ...testIngestionBody({ id: "checked/text" }), if_version: 1 });
+  expect(stale).toMatchObject({ status: 409, body: { current_version: 2 } });
+  served.push(stale);
+  await call("ingestDocumentBatch", "POST", "/svc-api/ingestion/batch", {
+    documents: [{ ...testIngestionBody({ id: "checked/text" }), if_version: 1 }, { ...testIngestionBody({ id: "checked/batch" }), if_newer: true }],
+  });
   await indexTestDocuments(db, ["checked/image", "checked/text", "checked/batch"]);
 
   await call("listIngestedDocuments", "GET", "/svc-api/ingestion");

@@ -32,6 +32,7 @@ const WRITERS: Record<string, string[]> = {
   admin_session: ["packages/core/src/auth/admin-session-rows.ts"],
   uploaded_file: ["packages/core/src/files/upload-files.ts"],
   worker_heartbeat: ["packages/core/src/health/worker-heartbeats.ts"],
+  svc_event: ["packages/core/src/events/event-rows.ts"],
   // Its one row comes from a migration.
   search_index_identity: [],
 };

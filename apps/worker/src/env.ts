@@ -12,6 +12,9 @@ const WorkerEnvSchema = z.object({
   // the pair taken up within this many seconds reopens it (0: never), so a steady push stream reads as
   // one attempt (docs/decisions.md).
   SVC_ATTEMPT_QUIET_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  // How long the event outbox keeps events (the stream's Last-Event-ID resume reaches this far back;
+  // docs/decisions.md "Events"); the worker purges older ones hourly.
+  SVC_EVENT_RETENTION_HOURS: z.coerce.number().int().min(1).max(720).default(24),
   SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   // The search index (LanceDB): a directory, or an object-store URI (s3://…, gs://…, az://…) that every

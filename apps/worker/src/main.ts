@@ -1,5 +1,6 @@
 import {
   closeDrainedAttempts,
+  purgeExpiredEvents,
   createLogger,
   deleteCcPairJob,
   endOrphanedAttempts,
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
   // Aborted at shutdown: long batch jobs stop at once rather than hold the shutdown for their grace period.
   const stopping = new AbortController();
   const attemptSweep = startAttemptSweep({ db, logger });
+  const eventPurge = startEventPurge({ db, retentionHours: env.SVC_EVENT_RETENTION_HOURS, logger });
   const maintenance = startIndexMaintenance({
     db,
     index,
@@ -199,6 +201,7 @@ async function main(): Promise<void> {
     }, env.SVC_SHUTDOWN_GRACE_MS + SHUTDOWN_MARGIN_MS).unref();
     await heartbeat.stop();
     attemptSweep.stop();
+    eventPurge.stop();
     await maintenance.stop();
     // Graceful: stop fetching, wait for running handlers; pg-boss fails the jobs still active at the
     // timeout, and their retries run on another worker. A worker that dies without this (kill -9)
@@ -270,6 +273,16 @@ function startAttemptSweep({ db, logger }: { db: Db; logger: Logger }): { stop: 
       .catch((error: unknown) => logger.error({ error: (error as Error).message }, "attempt sweep failed"))
       .finally(() => (running = false));
   }, ATTEMPT_SWEEP_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** Events past the retention window go, hourly (and once at start); a failed purge is retried at the next. */
+function startEventPurge({ db, retentionHours, logger }: { db: Db; retentionHours: number; logger: Logger }): { stop: () => void } {
+  const purge = () =>
+    void purgeExpiredEvents(db, retentionHours).catch((error: unknown) => logger.error({ error: (error as Error).message }, "event purge failed"));
+  purge();
+  const timer = setInterval(purge, 3_600_000);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

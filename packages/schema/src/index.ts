@@ -27,3 +27,4 @@ export * from "./section";
 export * from "./service-status";
 export * from "./validation-error";
 export * from "./wire-case";
+export * from "./events";

@@ -19,8 +19,10 @@ export type IngestionBatchRequest = z.infer<typeof IngestionBatchRequestSchema>;
 /** Why one item of a batch was not stored: the status and detail the single call would have answered. */
 export const IngestionBatchItemErrorSchema = z.object({
   error: z.object({
-    status: z.union([z.literal(400), z.literal(403), z.literal(422)]),
+    status: z.union([z.literal(400), z.literal(403), z.literal(409), z.literal(422)]),
     detail: z.union([z.string(), z.array(ValidationErrorSchema)]),
+    /** Only on a 409 of `if_version`: the version stored now (null: no such document). */
+    current_version: z.int().nullable().optional(),
   }),
 });
 export type IngestionBatchItemError = z.infer<typeof IngestionBatchItemErrorSchema>;

@@ -97,6 +97,21 @@ export type DocumentBase = z.infer<typeof DocumentBaseSchema>;
 export const IngestionDocumentSchema = pyModel("IngestionDocument", {
   document: DocumentBaseSchema,
   cc_pair_id: pyInt().nullable().optional(),
+  // Write conditions (docs/decisions.md "Conditional writes"); without either, the write is the original's upsert.
+  if_version: pyInt({ ge: 0 })
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "Apply the write only if the stored document's `current_version` is this one (0: only if the document does not exist yet); otherwise 409 with the current version.",
+    }),
+  if_newer: pyBool()
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "Ignore the write (200, `applied: false`) when the stored `doc_updated_at` is newer than this document's `doc_updated_at` (now when omitted).",
+    }),
 });
 export type IngestionDocument = z.infer<typeof IngestionDocumentSchema>;
 
@@ -104,8 +119,22 @@ export type IngestionDocument = z.infer<typeof IngestionDocumentSchema>;
 export const IngestionResultSchema = z.object({
   document_id: z.string(),
   already_existed: z.boolean(),
+  applied: z
+    .boolean()
+    .optional()
+    .meta({ description: "Only when the request carried `if_version` or `if_newer`: whether the write was stored." }),
 });
 export type IngestionResult = z.infer<typeof IngestionResultSchema>;
+
+/**
+ * An ingestion's 409: a write whose `if_version` no longer holds carries the version stored now
+ * (`current_version`, null when there is no such document); an image file deleted mid-write has none.
+ */
+export const IngestionConflictSchema = z.object({
+  detail: z.string(),
+  current_version: z.int().nullable().optional(),
+});
+export type IngestionConflict = z.infer<typeof IngestionConflictSchema>;
 
 /** Where one document stands in its own indexing (per document, not per pair). */
 export const DocumentIndexingStatusSchema = z.enum(["queued", "indexing", "indexed", "failed"]);

@@ -79,10 +79,24 @@ describe("buildOpenApiDocument", () => {
       expect.arrayContaining([
         "#/components/schemas/IngestionDocument",
         "#/components/schemas/IngestionResult",
+        "#/components/schemas/IngestionConflict",
         "#/components/schemas/ErrorDetail",
         "#/components/schemas/HTTPValidationError",
       ]),
     );
+    // Write conditions (docs/decisions.md "Conditional writes"): optional, so the original's bodies stay valid.
+    expect(document.components.schemas.IngestionDocument).toMatchObject({
+      required: ["document"],
+      properties: { if_version: { anyOf: [{ type: "integer", minimum: 0 }, { type: "null" }] }, if_newer: { type: ["boolean", "null"] } },
+    });
+    expect(document.components.schemas.IngestionResult).toMatchObject({
+      required: ["document_id", "already_existed"],
+      properties: { applied: { type: "boolean" } },
+    });
+    expect(document.components.schemas.IngestionConflict).toMatchObject({
+      required: ["detail"],
+      properties: { current_version: { type: ["integer", "null"] } },
+    });
     const upload = document.paths["/user/file/upload"]?.post as { requestBody: { content: Record<string, unknown> } };
     expect(Object.keys(upload.requestBody.content)).toEqual(["multipart/form-data"]);
     expect(document.components.schemas.FileUploadRequest).toMatchObject({

@@ -47,6 +47,7 @@ import {
   DocumentBaseSchema,
   DocumentIndexingStatusSchema,
   IngestionDocumentSchema,
+  IngestionConflictSchema,
   IngestionResultSchema,
 } from "./ingestion";
 import {
@@ -122,6 +123,7 @@ const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
 /** Described as the service sends them (`io: "output"`). */
 const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   IngestionResult: IngestionResultSchema,
+  IngestionConflict: IngestionConflictSchema,
   IngestionBatchItemError: IngestionBatchItemErrorSchema,
   IngestionBatchItemResult: IngestionBatchItemResultSchema,
   IngestionBatchResponse: IngestionBatchResponseSchema,

@@ -28,7 +28,7 @@ import {
   DocumentIdPathSchema,
   DocumentPageQuerySchema,
 } from "./ingested-document";
-import { IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
+import { IngestionConflictSchema, IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
 import { IngestionBatchRequestSchema, IngestionBatchResponseSchema, MAX_INGESTION_BATCH_SIZE } from "./ingestion-batch";
 import {
   MAX_SEARCH_FILTER_CC_PAIR_IDS,
@@ -119,6 +119,12 @@ const OVERLOADED: RestResponse = {
   headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
 };
 const IMAGE_FILE_DELETED = error("An image file a section names was deleted while the write was under way; send it again");
+const INGESTION_CONFLICT: RestResponse = {
+  description:
+    "`if_version` no longer holds (`current_version` is the version stored now, null for no document), " +
+    "or an image file a section names was deleted while the write was under way (send it again)",
+  schema: IngestionConflictSchema,
+};
 /** Searches are refused only on the in-flight bound and the event loop's delay, never on the indexing queue. */
 const BUSY: RestResponse = {
   ...error("Too many requests in flight, or the server is busy; try again later"),
@@ -217,7 +223,10 @@ export const REST_CONTRACT = {
     path: "/svc-api/ingestion",
     auth: ADMIN_OR_CURATOR,
     summary: "Upsert a document",
-    description: "Creates or updates one document. A 200 means the document was accepted; indexing follows asynchronously.",
+    description:
+      "Creates or updates one document. A 200 means the document was accepted; indexing follows asynchronously. " +
+      "A write may carry a condition: `if_version` (409 with `current_version` when the stored version moved) or " +
+      "`if_newer` (ignored, `applied: false`, when the stored `doc_updated_at` is newer); with one, the answer says `applied`.",
     tag: "ingestion",
     body: json(IngestionDocumentSchema),
     responses: {
@@ -225,7 +234,7 @@ export const REST_CONTRACT = {
       400: error("The connector-credential pair does not exist"),
       401: UNAUTHORIZED,
       403: FORBIDDEN,
-      409: IMAGE_FILE_DELETED,
+      409: INGESTION_CONFLICT,
       413: TOO_LARGE,
       422: VALIDATION_FAILED,
       429: OVERLOADED,
@@ -239,7 +248,7 @@ export const REST_CONTRACT = {
     description:
       `Creates or updates 1 to ${MAX_INGESTION_BATCH_SIZE.toLocaleString("en-US")} documents, each exactly as \`POST /svc-api/ingestion\` would, independently: ` +
       "`results` has one entry per document, in request order: `{document_id, already_existed}` when it was accepted, or " +
-      "`{error: {status, detail}}` with the status (400, 403 or 422) and detail the single call would have answered " +
+      "`{error: {status, detail}}` with the status (400, 403, 409 or 422) and detail the single call would have answered " +
       '(422 items\' `loc` start with `["body", "documents", <index>]`). Every accepted document is durable with its indexing job before the answer.',
     tag: "ingestion",
     body: json(IngestionBatchRequestSchema),

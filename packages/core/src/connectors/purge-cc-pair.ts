@@ -2,6 +2,7 @@ import type { Tx } from "@svc/db";
 import { DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { removePairFromKeyScopes } from "../auth/manage-api-keys";
 import { deleteCcPairRows, unlinkPairDocuments } from "../indexing/cc-pair-rows";
+import { recordDocumentsDeletedEvents } from "../events/event-rows";
 import { deleteUnlinkedDocuments } from "../indexing/document-rows";
 import { deletePairAttempts } from "../indexing/index-attempts";
 import { PURGE_BATCH_SIZE, type BatchedJobInput, type PurgeResult } from "../model/batched-job";
@@ -53,6 +54,7 @@ async function removeLinkBatch(tx: Tx, index: SearchIndexTables, ccPairId: numbe
   const linksRemoved = await unlinkPairDocuments(tx, ccPairId, ids);
   // A new statement, so it sees every link committed before the locks above were granted.
   const deleted = await deleteUnlinkedDocuments(tx, ids);
+  await recordDocumentsDeletedEvents(tx, deleted.map((documentId) => ({ documentId, ccPairIds: [ccPairId] })));
   await removeIndexRows(tx, index, deleted);
   return { documentIds: ids.length, linksRemoved, documentsDeleted: deleted.length };
 }

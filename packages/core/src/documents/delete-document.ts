@@ -1,6 +1,7 @@
 import type { Db } from "@svc/db";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
+import { recordDocumentsDeletedEvents } from "../events/event-rows";
 import { unlinkDocumentFromPairs } from "../indexing/cc-pair-rows";
 import { deleteDocumentRow } from "../indexing/document-rows";
 import { closeAttemptIfDrained, lockDocumentPairs } from "../indexing/index-attempts";
@@ -37,6 +38,7 @@ export async function deleteDocument({
     await unlinkDocumentFromPairs(tx, documentId);
     // Sections and chunks go with the row (ON DELETE CASCADE).
     await deleteDocumentRow(tx, documentId);
+    await recordDocumentsDeletedEvents(tx, [{ documentId, ccPairIds: pairs.map((pair) => pair.id) }]);
     // The document may have been the last one an open attempt was waiting for.
     for (const pair of pairs) await closeAttemptIfDrained(tx, pair.id);
     await removeIndexRows(tx, index, [documentId]);

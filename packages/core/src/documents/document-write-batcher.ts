@@ -1,11 +1,10 @@
 import type { Db } from "@svc/db";
 import type { PgBoss } from "../jobs/job-queue";
-import type { WrittenDocument } from "../indexing/document-rows";
-import { writeDocuments, type DocumentWrite } from "./write-documents";
+import { writeDocuments, type DocumentWrite, type DocumentWriteOutcome } from "./write-documents";
 
 interface Pending {
   document: DocumentWrite;
-  resolve: (written: WrittenDocument) => void;
+  resolve: (written: DocumentWriteOutcome) => void;
   reject: (error: unknown) => void;
 }
 
@@ -28,7 +27,7 @@ export class DocumentWriteBatcher {
     private readonly boss: PgBoss,
   ) {}
 
-  write(document: DocumentWrite): Promise<WrittenDocument> {
+  write(document: DocumentWrite): Promise<DocumentWriteOutcome> {
     return new Promise((resolve, reject) => {
       this.pending.push({ document, resolve, reject });
       this.drain();
@@ -66,7 +65,7 @@ export class DocumentWriteBatcher {
   private async commit(batch: Pending[]): Promise<void> {
     try {
       const written = await writeDocuments({ db: this.db, boss: this.boss, documents: batch.map((item) => item.document) });
-      batch.forEach((item, index) => item.resolve(written[index] as WrittenDocument));
+      batch.forEach((item, index) => item.resolve(written[index] as DocumentWriteOutcome));
     } catch (error) {
       if (batch.length === 1) {
         batch[0]?.reject(error);

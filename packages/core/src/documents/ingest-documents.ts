@@ -12,7 +12,7 @@ import type { Principal } from "../auth/principal";
 import { AppError, isAppError } from "../errors/app-error";
 import type { PgBoss } from "../jobs/job-queue";
 import { prepareDocumentWrites, type IngestionInput } from "./prepare-document-writes";
-import { documentOutsideScope, findWritesOutsideScope, writeDocuments, type DocumentWrite } from "./write-documents";
+import { documentOutsideScope, findWritesOutsideScope, ingestionResultOf, writeDocuments, type DocumentWrite } from "./write-documents";
 
 /** Longest the items' validation holds the event loop before letting other requests run. */
 const VALIDATION_SLICE_MS = 10;
@@ -114,8 +114,10 @@ async function writeIndependently({
   try {
     const written = await writeDocuments({ db, boss, documents: items.map((item) => item.write) });
     items.forEach((item, position) => {
-      const row = written[position];
-      if (row) results[item.index] = { documentId: row.id, alreadyExisted: !row.inserted };
+      const outcome = written[position];
+      if (!outcome) return;
+      const result = ingestionResultOf(item.write, outcome);
+      results[item.index] = result instanceof AppError ? itemError(result) : result;
     });
   } catch (error) {
     if (!isAppError(error)) throw error;
@@ -144,10 +146,12 @@ function roundsOfUniqueIds(items: readonly PendingWrite[]): PendingWrite[][] {
 
 /** An item's result for the error its single call would have answered with. */
 function itemError(error: AppError): Camel<IngestionBatchItemResult> {
-  const body = error.toResponseBody() as { detail: string | IngestionBatchDetail };
+  const body = error.toResponseBody() as { detail: string | IngestionBatchDetail; current_version?: number | null };
   const status = error.httpStatus;
-  if (status !== 400 && status !== 403 && status !== 422) throw error;
-  return { error: { status, detail: body.detail } };
+  // A 409 is an item's own only for its `if_version`; an image file deleted mid-write fails the call, as before.
+  const ownConflict = status === 409 && body.current_version !== undefined;
+  if (status !== 400 && status !== 403 && !ownConflict && status !== 422) throw error;
+  return { error: { status, detail: body.detail, ...(body.current_version === undefined ? {} : { currentVersion: body.current_version }) } };
 }
 
 type IngestionBatchDetail = Extract<IngestionBatchItemResult, { error: unknown }>["error"]["detail"];

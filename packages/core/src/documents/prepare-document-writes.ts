@@ -100,5 +100,7 @@ function documentWriteOf({
     sections,
     cc_pair_id: ccPairId,
     write_scope: editablePairIds(rule),
+    if_version: input.if_version ?? null,
+    if_newer: input.if_newer ?? false,
   };
 }

@@ -45,9 +45,9 @@ function write(id: string, ccPairId: number): DocumentWrite {
 describe("writeDocuments", () => {
   it("writes a batch and one job per document, in one transaction", async () => {
     const written = await writeDocuments({ db, boss, documents: [write("batch-b", 1), write("batch-a", 1)] });
-    expect(written.map((row) => [row.id, row.version, row.inserted])).toEqual([
-      ["batch-b", 1, true],
-      ["batch-a", 1, true],
+    expect(written).toEqual([
+      { id: "batch-b", version: 1, inserted: true, applied: true },
+      { id: "batch-a", version: 1, inserted: true, applied: true },
     ]);
     const jobs = await db.$queryRaw<{ n: bigint }[]>`
       SELECT count(*) AS n FROM pgboss.job WHERE name = 'index-document' AND data->>'documentId' IN ('batch-a', 'batch-b')`;

@@ -3,7 +3,14 @@ import { CC_PAIR_NOT_FOUND, DEFAULT_CC_PAIR_ID } from "../model/default-pair";
 import { AppError } from "../errors/app-error";
 import { indexDocumentJob } from "../jobs/catalog";
 import { preparedStatementsOn, type PgBoss } from "../jobs/job-queue";
-import { upsertDocuments, type DocumentRowWrite, type WrittenDocument } from "../indexing/document-rows";
+import type { Camel, IngestionResult } from "@svc/schema";
+import {
+  isConditionalWrite,
+  readStoredVersions,
+  upsertDocuments,
+  type DocumentRowWrite,
+  type WrittenDocument,
+} from "../indexing/document-rows";
 
 /** One document as it is written: every column of its row, its sections, the pair to link, and its writer's scope. */
 export interface DocumentWrite extends DocumentRowWrite {
@@ -12,8 +19,17 @@ export interface DocumentWrite extends DocumentRowWrite {
 }
 
 /**
- * Upserts documents (upsertDocuments) and enqueues one indexing job each, in one transaction, once
- * the target pairs are held and the writer's scope is checked. Ids must be unique within a batch.
+ * What became of one write: stored (a new version), or left out because its condition failed
+ * (`ifVersionFailed`: its `if_version` no longer held; otherwise `if_newer` found a newer document).
+ */
+export type DocumentWriteOutcome =
+  | (WrittenDocument & { applied: true })
+  | { id: string; applied: false; ifVersionFailed: boolean; currentVersion: number | null };
+
+/**
+ * Upserts documents (upsertDocuments) and enqueues one indexing job for each one stored, in one
+ * transaction, once the target pairs are held and the writer's scope is checked. Ids must be unique
+ * within a batch. A write whose condition fails changes nothing and sends no job.
  */
 export async function writeDocuments({
   db,
@@ -23,23 +39,66 @@ export async function writeDocuments({
   db: Db;
   boss: PgBoss;
   documents: DocumentWrite[];
-}): Promise<WrittenDocument[]> {
+}): Promise<DocumentWriteOutcome[]> {
   return withSqlTransaction(db, async (sql) => {
     await lockTargetPairs(sql, documents);
     const rows = await upsertDocuments(sql, documents).catch(refuseDeletedImageFiles);
     await refuseWritesOutsideScope(sql, documents);
-    const jobs = rows.map((row) => ({ data: indexDocumentJob.payload.parse({ documentId: row.id, version: row.version }) }));
-    await boss.insert(indexDocumentJob.name, jobs, {
-      db: preparedStatementsOn(sql),
-      returnId: false,
-    });
+    refuseInsertsAtVersion(documents, rows);
+    if (rows.length > 0) {
+      const jobs = rows.map((row) => ({ data: indexDocumentJob.payload.parse({ documentId: row.id, version: row.version }) }));
+      await boss.insert(indexDocumentJob.name, jobs, {
+        db: preparedStatementsOn(sql),
+        returnId: false,
+      });
+    }
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return documents.map((document) => {
+    const unwritten = documents.filter((document) => !byId.has(document.id));
+    // Read after the upsert, which holds every conflicting row locked: the version that beat the condition.
+    const stored = unwritten.length > 0 ? await readStoredVersions(sql, unwritten.map((document) => document.id)) : new Map<string, number>();
+    return documents.map((document): DocumentWriteOutcome => {
       const row = byId.get(document.id);
-      if (!row) throw new Error(`document ${document.id} was not written`);
-      return row;
+      if (row) return { ...row, applied: true };
+      if (!isConditionalWrite(document)) throw new Error(`document ${document.id} was not written`);
+      const currentVersion = stored.get(document.id) ?? null;
+      const ifVersion = document.if_version ?? null;
+      // At the version asked for, only `if_newer` can have left the write out.
+      const ifVersionFailed = ifVersion !== null && !(ifVersion === currentVersion && document.if_newer === true);
+      return { id: document.id, applied: false, ifVersionFailed, currentVersion };
     });
   });
+}
+
+/**
+ * A write at a version above 0 updates an existing document only; the upsert tries it only for a row
+ * it saw, and one deleted in between is inserted instead. That write fails as a conflict (and the
+ * transaction rolls back; the batcher and the bulk call retry the others without it).
+ */
+function refuseInsertsAtVersion(documents: readonly DocumentWrite[], rows: readonly WrittenDocument[]): void {
+  const inserted = new Set(rows.filter((row) => row.inserted).map((row) => row.id));
+  const refused = documents.find((document) => (document.if_version ?? 0) > 0 && inserted.has(document.id));
+  if (refused) throw versionConflict(refused.id, refused.if_version ?? 0, null);
+}
+
+/**
+ * The ingestion answer for one write's outcome, or the 409 of a failed `if_version`. Without a
+ * condition it is exactly the original's `{document_id, already_existed}`; with one, it says `applied`.
+ */
+export function ingestionResultOf(write: DocumentWrite, outcome: DocumentWriteOutcome): Camel<IngestionResult> | AppError {
+  if (!outcome.applied) {
+    if (outcome.ifVersionFailed) return versionConflict(outcome.id, write.if_version ?? 0, outcome.currentVersion);
+    return { documentId: outcome.id, alreadyExisted: true, applied: false };
+  }
+  const result = { documentId: outcome.id, alreadyExisted: !outcome.inserted };
+  return isConditionalWrite(write) ? { ...result, applied: true } : result;
+}
+
+function versionConflict(documentId: string, expected: number, currentVersion: number | null): AppError {
+  const detail =
+    currentVersion === null
+      ? `Document ${documentId} does not exist, so it is not at version ${expected}.`
+      : `Document ${documentId} is at version ${currentVersion}, not ${expected}.`;
+  return new AppError("CONFLICT", detail, { detail, current_version: currentVersion });
 }
 
 /**

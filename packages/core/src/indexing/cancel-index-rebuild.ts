@@ -6,6 +6,7 @@ import { syncLastAttemptStatus } from "./cc-pair-rows";
 import { endGenerationAttempts, lockGenerationAttemptPairs } from "./index-attempts";
 import { purgeIndexGenerationJob } from "../jobs/catalog";
 import { deleteRebuildFailures } from "./rebuild-failures";
+import { recordRebuildFinishedEvent } from "../events/event-rows";
 import { sendJob, type PgBoss } from "../jobs/job-queue";
 import { getIndexRebuildStatus } from "../search-index/get-index-rebuild-status";
 import { lockIndexGenerationsExclusive, markGenerationCanceled } from "../search-index/index-generations";
@@ -35,6 +36,7 @@ export async function cancelIndexRebuild({
     await endGenerationAttempts(tx, building.id, "canceled");
     await deleteRebuildFailures(tx, building.id);
     await syncLastAttemptStatus(tx, pairIds);
+    await recordRebuildFinishedEvent(tx, { generationId: building.id, status: "canceled" });
     await sendJob(boss, purgeIndexGenerationJob, { generationId: building.id }, { tx });
   });
   return getIndexRebuildStatus({ db });

@@ -38,12 +38,21 @@ export interface DocumentRowWrite {
   chunk_count: number | null;
   sections: ResolvedSection[];
   cc_pair_id: number;
+  /** Write only if the stored version is this one (0: only if there is none); docs/decisions.md "Conditional writes". */
+  if_version?: number | null;
+  /** Write only if the stored `doc_updated_at` is not newer than this one's. */
+  if_newer?: boolean;
 }
 
 export interface WrittenDocument {
   id: string;
   version: number;
   inserted: boolean;
+}
+
+/** Whether a write carries a condition (then it may be left unwritten). */
+export function isConditionalWrite(document: Pick<DocumentRowWrite, "if_version" | "if_newer">): boolean {
+  return (document.if_version ?? null) !== null || document.if_newer === true;
 }
 
 /**
@@ -54,12 +63,27 @@ export interface WrittenDocument {
  * must be unique within a batch. Returns the rows in no particular order.
  */
 export async function upsertDocuments(sql: SqlClient, documents: readonly DocumentRowWrite[]): Promise<WrittenDocument[]> {
+  // Writes without a condition (the original's clients) keep the plain statement; with one, the
+  // upsert skips rows whose condition fails. ON CONFLICT DO UPDATE evaluates its WHERE on the newest
+  // committed row, which it holds locked, so of two concurrent conditional writers the later one
+  // sees what the first committed: an older write never lands after a newer one.
+  const conditional = documents.some(isConditionalWrite);
   const { rows } = await sql.query<WrittenDocument>({
-    name: "svc-write-documents",
-    text: UPSERT_DOCUMENTS,
+    name: conditional ? "svc-write-documents-conditional" : "svc-write-documents",
+    text: conditional ? UPSERT_DOCUMENTS_CONDITIONAL : UPSERT_DOCUMENTS,
     values: [JSON.stringify(documents)],
   });
   return rows;
+}
+
+/** The stored versions of the given documents (absent: no such document). */
+export async function readStoredVersions(sql: SqlClient, documentIds: string[]): Promise<Map<string, number>> {
+  const { rows } = await sql.query<{ id: string; version: number }>({
+    name: "svc-read-stored-versions",
+    text: `SELECT id, version FROM document WHERE id = ANY($1::text[])`,
+    values: [documentIds],
+  });
+  return new Map(rows.map((row) => [row.id, row.version]));
 }
 
 /**
@@ -189,13 +213,18 @@ export async function deleteUnlinkedDocuments(tx: Tx, documentIds: string[]): Pr
   return deleted.map((row) => row.id);
 }
 
-const UPSERT_DOCUMENTS = `
+/**
+ * The upsert, with or without write conditions: `insertFilter` keeps out of the INSERT the rows that
+ * may only update (an `if_version` above 0) and have nothing to update, `updateCondition` leaves a
+ * conflicting row as it is.
+ */
+const upsertDocumentsStatement = ({ insertFilter, updateCondition }: { insertFilter: string; updateCondition: string }) => `
 WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(
     id text, semantic_identifier text, title text, source text, link text, metadata jsonb,
     doc_updated_at timestamptz, primary_owners jsonb, secondary_owners jsonb, additional_info jsonb,
     doc_metadata jsonb, external_user_emails text[], external_user_group_ids text[], is_public boolean,
-    chunk_count int, sections jsonb, cc_pair_id int)
+    chunk_count int, sections jsonb, cc_pair_id int, if_version int, if_newer boolean)
 ), doc AS (
   INSERT INTO document AS d (
     id, semantic_identifier, title, source, link, metadata, doc_updated_at, primary_owners,
@@ -204,7 +233,7 @@ WITH input AS (
   SELECT id, semantic_identifier, title, source::"DocumentSource", link, metadata, doc_updated_at,
     primary_owners, secondary_owners, true, additional_info, doc_metadata, external_user_emails,
     external_user_group_ids, is_public, chunk_count
-  FROM input ORDER BY id
+  FROM input ${insertFilter} ORDER BY id
   ON CONFLICT (id) DO UPDATE SET
     semantic_identifier = EXCLUDED.semantic_identifier, title = EXCLUDED.title,
     source = EXCLUDED.source, link = EXCLUDED.link, metadata = EXCLUDED.metadata,
@@ -215,6 +244,7 @@ WITH input AS (
     external_user_group_ids = EXCLUDED.external_user_group_ids, is_public = EXCLUDED.is_public,
     version = d.version + 1, indexing_status = 'queued',
     index_attempts = 0, last_error = NULL, updated_at = now()
+  ${updateCondition}
   RETURNING d.id, d.version, (d.xmax = 0) AS inserted
 ), upserted_sections AS (
   -- Reads doc, so it runs after the document rows are locked.
@@ -235,3 +265,15 @@ WITH input AS (
   ON CONFLICT DO NOTHING
 )
 SELECT id, version, inserted FROM doc`;
+
+const UPSERT_DOCUMENTS = upsertDocumentsStatement({ insertFilter: "", updateCondition: "" });
+
+const UPSERT_DOCUMENTS_CONDITIONAL = upsertDocumentsStatement({
+  // A write at a version above 0 may only update: it tries the insert only for a row that exists (it
+  // then conflicts and the condition decides); writeDocuments refuses one that inserted all the same
+  // (the row was deleted in between).
+  insertFilter: "WHERE coalesce(if_version, 0) = 0 OR EXISTS (SELECT 1 FROM document x WHERE x.id = input.id)",
+  updateCondition: `WHERE (SELECT (c.if_version IS NULL OR c.if_version = d.version)
+      AND NOT (coalesce(c.if_newer, false) AND d.doc_updated_at > EXCLUDED.doc_updated_at)
+    FROM input c WHERE c.id = d.id)`,
+});

@@ -1,5 +1,6 @@
 import { Prisma, type ConnectorCredentialPairStatus, executeSql, querySql, selectSql, sqlAlias, withSqlTransaction, type AnyTx, type Db } from "@svc/db";
 import { servingAttemptSql } from "../search-index/index-generations";
+import { recordAttemptsFinishedEvents, type FinishedAttempt } from "../events/event-rows";
 import { markPairActive, markPairIndexingStarted, syncLastAttemptStatus } from "./cc-pair-rows";
 
 /**
@@ -172,15 +173,15 @@ export async function endOrphanedAttempts(db: Db): Promise<EndedAttempts> {
     const ids = pairs.map((pair) => pair.id);
     if (ids.length === 0) return { closed: 0, interrupted: 0 };
     const open = Prisma.sql`ia.cc_pair_id = ANY(${ids}::int[]) AND ${servingAttemptSql("ia")}`;
-    const closed = await executeSql(sql, closeAttemptsSql(Prisma.sql`${open} AND ${drainedSql(Prisma.sql`ia.cc_pair_id`)}`));
-    const interrupted = await executeSql(
+    const closed = await finishAttempts(sql, closeAttemptsSql(Prisma.sql`${open} AND ${drainedSql(Prisma.sql`ia.cc_pair_id`)}`));
+    const interrupted = await finishAttempts(
       sql,
       Prisma.sql`
         UPDATE index_attempt ia SET status = 'interrupted', finished_at = ${lastActivitySql("ia")}
         WHERE ia.status = 'in_progress' AND ${open}`,
     );
     await syncLastAttemptStatus(sql, ids);
-    return { closed, interrupted };
+    return { closed: closed.length, interrupted: interrupted.length };
   });
 }
 
@@ -230,6 +231,19 @@ function finishedStatusSql(attempt: string): Prisma.Sql {
 }
 
 /**
+ * Runs an UPDATE that closes attempts (`index_attempt ia`) and tells each in an `attempt.finished`
+ * event, in the same transaction. Returns the closed rows.
+ */
+async function finishAttempts(tx: AnyTx, update: Prisma.Sql): Promise<FinishedAttempt[]> {
+  const closed = await selectSql<FinishedAttempt>(
+    tx,
+    Prisma.sql`${update} RETURNING ia.cc_pair_id, ia.status::text AS status, ia.docs_indexed, ia.docs_failed, ia.error_message`,
+  );
+  await recordAttemptsFinishedEvents(tx, closed);
+  return closed;
+}
+
+/**
  * Closes attempts (rows of `index_attempt ia` matching `where`) at their last activity, each with the
  * status its counts give.
  */
@@ -270,8 +284,8 @@ export async function closePausedPairAttempt(tx: AnyTx, ccPairId: number): Promi
 }
 
 async function closePairAttempt(tx: AnyTx, ccPairId: number, condition: Prisma.Sql): Promise<void> {
-  const closed = await executeSql(tx, closeAttemptsSql(Prisma.sql`ia.cc_pair_id = ${ccPairId} AND ${servingAttemptSql("ia")} AND ${condition}`));
-  if (closed > 0) await syncLastAttemptStatus(tx, ccPairId);
+  const closed = await finishAttempts(tx, closeAttemptsSql(Prisma.sql`ia.cc_pair_id = ${ccPairId} AND ${servingAttemptSql("ia")} AND ${condition}`));
+  if (closed.length > 0) await syncLastAttemptStatus(tx, ccPairId);
 }
 
 /**
@@ -294,11 +308,10 @@ export async function closeDrainedAttempts(db: Db): Promise<number> {
     );
     const ids = pairs.map((pair) => pair.id);
     if (ids.length === 0) return 0;
-    const closed = await selectSql<{ cc_pair_id: number }>(
+    const closed = await finishAttempts(
       sql,
-      Prisma.sql`${closeAttemptsSql(Prisma.sql`
-        ia.cc_pair_id = ANY(${ids}::int[]) AND ${servingAttemptSql("ia")} AND ${drainedSql(Prisma.sql`ia.cc_pair_id`)}`)}
-        RETURNING ia.cc_pair_id`,
+      closeAttemptsSql(Prisma.sql`
+        ia.cc_pair_id = ANY(${ids}::int[]) AND ${servingAttemptSql("ia")} AND ${drainedSql(Prisma.sql`ia.cc_pair_id`)}`),
     );
     if (closed.length > 0) await syncLastAttemptStatus(sql, closed.map((row) => row.cc_pair_id));
     return closed.length;
@@ -353,7 +366,7 @@ export async function lockGenerationAttemptPairs(tx: AnyTx, generationId: number
 
 /** Closes the generation's open attempts at the swap, each from its counts. */
 export async function closeGenerationAttempts(tx: AnyTx, generationId: number): Promise<void> {
-  await executeSql(
+  await finishAttempts(
     tx,
     Prisma.sql`
       UPDATE index_attempt ia SET status = ${finishedStatusSql("ia")}, finished_at = now()
@@ -375,12 +388,13 @@ export type CutShortStatus = "canceled" | "interrupted";
  */
 export async function endGenerationAttempts(tx: AnyTx, generationId: number, status: CutShortStatus): Promise<number> {
   const finishedAt = status === "canceled" ? Prisma.sql`now()` : lastActivitySql("ia");
-  return executeSql(
+  const ended = await finishAttempts(
     tx,
     Prisma.sql`
       UPDATE index_attempt ia SET status = ${status}::"IndexingStatus", finished_at = ${finishedAt}
       WHERE ia.generation_id = ${generationId} AND ia.status = 'in_progress'`,
   );
+  return ended.length;
 }
 
 /** A purged pair leaves no attempts behind. */

@@ -13,6 +13,7 @@ import {
   type CountedPair,
   type LockedPair,
 } from "./index-attempts";
+import { recordDocumentFailedEvent, recordDocumentsIndexedEvents } from "../events/event-rows";
 import { markDocumentsIndexed, markDocumentsIndexing, markDocumentTryFailed, type IndexedDocument } from "./document-rows";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { writeIndexRows } from "./write-index-rows";
@@ -153,6 +154,7 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
     });
     chunked.clear();
     const indexed = await markDocumentsIndexed(sql, { ids: todo.map((row) => row.id), versions: todo.map((row) => row.version), chunkCounts });
+    await recordDocumentsIndexedEvents(sql, { ids: indexed.map((row) => row.documentId), versions: indexed.map((row) => row.version) });
 
     const todoIds = todo.map((row) => row.id);
     const pairs = await lockDocumentPairs(sql, todoIds);
@@ -279,6 +281,7 @@ async function markDocumentFailed({
     await markDocumentTryFailed(sql, job.documentId, message);
     // pg-boss's retries of a failed version count once; the console's retry starts the tries at 0.
     if (current.indexing_status === "failed" && current.index_attempts > 0) return;
+    await recordDocumentFailedEvent(sql, { documentId: job.documentId, version: job.version, error: message });
     await recordDocumentFailed(sql, await lockDocumentPairs(sql, job.documentId), message, attemptWindow);
   });
 }

@@ -100,6 +100,10 @@ describe("index rebuilds", () => {
     });
     expect(after.lastRebuild?.docsTotal).toBe(run.docsDone);
     expect(after.lastRebuild?.completedAt).not.toBeNull();
+    // The swap told it, with the generation's counts (docs/decisions.md "Events").
+    const [finished] = await db.$queryRaw<{ status: string; counts: unknown }[]>`
+      SELECT status, counts FROM svc_event WHERE type = 'rebuild.finished' ORDER BY id DESC LIMIT 1`;
+    expect(finished).toEqual({ status: "completed", counts: { docs_indexed: run.docsDone, docs_failed: 0 } });
 
     // Every chunk of the new generation fits 128 tokens (content; prefix and suffix are small here).
     const [largest] = await db.$queryRaw<{ largest: number }[]>`

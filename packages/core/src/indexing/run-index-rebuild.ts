@@ -1,3 +1,4 @@
+import { recordRebuildFinishedEvent } from "../events/event-rows";
 import { transactionCancelledOnAbort, type Db, type Tx } from "@svc/db";
 import { buildChunks, type IndexableDocument } from "./build-chunks";
 import { syncLastAttemptStatus } from "./cc-pair-rows";
@@ -332,6 +333,7 @@ async function swapInGeneration(tx: Tx, boss: PgBoss, generationId: number): Pro
   await closeGenerationAttempts(tx, generationId);
   const retired = await swapGenerations(tx, generationId);
   await syncLastAttemptStatus(tx, pairIds);
+  await recordRebuildFinishedEvent(tx, { generationId, status: "completed" });
   for (const id of retired) await sendJob(boss, purgeIndexGenerationJob, { generationId: id }, { tx });
   return true;
 }
