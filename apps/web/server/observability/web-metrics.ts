@@ -1,3 +1,4 @@
+import { registerResidentMemory } from "@svc/core";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /** Request durations: most answers take milliseconds, a whole-list stream or a slow search seconds. */
@@ -24,6 +25,7 @@ export function webMetrics(): WebMetrics {
 function createWebMetrics(): WebMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerResidentMemory(registry);
   const labelNames = ["method", "route", "status"] as const;
   return {
     registry,
