@@ -70,11 +70,13 @@ describe("the worker indexing one 20 MiB document", () => {
       clearInterval(sampler);
     }
     peak = Math.max(peak, residentBytes(pid).peak);
-    expect(peak, `worker peak RSS ${(peak / 1e6).toFixed(0)} MB`).toBeLessThan(PEAK_RSS_BOUND_BYTES);
+    // The figure itself, for the run's log: the bound is issue 44's goal, the margin is what this shows.
+    console.info(`worker peak RSS indexing a 20 MiB document: ${(peak / 1e6).toFixed(0)} MB`);
+    expect(peak).toBeLessThan(PEAK_RSS_BOUND_BYTES);
 
     // Every chunk PostgreSQL has is in the index once; the first and the last words are found.
     const [{ chunks } = { chunks: 0 }] = await db.$queryRaw<{ chunks: number }[]>`SELECT chunk_count AS chunks FROM document WHERE id = 'large'`;
-    expect(chunks).toBeGreaterThan(10_000);
+    expect(chunks).toBeGreaterThan(5_000);
     expect(await indexRowInconsistencies(db)).toEqual({ lost: [], orphans: [], doubled: [] });
     expect(await searchIds("quetzalcoatl zanzibar")).toEqual(["large"]);
     expect(await searchIds("harbour")).toContain("large");
