@@ -142,6 +142,7 @@ async function measure(name, rate, run) {
   const dbName = `svc_bench_e2e_${name.replaceAll("-", "_")}_${process.pid}`;
   let target;
   let client;
+  let stopPolling = async () => undefined;
   try {
     target = await startTarget(name, processes, dbName);
     client = new pg.Client({ connectionString: target.url });
@@ -185,6 +186,11 @@ async function measure(name, rate, run) {
         await new Promise((resolve) => setTimeout(resolve, POLL_PAUSE_MS));
       }
     })();
+    // A measurement that fails stops its poller before the client closes under it.
+    stopPolling = async () => {
+      polling = false;
+      await poller.catch(() => undefined);
+    };
 
     const rss = Object.fromEntries(Object.keys(target.pids).map((part) => [part, { samples: [], idle: processMemory(target.pids[part]).rss }]));
     const memoryTimer = setInterval(() => {
@@ -248,6 +254,7 @@ async function measure(name, rate, run) {
       loadAfter,
     };
   } finally {
+    await stopPolling();
     await client?.end().catch(() => undefined);
     await processes.stopAllAndWait();
     await dropDatabase(dbName).catch(() => undefined);
