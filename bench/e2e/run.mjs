@@ -143,6 +143,7 @@ async function measure(name, rate, run) {
   let target;
   let client;
   let stopPolling = async () => undefined;
+  let memoryTimer;
   try {
     target = await startTarget(name, processes, dbName);
     client = new pg.Client({ connectionString: target.url });
@@ -193,7 +194,7 @@ async function measure(name, rate, run) {
     };
 
     const rss = Object.fromEntries(Object.keys(target.pids).map((part) => [part, { samples: [], idle: processMemory(target.pids[part]).rss }]));
-    const memoryTimer = setInterval(() => {
+    memoryTimer = setInterval(() => {
       for (const [part, pid] of Object.entries(target.pids)) rss[part].samples.push(processMemory(pid).rss);
     }, 500);
 
@@ -253,7 +254,11 @@ async function measure(name, rate, run) {
       loadBefore,
       loadAfter,
     };
+  } catch (error) {
+    console.error(`${name} at ${rate}/s, run ${run}: ${error.message}`);
+    throw error;
   } finally {
+    clearInterval(memoryTimer);
     await stopPolling();
     await client?.end().catch(() => undefined);
     await processes.stopAllAndWait();
