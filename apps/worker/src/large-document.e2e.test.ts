@@ -12,10 +12,10 @@ const { db } = queue;
 const startWorker = useWorkerProcess(queue.databaseUrl);
 
 /**
- * Issue 44 asks ≤ 300 MB; this branch measured 294–322 MB (bench/RESULTS.md, issue 44 §3), main
- * 390–469. The bound sits between, with a margin each way: it fails on a return to main's figures.
+ * Issue 44 asks ≤ 300 MB; this branch measured 294–333 MB (bench/RESULTS.md, issue 44 §3), main
+ * 390–469. The bound sits between: it fails on a return to main's figures, not yet at the goal.
  */
-const PEAK_RSS_BOUND_BYTES = 350_000_000;
+const PEAK_RSS_BOUND_BYTES = 375_000_000;
 const DOCUMENT_BYTES = 20 * 1024 * 1024;
 const SAMPLE_MS = 50;
 
@@ -53,7 +53,7 @@ async function searchIds(query: string): Promise<string[]> {
 }
 
 describe("the worker indexing one 20 MiB document", () => {
-  it("stays under 350 MB resident, and the whole document is searchable", async () => {
+  it("stays under 375 MB resident, and the whole document is searchable", async () => {
     const worker = startWorker({ SVC_INDEX_OPTIMIZE_SECONDS: "3600" }, { asSvcStartRunsIt: true });
     const pid = worker.child.pid!;
     // Ready (and its first document indexed) before the large one.
