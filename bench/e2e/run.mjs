@@ -2,8 +2,11 @@
 // on a database of its own, measured alternately in the same run:
 //   svc     `svc start` (supervisor, web, worker) on DATABASE_URL's server; indexed = the document's
 //           indexing_status is 'indexed' (its chunks are in PostgreSQL and in the search index);
+//   lance-anchor bench/e2e/lance-anchor-server.mjs (node:http + pg + LanceDB): the anchor that does svc's
+//           work (issue 44): svc's chunker, the chunks appended (group commit) to a LanceDB table with
+//           svc's FTS index, then the document row committed; indexed = committed;
 //   anchor  bench/e2e/anchor-server.mjs (node:http + pg): one transaction writes the document and its
-//           chunks with to_tsvector under a GIN index; indexed = committed;
+//           chunks with to_tsvector under a GIN index; indexed = committed (the PostgreSQL-only anchor);
 //   svc-web `svc start web`: the web server alone, no worker (nothing is indexed): ingestion latency
 //           without indexing beside it, against svc's with it (issue 17, point 4);
 //   svc-base svc as another checkout built it (BENCH_BASE_ROOT: a `git worktree` of an earlier commit,
@@ -17,8 +20,8 @@
 // seconds per 1,000 accepted documents of each part and of the local PostgreSQL server (all its processes).
 //   pnpm build && node bench/e2e/run.mjs
 //   env: DATABASE_URL, BENCH_RATES (100,200,400,800), BENCH_RUNS (3), BENCH_SECONDS (60),
-//        BENCH_WARMUP_SECONDS (10), BENCH_DRAIN_SECONDS (30), BENCH_TARGETS (anchor,svc; add svc-web for point 4,
-//        svc-base with BENCH_BASE_ROOT)
+//        BENCH_WARMUP_SECONDS (10), BENCH_DRAIN_SECONDS (30), BENCH_TARGETS (lance-anchor,anchor,svc; add svc-web
+//        for issue 17 point 4, svc-base with BENCH_BASE_ROOT)
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -52,7 +55,7 @@ const runs = Number(process.env.BENCH_RUNS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 60);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 const drainSeconds = Number(process.env.BENCH_DRAIN_SECONDS ?? 30);
-const targets = list(process.env.BENCH_TARGETS ?? "anchor,svc");
+const targets = list(process.env.BENCH_TARGETS ?? "lance-anchor,anchor,svc");
 const REQUEST_TIMEOUT_MS = 30_000;
 const POLL_PAUSE_MS = 50;
 /** Keeping up: indexed/s in steady state at least this share of the offered rate, and as many accepted. */
@@ -82,6 +85,24 @@ async function startTarget(name, processes, dbName) {
       indexes: true,
       pids: { anchor: server.pid },
       url,
+    };
+  }
+  if (name === "lance-anchor") {
+    // The index of this run only, removed with its database.
+    const indexDir = mkdtempSync(path.join(os.tmpdir(), "svc-bench-e2e-lance-anchor-"));
+    const server = processes.start("lance-anchor", ["--import", "tsx", path.join(root, "bench/e2e/lance-anchor-server.mjs")], {
+      cwd: path.join(root, "bench"),
+      env: { ...process.env, ANCHOR_DATABASE_URL: url, ANCHOR_PORT: String(port), ANCHOR_INDEX_DIR: indexDir },
+    });
+    await waitForHttp(`${base}/`);
+    return {
+      port,
+      headers: {},
+      indexedQuery: "SELECT id FROM lance_anchor_document WHERE id = ANY($1)",
+      indexes: true,
+      pids: { anchor: server.pid },
+      url,
+      indexDir,
     };
   }
   const checkout = name === "svc-base" ? baseRoot() : root;
@@ -121,6 +142,8 @@ async function measure(name, rate, run) {
   const dbName = `svc_bench_e2e_${name.replaceAll("-", "_")}_${process.pid}`;
   let target;
   let client;
+  let stopPolling = async () => undefined;
+  let memoryTimer;
   try {
     target = await startTarget(name, processes, dbName);
     client = new pg.Client({ connectionString: target.url });
@@ -164,9 +187,14 @@ async function measure(name, rate, run) {
         await new Promise((resolve) => setTimeout(resolve, POLL_PAUSE_MS));
       }
     })();
+    // A measurement that fails stops its poller before the client closes under it.
+    stopPolling = async () => {
+      polling = false;
+      await poller.catch(() => undefined);
+    };
 
     const rss = Object.fromEntries(Object.keys(target.pids).map((part) => [part, { samples: [], idle: processMemory(target.pids[part]).rss }]));
-    const memoryTimer = setInterval(() => {
+    memoryTimer = setInterval(() => {
       for (const [part, pid] of Object.entries(target.pids)) rss[part].samples.push(processMemory(pid).rss);
     }, 500);
 
@@ -226,7 +254,12 @@ async function measure(name, rate, run) {
       loadBefore,
       loadAfter,
     };
+  } catch (error) {
+    console.error(`${name} at ${rate}/s, run ${run}: ${error.message}`);
+    throw error;
   } finally {
+    clearInterval(memoryTimer);
+    await stopPolling();
     await client?.end().catch(() => undefined);
     await processes.stopAllAndWait();
     await dropDatabase(dbName).catch(() => undefined);
@@ -281,8 +314,8 @@ for (const rate of rates) {
         `${mine.filter(keepsUp).length}/${mine.length} | ${ms(med("acceptP50"))} / ${ms(med("acceptP99"))} | ${ms(med("indexedP50"))} / ${ms(med("indexedP99"))} | ${ms(med("dueIndexedP50"))} / ${ms(med("dueIndexedP99"))} | ${parts} | ${cpu(cpuMedians)} |`,
     );
   }
-  if (targets.includes("svc") && targets.includes("anchor")) {
-    console.log(`ratio svc/anchor of indexed/s at ${rate}/s: ${(summary[`svc@${rate}`].indexed / summary[`anchor@${rate}`].indexed).toFixed(2)}`);
+  for (const anchor of ["lance-anchor", "anchor"].filter((name) => targets.includes(name) && targets.includes("svc"))) {
+    console.log(`ratio svc/${anchor} of indexed/s at ${rate}/s: ${(summary[`svc@${rate}`].indexed / summary[`${anchor}@${rate}`].indexed).toFixed(2)}`);
   }
   if (targets.includes("svc") && targets.includes("svc-base")) {
     const of = (name) => summary[`${name}@${rate}`];

@@ -149,7 +149,7 @@ export class ProcessGroup {
   }
 }
 
-export async function waitForHttp(url, deadlineMs = 60_000) {
+export async function waitForHttp(url, deadlineMs = 180_000) {
   const deadline = Date.now() + deadlineMs;
   while (Date.now() < deadline) {
     try {

@@ -204,6 +204,17 @@ describe("GET /api/metrics", () => {
     // Process metrics of both processes.
     expect(sample(samples, "process_resident_memory_bytes", { component: "web" })).toBeGreaterThan(0);
     expect(sample(samples, "process_resident_memory_bytes", ofWorker)).toBeGreaterThan(0);
+    // Resident memory by kind: what each process's work allocates (anonymous) apart from mapped files,
+    // and LanceDB's native module among those (the worker has opened the index).
+    for (const labels of [{ component: "web" }, ofWorker]) {
+      const kind = (name: string) => sample(samples, "svc_process_resident_memory_bytes", { ...labels, kind: name }) ?? -1;
+      expect(kind("anonymous")).toBeGreaterThan(0);
+      expect(kind("file")).toBeGreaterThan(0);
+      expect(kind("shmem")).toBeGreaterThanOrEqual(0);
+      expect(kind("search_index_module")).toBeGreaterThanOrEqual(0);
+      expect(kind("search_index_module")).toBeLessThanOrEqual(kind("file"));
+    }
+    expect(sample(samples, "svc_process_resident_memory_bytes", { ...ofWorker, kind: "search_index_module" })).toBeGreaterThan(0);
 
     // The worker logged each job's outcome, one JSON line each.
     const jobLines = logLines(workerOutput).filter((line) => line.msg === "job done" && ids.includes(line.document_id as string));

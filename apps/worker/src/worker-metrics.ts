@@ -1,4 +1,4 @@
-import type { GenerationMaintenance, Logger, ReceivedJob } from "@svc/core";
+import { registerResidentMemory, type GenerationMaintenance, type Logger, type ReceivedJob } from "@svc/core";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 // The worker's own metrics. It serves no HTTP: it publishes this registry (prom-client's JSON form)
@@ -32,6 +32,7 @@ export interface WorkerMetrics {
 export function createWorkerMetrics(logger: Logger, { readIndexCacheBytes }: { readIndexCacheBytes: () => Promise<number> }): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerResidentMemory(registry);
   let cacheBytesReadAt = -Infinity;
   new Gauge({
     name: "svc_search_index_cache_bytes",

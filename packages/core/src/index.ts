@@ -82,8 +82,9 @@ export { listLiveWorkers, recordWorkerHeartbeat, removeWorkerHeartbeat, type Wor
 export { getIndexingQueueDepth } from "./jobs/get-indexing-queue-depth";
 export { readMetricCounts } from "./health/read-metric-counts";
 
-// Logs.
+// Logs and process metrics.
 export { createLogger, type Logger } from "./observability/create-logger";
+export { registerResidentMemory } from "./observability/resident-memory";
 
 // Jobs and set-up.
 export { deleteCcPairJob, indexDocumentJob, purgeIndexGenerationJob, rebuildIndexJob, type IndexDocumentPayload } from "./jobs/catalog";

@@ -8,13 +8,18 @@ import { perTable } from "./per-table";
 import { writeGate } from "./write-gate";
 
 /**
- * Most rows, and most characters of searched text, one merge-insert carries. LanceDB takes a merge's
- * input as one Arrow IPC buffer and holds several working copies of it while it joins and writes
- * (~6x the text: a 20 MiB document's 15,000 rows in one merge took the worker from 290 to 400 MB
- * anonymous memory); a batch larger than this is written in several commits instead.
+ * Most rows, and most characters of searched text, one write carries. LanceDB takes a write's input
+ * as one Arrow IPC buffer and holds several working copies of it while it joins and writes (~6x the
+ * text: a 20 MiB document's 15,000 rows in one merge took the worker from 290 to 400 MB anonymous
+ * memory); a batch larger than this is written in several commits instead. What a slice allocates
+ * (rows, searched texts, Arrow buffers) is garbage once it is committed, and V8 frees it late: each
+ * slice of 2 M characters left ~5 MB behind until a full collection, so slices stay small.
  */
 const SLICE_ROWS = 1_000;
-const SLICE_CHARS = 2_000_000;
+const SLICE_CHARS = 1_000_000;
+/** Most rows and characters one group commit of appends carries (several callers' slices). */
+const GROUP_ROWS = 1_000;
+const GROUP_CHARS = 2_000_000;
 
 /**
  * Replaces the rows of a batch of documents with `chunks`: the batch's chunks are upserted on chunk_id
@@ -41,11 +46,14 @@ export async function replaceDocuments({
   generation,
   documentIds,
   chunks,
+  afterSlice,
 }: {
   generation: GenerationTable;
   /** Every document the batch replaces, including those that now have no chunks. */
   documentIds: string[];
   chunks: Iterable<ChunkRow>;
+  /** Called after each slice of a batch written in several (see writeSlices). */
+  afterSlice?: () => void;
 }): Promise<void> {
   const ids = new Set(documentIds);
   if (ids.size === 0) {
@@ -64,10 +72,14 @@ export async function replaceDocuments({
       yield chunk;
     }
   };
-  await writeSlices(kept(), async (rows) => {
-    const data = toChunkTable(rows);
-    await gate.write(() => retryCommitConflict(() => table.mergeInsert("chunk_id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data)));
-  });
+  await writeSlices(
+    kept(),
+    async (rows) => {
+      const data = toChunkTable(rows);
+      await gate.write(() => retryCommitConflict(() => table.mergeInsert("chunk_id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data)));
+    },
+    afterSlice,
+  );
   const stale = staleRows(ids, keptIndexes);
   const found = await table.query().where(stale).select(["chunk_id"]).limit(1).toArray();
   if (found.length > 0) await gate.write(() => retryCommitConflict(() => table.delete(stale)));
@@ -84,9 +96,18 @@ export async function replaceDocuments({
  * while another commit is in flight waits for it, then goes in one commit with every slice that
  * waited alongside it. Resolves once this call's rows are committed.
  */
-export async function appendDocuments({ generation, chunks }: { generation: GenerationTable; chunks: Iterable<ChunkRow> }): Promise<void> {
+export async function appendDocuments({
+  generation,
+  chunks,
+  afterSlice,
+}: {
+  generation: GenerationTable;
+  chunks: Iterable<ChunkRow>;
+  /** Called after each slice of a batch written in several (see writeSlices). */
+  afterSlice?: () => void;
+}): Promise<void> {
   const queue = appendQueue(generation.table);
-  await writeSlices(chunks, (rows, chars) => queue.append(rows, chars));
+  await writeSlices(chunks, (rows, chars) => queue.append(rows, chars), afterSlice);
 }
 
 /** Each open table's queue of appends (the old handle's drains when a table is opened again). */
@@ -103,7 +124,7 @@ interface WaitingSlice {
  * Group commit of one table's appends. Each commit has a fixed cost (a data file, a manifest, a
  * version: ~9 ms of CPU against ~0.23 ms a document, bench/search/write-forms.mjs --documents), and
  * the worker's pollers each commit their batch: under load they come together, and one commit
- * serves them all (at most a slice's rows and characters in one); when they do not, a slice is
+ * serves them all (at most GROUP_ROWS rows and GROUP_CHARS characters); when they do not, a slice is
  * committed at once, as before. A failed commit fails every slice in it: each caller's job is retried.
  */
 class AppendQueue {
@@ -134,13 +155,13 @@ class AppendQueue {
     this.committing = false;
   }
 
-  /** The first waiting slice and those after it that fit in one slice's bounds with it. */
+  /** The first waiting slice and those after it that fit in one group's bounds with it. */
   private takeGroup(): WaitingSlice[] {
     let rows = 0;
     let chars = 0;
     let count = 0;
     for (const slice of this.waiting) {
-      if (count > 0 && (rows + slice.rows.length > SLICE_ROWS || chars + slice.chars > SLICE_CHARS)) break;
+      if (count > 0 && (rows + slice.rows.length > GROUP_ROWS || chars + slice.chars > GROUP_CHARS)) break;
       rows += slice.rows.length;
       chars += slice.chars;
       count++;
@@ -152,22 +173,34 @@ class AppendQueue {
 /**
  * Writes `chunks` slice by slice (at most SLICE_ROWS rows and SLICE_CHARS characters of text), one
  * write each, given the slice's rows and their characters of text; the rows are read as the slices fill.
+ * When there is more than one slice, `afterSlice` runs after each (the caller releases what the slice
+ * left behind: the worker collects V8's garbage there).
  */
-async function writeSlices(chunks: Iterable<ChunkRow>, write: (rows: ChunkRow[], chars: number) => Promise<unknown>): Promise<void> {
+async function writeSlices(
+  chunks: Iterable<ChunkRow>,
+  write: (rows: ChunkRow[], chars: number) => Promise<unknown>,
+  afterSlice: () => void = () => undefined,
+): Promise<void> {
   let slice: ChunkRow[] = [];
   let chars = 0;
+  let written = 0;
   const flush = async () => {
     const [rows, rowsChars] = [slice, chars];
     slice = [];
     chars = 0;
     await write(rows, rowsChars);
+    written += 1;
   };
   for (const chunk of chunks) {
     slice.push(chunk);
     chars += chunk.text.length;
-    if (slice.length >= SLICE_ROWS || chars >= SLICE_CHARS) await flush();
+    if (slice.length >= SLICE_ROWS || chars >= SLICE_CHARS) {
+      await flush();
+      afterSlice();
+    }
   }
   if (slice.length > 0) await flush();
+  if (written > 1) afterSlice();
 }
 
 /**

@@ -446,9 +446,12 @@ describe("writes", () => {
     const big = (count: number, word: string) =>
       Array.from({ length: count }, (_, i) => chunkRow("big", `${word} piece${i}`, { chunkIndex: i }));
     const before = await generation.table.version();
-    // 2,500 rows: more than one slice (1,000 rows), so several commits.
-    await replaceDocuments({ generation, documentIds: ["big"], chunks: big(2_500, "first") });
+    // 2,500 rows: more than one slice (1,000 rows), so several commits, each followed by afterSlice.
+    let slicesDone = 0;
+    const afterSlice = () => (slicesDone += 1);
+    await replaceDocuments({ generation, documentIds: ["big"], chunks: big(2_500, "first"), afterSlice });
     expect(await generation.table.version()).toBeGreaterThan(before + 1);
+    expect(slicesDone).toBe(3);
     expect(await generation.table.countRows("document_id = 'big'")).toBe(2_500);
     expect(await chunkIds(generation, "document_id = 'big'")).toEqual(Array.from({ length: 2_500 }, (_, i) => `${i}:big`).sort());
     expect(await ids(generation, "piece0")).toEqual(["big"]);
@@ -462,6 +465,11 @@ describe("writes", () => {
     expect(await ids(generation, "piece1199")).toEqual(["big"]);
     expect(await ids(generation, "piece1200")).toEqual([]);
     expect(await generation.table.countRows()).toBe(1 + 1_200);
+    // A batch of one slice (every batch of ordinary documents) is written without it.
+    slicesDone = 0;
+    await replaceDocuments({ generation, documentIds: ["big"], chunks: big(10, "third"), afterSlice });
+    await appendDocuments({ generation, chunks: [chunkRow("small", "fourth")], afterSlice });
+    expect(slicesDone).toBe(0);
   }, 60_000);
 
   it("drops a document's chunks that a batch numbered with gaps leaves out", async () => {

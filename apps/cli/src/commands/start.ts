@@ -26,7 +26,9 @@ const DATABASE_RESTART_ATTEMPTS = 3;
 const WEB_NODE_FLAGS = childSettings.web.nodeFlags;
 /**
  * The worker's young generation grows to 128 MB under a stream of batches, nearly all garbage a
- * scavenge would free; 16 MB semi-spaces keep it to 48 MB (bench/RESULTS.md, issue 17 §2).
+ * scavenge would free; 16 MB semi-spaces keep it to 48 MB (bench/RESULTS.md, issue 17 §2). And
+ * --expose-gc: the worker collects its garbage between the write slices of a large document
+ * (docs/decisions.md "The search index").
  */
 const WORKER_NODE_FLAGS = childSettings.worker.nodeFlags;
 /**

@@ -1,3 +1,4 @@
+import { registerResidentMemory } from "@svc/core";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { SearchLatencyWindow } from "./search-latency";
 
@@ -27,6 +28,7 @@ export function webMetrics(): WebMetrics {
 function createWebMetrics(): WebMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerResidentMemory(registry);
   const labelNames = ["method", "route", "status"] as const;
   const searchLatency = new SearchLatencyWindow();
   // Read at each scrape from the same window the health page reads; no series while it is empty.

@@ -1,6 +1,7 @@
 // Test helpers for the worker's end-to-end tests: the built worker (dist/main.js) as a child process,
 // documents ingested in bulk, and the checks that indexing left the index consistent.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { OPERATOR_PRINCIPAL, startIndexRebuild, type PgBoss } from "@svc/core";
@@ -9,7 +10,12 @@ import type { Db } from "@svc/db";
 import { waitFor } from "@svc/db/testing";
 import { afterAll, expect } from "vitest";
 
-const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");
+const here = path.dirname(fileURLToPath(import.meta.url));
+const workerEntry = path.resolve(here, "../../dist/main.js");
+/** The node flags and environment `svc start` gives the worker (apps/cli). */
+const svcStartSettings = JSON.parse(readFileSync(path.resolve(here, "../../../cli/src/commands/child-settings.json"), "utf8")) as {
+  worker: { nodeFlags: string[]; env: Record<string, string> };
+};
 const KEPT_OUTPUT_CHARACTERS = 8_000;
 
 export interface WorkerProcess {
@@ -28,12 +34,15 @@ export interface WorkerProcess {
  * Starts the built worker on `databaseUrl`; `env` adds to or overrides its environment. It writes the
  * search index of the test file (testSearchIndex) unless `env.SVC_INDEX_DIR` says otherwise: every
  * worker of the file shares it, as the workers of one deployment share theirs, and the test reads it
- * to check what they wrote.
+ * to check what they wrote. `asSvcStartRunsIt` adds the node flags and allocator settings `svc start`
+ * gives the worker (a test of its memory).
  */
-export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): WorkerProcess {
-  const child = spawn(process.execPath, [workerEntry], {
+export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}, { asSvcStartRunsIt = false } = {}): WorkerProcess {
+  const { nodeFlags, env: startEnv } = asSvcStartRunsIt ? svcStartSettings.worker : { nodeFlags: [], env: {} };
+  const child = spawn(process.execPath, [...nodeFlags, workerEntry], {
     // Attempts never reopen unless a test asks otherwise: most count one attempt per drained queue.
     env: {
+      ...startEnv,
       ...process.env,
       DATABASE_URL: databaseUrl,
       SVC_ATTEMPT_QUIET_SECONDS: "0",
@@ -71,14 +80,14 @@ export function spawnWorker(databaseUrl: string, env: Record<string, string> = {
  * built worker on `databaseUrl`; whatever it started is killed after the file's tests, before the
  * database closes (vitest runs afterAll hooks last registered first).
  */
-export function useWorkerProcess(databaseUrl: string): (env?: Record<string, string>) => WorkerProcess {
+export function useWorkerProcess(databaseUrl: string): (env?: Record<string, string>, options?: { asSvcStartRunsIt?: boolean }) => WorkerProcess {
   const started: WorkerProcess[] = [];
   afterAll(async () => {
     for (const worker of started) await worker.kill();
     await removeTestSearchIndex();
   });
-  return (env) => {
-    const worker = spawnWorker(databaseUrl, env);
+  return (env, options) => {
+    const worker = spawnWorker(databaseUrl, env, options);
     started.push(worker);
     return worker;
   };

@@ -17,6 +17,7 @@ import { recordDocumentFailedEvent, recordDocumentsIndexedEvents } from "../even
 import { markDocumentsIndexed, markDocumentsIndexing, markDocumentTryFailed, type IndexedDocument } from "./document-rows";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { writeIndexRows } from "./write-index-rows";
+import { collectGarbage } from "./collect-garbage";
 import { findDocumentsWithoutIndexRows, recordIndexWriteIntents, settleIndexWriteIntents } from "../search-index/index-write-intents";
 
 /**
@@ -215,15 +216,23 @@ async function chunkDocuments(
     text: `SELECT id, version, semantic_identifier, title, metadata FROM document WHERE id = ANY($1::text[])`,
     values: [ids],
   });
-  const sections = await run<{ document_id: string } & IndexableDocument["sections"][number]>({
+  // A long text is left out here and read in pieces below (octet_length reads the stored size, not the text).
+  const sections = await run<{ document_id: string; position: number; long_text: boolean } & IndexableDocument["sections"][number]>({
     name: "svc-read-sections-for-chunks",
     text: `
-      SELECT document_id, kind::text AS kind, text, link, image_file_id AS "imageFileId" FROM document_section
-      WHERE document_id = ANY($1::text[]) ORDER BY document_id, position`,
-    values: [ids],
+      SELECT document_id, position, kind::text AS kind, CASE WHEN octet_length(text) > $2 THEN NULL ELSE text END AS text,
+        octet_length(text) > $2 AS long_text, link, image_file_id AS "imageFileId"
+      FROM document_section WHERE document_id = ANY($1::text[]) ORDER BY document_id, position`,
+    values: [ids, LONG_TEXT_BYTES],
   });
+  let readLongTexts = false;
+  for (const section of sections) {
+    if (!section.long_text) continue;
+    section.text = await readLongText(on, section.document_id, section.position);
+    readLongTexts = true;
+  }
   const sectionsOf = new Map<string, IndexableDocument["sections"]>();
-  for (const { document_id: documentId, ...section } of sections) {
+  for (const { document_id: documentId, position: _position, long_text: _long, ...section } of sections) {
     let list = sectionsOf.get(documentId);
     if (!list) sectionsOf.set(documentId, (list = []));
     list.push(section);
@@ -240,6 +249,36 @@ async function chunkDocuments(
     sectionsOf.delete(document.id);
     into.set(document.id, { version: document.version, byGeneration: buildGenerationChunks(indexable, generations) });
   }
+  // A long text's pieces and its chunking's garbage go before the writes add theirs.
+  if (readLongTexts) collectGarbage();
+}
+
+/**
+ * Sections longer than this (in bytes) are read LONG_TEXT_PIECE characters at a time. pg receives a
+ * row whole into a buffer it grows by doubling, so a 20 MB section took ~64 MB of buffers at once
+ * (bench/RESULTS.md, issue 44); in pieces, a few MB.
+ */
+const LONG_TEXT_BYTES = 4 * 1024 * 1024;
+const LONG_TEXT_PIECE = 1024 * 1024;
+
+/** A section's text read piece by piece (substr counts characters, so no piece cuts one in two). */
+async function readLongText(on: Db | SqlClient, documentId: string, position: number): Promise<string> {
+  const pieces: string[] = [];
+  for (let start = 1; ; start += LONG_TEXT_PIECE) {
+    const [row] = await queryStatement<{ piece: string | null }>(on, {
+      name: "svc-read-section-piece",
+      text: `SELECT substr(text, $3, $4) AS piece FROM document_section WHERE document_id = $1 AND position = $2`,
+      values: [documentId, position, start, LONG_TEXT_PIECE],
+    });
+    const piece = row?.piece ?? "";
+    pieces.push(piece);
+    if (piece.length < LONG_TEXT_PIECE) break;
+  }
+  const text = pieces.join("");
+  pieces.length = 0;
+  // The pieces (and pg's buffers for them) are garbage now: before the text is chunked, not after.
+  collectGarbage();
+  return text;
 }
 
 /** How many of the documents each locked pair is linked to. */

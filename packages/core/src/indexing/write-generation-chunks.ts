@@ -1,5 +1,6 @@
 import { Prisma, executeSql, selectSql, type AnyTx } from "@svc/db";
 import { buildChunks, type Chunk, type IndexableDocument } from "./build-chunks";
+import { collectGarbage } from "./collect-garbage";
 import type { ChunkGeneration } from "../search-index/index-generations";
 
 // The one writer of `document_chunk`: indexing and a rebuild replace documents' chunks in the
@@ -10,9 +11,13 @@ export interface DocumentChunks {
   chunks: Chunk[];
 }
 
-/** Most chunks, and most characters of chunk text, that one INSERT carries: bounds the JSON built for it. */
+/**
+ * Most chunks, and most characters of chunk text, that one INSERT carries: bounds the JSON built for it
+ * and pg's buffer for the statement (~3x the text at once; 4 M characters added ~28 MB to a worker
+ * indexing a 20 MiB document, bench/RESULTS.md, issue 44).
+ */
 const SLICE_CHUNKS = 1_000;
-const SLICE_CHARS = 4_000_000;
+const SLICE_CHARS = 1_000_000;
 
 /**
  * Replaces the chunks of these documents in one generation in PostgreSQL (the system of record the
@@ -29,6 +34,7 @@ export async function writeGenerationChunks(tx: AnyTx, generation: ChunkGenerati
   );
   let slice: ChunkRow[] = [];
   let sliceChars = 0;
+  let sliced = false;
   for (const { documentId, chunks } of documents) {
     for (const chunk of chunks) {
       slice.push({
@@ -46,10 +52,13 @@ export async function writeGenerationChunks(tx: AnyTx, generation: ChunkGenerati
         await insertChunks(tx, generation, slice);
         slice = [];
         sliceChars = 0;
+        sliced = true;
+        collectGarbage();
       }
     }
   }
   if (slice.length > 0) await insertChunks(tx, generation, slice);
+  if (sliced) collectGarbage();
 }
 
 interface ChunkRow {

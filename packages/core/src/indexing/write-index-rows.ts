@@ -3,6 +3,7 @@ import { appendDocuments, replaceDocuments, tagsFromMetadata, type ChunkRow } fr
 import type { ChunkGeneration } from "../search-index/index-generations";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { searchedText } from "./build-chunks";
+import { collectGarbage } from "./collect-garbage";
 import type { DocumentChunks } from "./write-generation-chunks";
 
 /** What every row of a document repeats: what search shows, filters on and checks access on. */
@@ -53,9 +54,10 @@ export async function writeIndexRows(
     // measured), so the worker merges on a schedule instead (optimizeSearchIndex).
     const appended = documents.filter((document) => absent.has(document.documentId));
     const replaced = documents.filter((document) => !absent.has(document.documentId));
-    if (appended.length > 0) await appendDocuments({ generation: table, chunks: chunkRows(appended, byId) });
+    if (appended.length > 0) await appendDocuments({ generation: table, chunks: chunkRows(appended, byId), afterSlice: collectGarbage });
     if (replaced.length > 0) {
-      await replaceDocuments({ generation: table, documentIds: replaced.map((document) => document.documentId), chunks: chunkRows(replaced, byId) });
+      const documentIds = replaced.map((document) => document.documentId);
+      await replaceDocuments({ generation: table, documentIds, chunks: chunkRows(replaced, byId), afterSlice: collectGarbage });
     }
   } catch (error) {
     index.forget(generation.id);

@@ -1,0 +1,91 @@
+import { readFileSync } from "node:fs";
+import { OPERATOR_PRINCIPAL, optimizeSearchIndex, searchDocuments } from "@svc/core";
+import { ingestTestDocument, testSearchIndex, useTestJobQueue, waitForIndexed } from "@svc/core/testing";
+import { describe, expect, it } from "vitest";
+import { indexRowInconsistencies, useWorkerProcess } from "./testing/worker-process";
+
+// The worker as `svc start` runs it (its node flags and allocator settings) indexing one 20 MiB
+// document: its resident memory, read from /proc while it works, stays under a bound, and the whole
+// document is searchable, its last words included.
+const queue = await useTestJobQueue();
+const { db } = queue;
+const startWorker = useWorkerProcess(queue.databaseUrl);
+
+/**
+ * Issue 44 asks ≤ 300 MB; this branch measured 294 here (merges held off) and 322–353 MB in
+ * bench/index with the worker's merges beside the writes (bench/RESULTS.md, issue 44 §3), main 390–469. The bound sits between: it fails on a return to main's figures, not yet at the goal.
+ */
+const PEAK_RSS_BOUND_BYTES = 375_000_000;
+const DOCUMENT_BYTES = 20 * 1024 * 1024;
+const SAMPLE_MS = 50;
+
+/** A seeded text of ordinary words and sentences, `bytes` long, that opens with `firstWords` and ends with `lastWords`. */
+function largeText(bytes: number, firstWords: string, lastWords: string): string {
+  const words = ["harbour", "tide", "ledger", "crane", "vessel", "cargo", "pilot", "quay", "anchor", "signal", "manifest", "berth"];
+  let seed = 44;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+  const parts: string[] = [`${firstWords}. `];
+  let length = firstWords.length + 2;
+  while (length < bytes - lastWords.length - 2) {
+    const sentence = Array.from({ length: 8 + (next() % 12) }, () => `${words[next() % words.length]}${next() % 500}`).join(" ");
+    parts.push(`${sentence}. `);
+    length += sentence.length + 2;
+  }
+  parts.push(`${lastWords}.`);
+  return parts.join("");
+}
+
+/** Resident memory of a process, VmRSS now and VmHWM (its peak so far), in bytes. */
+function residentBytes(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
+  return { rss: field("VmRSS"), peak: field("VmHWM") };
+}
+
+async function searchIds(query: string): Promise<string[]> {
+  const { results } = await searchDocuments({
+    db,
+    index: testSearchIndex(),
+    principal: OPERATOR_PRINCIPAL,
+    request: { query, limit: 10, filters: null, principal: null },
+  });
+  return results.map((result) => result.documentId);
+}
+
+describe("the worker indexing one 20 MiB document", () => {
+  it("stays under 375 MB resident, and the whole document is searchable", async () => {
+    const worker = startWorker({ SVC_INDEX_OPTIMIZE_SECONDS: "3600" }, { asSvcStartRunsIt: true });
+    const pid = worker.child.pid!;
+    // Ready (and its first document indexed) before the large one.
+    await ingestTestDocument(queue, { id: "ready", text: "A short note on the harbour." });
+    await waitForIndexed(db, ["ready"], { timeoutMs: 60_000, describe: worker.output });
+
+    const text = largeText(DOCUMENT_BYTES, "amsterdam prologue", "zanzibar quetzalcoatl finale");
+    expect(text.length).toBeGreaterThanOrEqual(DOCUMENT_BYTES - 64);
+    let peak = residentBytes(pid).rss;
+    const sampler = setInterval(() => {
+      if (worker.alive()) peak = Math.max(peak, residentBytes(pid).rss);
+    }, SAMPLE_MS);
+    try {
+      await ingestTestDocument(queue, { id: "large", text });
+      await waitForIndexed(db, ["large"], { timeoutMs: 240_000, describe: worker.output });
+    } finally {
+      clearInterval(sampler);
+    }
+    peak = Math.max(peak, residentBytes(pid).peak);
+    // The figure itself, for the run's log: the bound is issue 44's goal, the margin is what this shows.
+    console.info(`worker peak RSS indexing a 20 MiB document: ${(peak / 1e6).toFixed(0)} MB`);
+    expect(peak).toBeLessThan(PEAK_RSS_BOUND_BYTES);
+
+    expect(await worker.stop()).toBe(0);
+
+    // Every chunk PostgreSQL has is in the index once; merged (here, not in the measured worker: its
+    // merges were held off), the first and the last words are found.
+    const [{ chunks } = { chunks: 0 }] = await db.$queryRaw<{ chunks: number }[]>`SELECT chunk_count AS chunks FROM document WHERE id = 'large'`;
+    expect(chunks).toBeGreaterThan(5_000);
+    expect(await indexRowInconsistencies(db)).toEqual({ lost: [], orphans: [], doubled: [] });
+    await optimizeSearchIndex({ db, index: testSearchIndex() });
+    expect(await searchIds("quetzalcoatl zanzibar")).toEqual(["large"]);
+    expect(await searchIds("amsterdam prologue")).toEqual(["large"]);
+  }, 360_000);
+});
