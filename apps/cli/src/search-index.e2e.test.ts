@@ -7,8 +7,21 @@ describe("svc index", () => {
   it("shows the status, starts a rebuild, refuses a second one and cancels it", async () => {
     const idle = await svc("status");
     const [header, current] = idle.stdout.split("\n");
-    expect(header?.split(/\s{2,}/)).toEqual(["GENERATION", "ROLE", "STATUS", "CHUNK TOKENS", "TEXT SEARCH", "DOCS DONE", "FAILED", "STARTED", "COMPLETED"]);
-    expect(current?.split(/\s{2,}/)).toEqual(["1", "search reads", "current", "512", "english", "-", "-", "-", "-"]);
+    expect(header?.split(/\s{2,}/)).toEqual([
+      "GENERATION",
+      "ROLE",
+      "STATUS",
+      "CHUNK TOKENS",
+      "TEXT SEARCH",
+      "DOCUMENTS",
+      "CHUNKS",
+      "SIZE",
+      "REBUILT",
+      "FAILED",
+      "STARTED",
+      "COMPLETED",
+    ]);
+    expect(current?.split(/\s{2,}/)).toEqual(["1", "search reads", "current", "512", "english", "-", "-", "-", "-", "-", "-", "-"]);
     expect(idle.stdout.trimEnd().split("\n").at(-1)).toBe("Index: idle");
     expect(JSON.parse((await svc("status", "--json")).stdout)).toMatchObject({
       status: "idle",
@@ -17,7 +30,7 @@ describe("svc index", () => {
     });
 
     const started = await svc("rebuild", "--chunk-tokens", "256", "--text-search-config", "simple");
-    expect(started.stdout).toMatch(/^\d+ +rebuild +building +256 +simple +0\/0 +0 +waiting for the worker +-$/m);
+    expect(started.stdout).toMatch(/^\d+ +rebuild +building +256 +simple +.+? +0\/0 +0 +waiting for the worker +-$/m);
     expect(started.stdout.trimEnd().split("\n").at(-1)).toBe("Index: building");
     const jobs = await database.db.$queryRaw<{ name: string }[]>`SELECT name FROM pgboss.job WHERE name = 'rebuild-index'`;
     expect(jobs).toHaveLength(1);
