@@ -529,7 +529,9 @@ it(
         if (response.status === 422 && Array.isArray(answer.detail)) {
           expect(isValidationList(answer.detail), context).toBe(true);
         } else {
-          expect(Object.keys(answer), context).toEqual(["detail"]);
+          // A conditional write's 409 also names the version it found (docs/decisions.md "Conditional writes").
+          const conditional = response.status === 409 && operationId === "upsertIngestionDocument";
+          expect(Object.keys(answer), context).toEqual(conditional ? ["detail", "current_version"] : ["detail"]);
           expect(typeof answer.detail, context).toBe("string");
         }
       }),
