@@ -267,7 +267,8 @@ describe("@svc/client events()", () => {
     try {
       const client = createSvcClient({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`, apiKey: adminKey });
       const events = client.events({ ccPairIds: [pair], types: ["document.indexed"], signal: controller.signal, reconnectDelayMs: 100 });
-      await events.opened();
+      // The previous test's streams are released as their connections close.
+      await waitFor("a stream's place", () => events.opened().then(() => true, (error: unknown) => ((error as { status?: number }).status === 429 ? undefined : Promise.reject(error))));
       for (const id of ["cl-1", "cl-2", "cl-3"]) await ingest({ id, ccPairId: pair });
       const received: EventStreamData[] = [];
       for await (const event of events) {
@@ -282,8 +283,8 @@ describe("@svc/client events()", () => {
       expect(seenHeaders[1]).toBe((received[0] as SvcEvent).id);
     } finally {
       controller.abort();
-      await new Promise((resolve) => proxy.close(resolve));
       proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
     }
     await closeAll();
   });

@@ -55,7 +55,13 @@ export class SvcEventStream implements AsyncIterable<EventStreamData> {
   /** Connects (if not yet) and resolves once svc answered 200: the stream's position is fixed from then on. */
   async opened(): Promise<void> {
     this.connection ??= this.connect();
-    await this.connection;
+    try {
+      await this.connection;
+    } catch (error) {
+      // Refused (429: every stream of the server taken) or unreachable: the next call tries again.
+      this.connection = null;
+      throw error;
+    }
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<EventStreamData> {
