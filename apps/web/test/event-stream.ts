@@ -115,3 +115,16 @@ export async function eventsUntilLive(response: Response): Promise<SvcEvent[]> {
     .filter((data) => (data as { type?: string }).type !== "events.missed")
     .map((data) => SvcEventSchema.parse(data));
 }
+
+/**
+ * Waits until every event written so far is final (no transaction older than its own is running on
+ * the PostgreSQL server), so that a stream opened now passes all of them before it says `: live`.
+ */
+export async function waitForFinalEvents(db: { $queryRawUnsafe<T>(query: string): Promise<T> }): Promise<void> {
+  await waitFor("every event to be final", async () => {
+    const [row] = await db.$queryRawUnsafe<{ final: boolean }[]>(
+      `SELECT COALESCE(max(tx_id) < pg_snapshot_xmin(pg_current_snapshot()), true) AS final FROM svc_event`,
+    );
+    return row?.final ? true : undefined;
+  });
+}

@@ -12,7 +12,7 @@ import { appRouter } from "../server/trpc/router";
 import { getServices } from "../server/services";
 import { useTestApp } from "./app";
 import { sendIndexingJobsWithoutRetries } from "./dead-letter";
-import { eventsUntilLive } from "./event-stream";
+import { eventsUntilLive, waitForFinalEvents } from "./event-stream";
 import { ingestAndIndexOverApi } from "./factories";
 import { signedIn, type Caller } from "./trpc/console";
 
@@ -202,6 +202,7 @@ const REST_ROUTES: Record<RestOperationId, RouteCase> = {
   // Replayed from the oldest event kept: a document's events as GET decides, an attempt's as its pair.
   streamEvents: {
     probe: async (reader) => {
+      await waitForFinalEvents(app.db);
       const replay = async (filter: string) => {
         const response = await rest(reader, "GET", `/svc-api/events?after=evt_0${filter}`);
         if (await isRoleRefusal(response)) return REFUSED;
