@@ -6,9 +6,9 @@ import type { AddressInfo } from "node:net";
 import { createApiKey, purgeExpiredEvents } from "@svc/core";
 import { createTestJobQueue, createTestPair, createTestKey, installPoisonTrigger, POISON, postTestIngestion, testIngestionBody, type TestJobQueue } from "@svc/core/testing";
 import { createSvcClient, type EventStreamData } from "@svc/client";
+import { withSqlTransaction } from "@svc/db";
 import { waitFor } from "@svc/db/testing";
 import type { SvcEvent } from "@svc/schema";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventIds, openStream, type OpenedStream } from "./event-stream";
 import { startProductionServer, type ProductionServer } from "./production-server";
@@ -174,36 +174,42 @@ describe("GET /svc-api/events", () => {
   it("sends an event that commits late in its transaction's order, never skips it, and nothing of a rolled-back one", async () => {
     const live = await stream();
     await live.until("its position", (s) => (s.messages.length > 0 ? true : undefined));
-    const client = new pg.Client({ connectionString: queue.databaseUrl });
-    await client.connect();
-    try {
-      // A transaction writes its event and stays open; a later one commits its own first.
-      await client.query("BEGIN");
+    // A transaction writes its event and stays open; a later one commits its own first.
+    let inserted: () => void = () => undefined;
+    let release: () => void = () => undefined;
+    const insertedRow = new Promise<void>((resolve) => (inserted = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const early = withSqlTransaction(queue.db, async (client) => {
       await client.query(`INSERT INTO svc_event (type, document_id, status) VALUES ('document.deleted', 'late-early-tx', 'deleted')`);
-      await ingest({ id: "late-later-tx" });
-      // The later transaction's event is committed, but not final while the older one runs.
-      await waitFor("the later event's row", async () => ((await queue.db.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM svc_event WHERE document_id = 'late-later-tx'`)).length > 0 ? true : undefined));
-      await client.query("COMMIT");
-      await live.until("both", (s) => (ofDocuments(s.events(), ["late-early-tx", "late-later-tx"]).length === 2 ? true : undefined));
-      expect(summary(ofDocuments(live.events(), ["late-early-tx", "late-later-tx"]))).toEqual([
-        ["document.deleted", "late-early-tx", null],
-        ["document.indexed", "late-later-tx", 1],
-      ]);
+      inserted();
+      await released;
+    });
+    await insertedRow;
+    await ingest({ id: "late-later-tx" });
+    // The later transaction's event is committed, but not final while the older one runs.
+    await waitFor("the later event's row", async () => ((await queue.db.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM svc_event WHERE document_id = 'late-later-tx'`)).length > 0 ? true : undefined));
+    release();
+    await early;
+    await live.until("both", (s) => (ofDocuments(s.events(), ["late-early-tx", "late-later-tx"]).length === 2 ? true : undefined));
+    expect(summary(ofDocuments(live.events(), ["late-early-tx", "late-later-tx"]))).toEqual([
+      ["document.deleted", "late-early-tx", null],
+      ["document.indexed", "late-later-tx", 1],
+    ]);
 
-      await client.query("BEGIN");
-      await client.query(`INSERT INTO svc_event (type, document_id, status) VALUES ('document.deleted', 'rolled-back', 'deleted')`);
-      await client.query("ROLLBACK");
-      // A refused deletion (a key outside the document's pair) rolls back too.
-      const scopedKey = await createTestKey(queue.db, "curator", [await createTestPair(queue.db, { name: "Elsewhere", access: "private" })]);
-      const refused = await fetch(`${server.base}/api/svc-api/ingestion/late-later-tx`, { method: "DELETE", headers: { authorization: `Bearer ${scopedKey}` } });
-      expect([403, 404]).toContain(refused.status);
-      await ingest({ id: "after-rollback" });
-      await live.until("the marker after them", (s) => (ofDocuments(s.events(), ["after-rollback"]).length === 1 ? true : undefined));
-      expect(ofDocuments(live.events(), ["rolled-back"])).toEqual([]);
-      expect(live.events().filter((event) => event.type === "document.deleted" && event.document_id === "late-later-tx")).toEqual([]);
-    } finally {
-      await client.end();
-    }
+    await expect(
+      withSqlTransaction(queue.db, async (client) => {
+        await client.query(`INSERT INTO svc_event (type, document_id, status) VALUES ('document.deleted', 'rolled-back', 'deleted')`);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    // A refused deletion (a key outside the document's pair) rolls back too.
+    const scopedKey = await createTestKey(queue.db, "curator", [await createTestPair(queue.db, { name: "Elsewhere", access: "private" })]);
+    const refused = await fetch(`${server.base}/api/svc-api/ingestion/late-later-tx`, { method: "DELETE", headers: { authorization: `Bearer ${scopedKey}` } });
+    expect([403, 404]).toContain(refused.status);
+    await ingest({ id: "after-rollback" });
+    await live.until("the marker after them", (s) => (ofDocuments(s.events(), ["after-rollback"]).length === 1 ? true : undefined));
+    expect(ofDocuments(live.events(), ["rolled-back"])).toEqual([]);
+    expect(live.events().filter((event) => event.type === "document.deleted" && event.document_id === "late-later-tx")).toEqual([]);
     await closeAll();
   });
 
@@ -268,7 +274,7 @@ describe("@svc/client events()", () => {
       const client = createSvcClient({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`, apiKey: adminKey });
       const events = client.events({ ccPairIds: [pair], types: ["document.indexed"], signal: controller.signal, reconnectDelayMs: 100 });
       // The previous test's streams are released as their connections close.
-      await waitFor("a stream's place", () => events.opened().then(() => true, (error: unknown) => ((error as { status?: number }).status === 429 ? undefined : Promise.reject(error))));
+      await waitFor("a stream's place", () => events.opened().then(() => true, (error: unknown) => ((error as { status?: number }).status === 429 ? undefined : Promise.reject(error as Error))));
       for (const id of ["cl-1", "cl-2", "cl-3"]) await ingest({ id, ccPairId: pair });
       const received: EventStreamData[] = [];
       for await (const event of events) {
