@@ -333,11 +333,11 @@ export const REST_CONTRACT = {
     description:
       "A `text/event-stream` of the events the key may see (docs/decisions.md \"Events\"): `document.indexed`, `document.failed`, `document.deleted`, " +
       "`attempt.finished` and `rebuild.finished`, in the order they became final, each once. Every message has `id:` (the event's stable id, `evt_<n>`), " +
-      "`event:` (its type) and `data:` (the event as JSON: `id`, `type`, `time`, `document_id`, `cc_pair_ids`, `version`, `status`, `error`, `counts`). " +
+      "`event:` (its type) and `data:` (the event as JSON, the `SvcEvent` component: `id`, `type`, `time`, `document_id`, `cc_pair_ids`, `version`, `status`, `error`, `counts`). " +
       "A document's event is shown when the key may see the document (as GET and search decide), a deleted document's when one of its pairs is the key's, " +
       "an attempt's when the key may see its pair, a rebuild's to an admin key without scope; `cc_pair_ids` lists only the pairs the key may see. " +
       "Without a position the stream starts now; `Last-Event-ID` (or `after`, for clients that cannot set headers; the header wins) resumes after that event, " +
-      "`evt_0` from the oldest event kept (`SVC_EVENT_RETENTION_HOURS`, 24 h by default). A position no longer kept starts with an `events.missed` message, " +
+      "`evt_0` from the oldest event kept (`SVC_EVENT_RETENTION_HOURS`, 24 h by default). A position no longer kept starts with an `events.missed` message (the `EventsMissed` component), " +
       "then every event kept. The first message (no data) names the stream's position in `id:`; a `: live` comment says the stream caught up; " +
       "a `: heartbeat` comment comes every 15 s when nothing else was sent. A web process serves at most `SVC_MAX_EVENT_STREAMS` streams (256 by default).",
     tag: "events",
