@@ -14,10 +14,12 @@ import { webEnv } from "./server/env";
 import { hasMalformedEscape } from "./server/malformed-escape";
 import { admitIncomingRequest, type Refusal } from "./server/rest/admit-request";
 import { StreamedTextResponse } from "./server/rest/document-list-response";
+import { EventStreamResponse } from "./server/rest/event-stream-response";
 import { API_ROOT, dispatchRestRequest, isRestPath, matchRestPath } from "./server/rest/dispatch-rest-request";
 import { NEXT_ROUTE, observeRequest, UNMATCHED_ROUTE } from "./server/observability/observe-request";
 import { webLogger } from "./server/observability/web-logger";
 import { SECURITY_HEADERS } from "./server/security-headers";
+import { getServices } from "./server/services";
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? "0.0.0.0";
@@ -91,7 +93,12 @@ function handleRequest(incoming: http.IncomingMessage, outgoing: http.ServerResp
     return;
   }
   dispatchRestRequest(toWebRequest(incoming, outgoing, url))
-    .then((response) => sendWebResponse(response, outgoing))
+    .then((response) => {
+      // An open event stream is bounded by SVC_MAX_EVENT_STREAMS, not by the in-flight limit: it
+      // would hold its slot for hours (docs/decisions.md "Events").
+      if (response instanceof EventStreamResponse) admission.release();
+      return sendWebResponse(response, outgoing);
+    })
     .catch((error: unknown) => {
       webLogger().error({ err: error }, "request failed");
       if (!outgoing.headersSent) outgoing.writeHead(500, { "content-type": "application/json" });
@@ -139,6 +146,8 @@ server.listen(port, hostname, () => webLogger().info({ url: `http://${hostname}:
 
 /** Stops accepting, lets in-flight requests finish (10 s at most), exits 0. */
 function shutdown(): void {
+  // Open event streams end now (a client reconnects elsewhere with its Last-Event-ID) rather than hold the exit.
+  void getServices().then((services) => services.events.close(), () => undefined);
   server.close(() => process.exit(0));
   server.closeIdleConnections();
   setTimeout(() => process.exit(0), 10_000).unref();

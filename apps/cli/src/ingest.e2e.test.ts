@@ -231,6 +231,26 @@ describe("svc ingest", () => {
     expect(onTerminal.stdout).toContain("Ingested 2 (0 new, 2 updated)");
   });
 
+  it("--wait learns from svc's event stream when documents are indexed or failed: no request per document", async () => {
+    const file = path.join(workDir, "streamed.jsonl");
+    await writeFile(file, [body("streamed-1", "One."), body("streamed-2", "Two."), body("streamed-3", "Three.")].join("\n"));
+    const requests: string[] = [];
+    await withProxy(
+      (incoming) => {
+        requests.push(`${incoming.method} ${incoming.url}`);
+        return false;
+      },
+      async (apiUrl) => {
+        const run = await ingest([file, "--url", apiUrl, "--wait"]);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.summary.indexing).toEqual({ indexed: 3, failed: [], still_pending: 0 });
+      },
+    );
+    expect(requests.filter((line) => line.startsWith("GET /api/svc-api/events"))).toHaveLength(1);
+    expect(requests.filter((line) => line.startsWith("GET /api/svc-api/ingestion/"))).toEqual([]);
+    for (const id of ["streamed-1", "streamed-2", "streamed-3"]) expect(await getDocument(id)).toMatchObject({ indexing_status: "indexed" });
+  });
+
   it("reports each failure with its reason and exits 1, having ingested the rest", async () => {
     const file = path.join(workDir, "mixed.jsonl");
     const invalid = JSON.stringify({ document: { id: "no-name", sections: [{ text: "x" }], metadata: {} } });

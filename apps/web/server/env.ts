@@ -29,6 +29,9 @@ const WebEnvSchema = z.object({
   SVC_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().nonnegative().default(200),
   // Sockets the web server holds open at once; past it, new connections are closed unanswered.
   SVC_MAX_CONNECTIONS: z.coerce.number().int().positive().default(1024),
+  // Event streams (GET /svc-api/events) one web process serves at once; past it, 429 (decisions: "Events").
+  // Each holds a socket, so keep it well below SVC_MAX_CONNECTIONS.
+  SVC_MAX_EVENT_STREAMS: z.coerce.number().int().positive().default(256),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   // A bearer token that may read GET /api/metrics besides admin keys (a Prometheus scrape config need
   // not hold an admin key). Unset: admin keys only; the endpoint is never open.

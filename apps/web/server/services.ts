@@ -1,4 +1,4 @@
-import { ApiKeyCache, ApiKeyUseRecorder, searchIndexAt, startJobQueue, type PgBoss, type SearchIndexTables } from "@svc/core";
+import { ApiKeyCache, ApiKeyUseRecorder, EventHub, searchIndexAt, startJobQueue, type PgBoss, type SearchIndexTables } from "@svc/core";
 import { createDb, type Db } from "@svc/db";
 import { webEnv } from "./env";
 
@@ -11,6 +11,8 @@ export interface Services {
   /** The search index, opened once per process (searchIndexAt keeps one handle per location). */
   index: SearchIndexTables;
   searchTimeoutMs: number;
+  /** The process's one reader of the event outbox, shared by its event streams. */
+  events: EventHub;
 }
 
 // One database pool and one pg-boss producer per server process, created on first use. Kept on
@@ -42,7 +44,15 @@ async function createServices(): Promise<Services> {
   });
   const apiKeys = new ApiKeyCache();
   await apiKeys.listen(env.DATABASE_URL, "svc-web-listen");
-  return { db, boss, apiKeys, apiKeyUses: new ApiKeyUseRecorder(db), index: searchIndexAt(env.SVC_INDEX_DIR), searchTimeoutMs: env.SVC_SEARCH_TIMEOUT_MS };
+  return {
+    db,
+    boss,
+    apiKeys,
+    apiKeyUses: new ApiKeyUseRecorder(db),
+    index: searchIndexAt(env.SVC_INDEX_DIR),
+    searchTimeoutMs: env.SVC_SEARCH_TIMEOUT_MS,
+    events: new EventHub({ db, maxStreams: env.SVC_MAX_EVENT_STREAMS }),
+  };
 }
 
 /** Closes this process's services (tests, shutdown); the next getServices() opens new ones. */

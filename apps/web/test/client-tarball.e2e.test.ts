@@ -47,6 +47,8 @@ beforeAll(async () => {
   // install below needs no registry: a stalled registry once took this hook past its deadline.
   const dependencies = new Map<string, string>();
   for (const dir of packages) await dependencyDirs(dir, dependencies);
+  // @svc/client depends on @svc/schema (its event models): packed above, as a user gets it.
+  for (const name of [...dependencies.keys()]) if (name.startsWith("@svc/")) dependencies.delete(name);
   for (const [name, dir] of dependencies) {
     // An installed package already holds its published files; npm's tarballs keep them under package/.
     // pnpm links identical files to one store file: tar must write each as itself, not as a hard link.

@@ -131,7 +131,18 @@ function send(request: RawRequest): Promise<RawResponse> {
       socket.destroy();
       reject(new Error(`no answer within 20 s to ${request.method} ${request.path.slice(0, 200)}`));
     }, 20_000);
-    socket.on("data", (chunk: Buffer) => received.push(chunk));
+    let eventStream = false;
+    socket.on("data", (chunk: Buffer) => {
+      received.push(chunk);
+      // An event stream's 200 stays open (GET /svc-api/events): its status and headers are the answer.
+      const bytes = Buffer.concat(received);
+      const head = bytes.indexOf("\r\n\r\n");
+      if (!eventStream && head >= 0 && /^content-type: text\/event-stream/im.test(bytes.subarray(0, head).toString("latin1"))) {
+        eventStream = true;
+        received.splice(0, received.length, bytes.subarray(0, head + 4));
+        socket.destroy();
+      }
+    });
     // The server may answer (413, 400) and close before the whole body is written.
     socket.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code !== "EPIPE" && error.code !== "ECONNRESET") {
@@ -164,7 +175,7 @@ function parseResponse(bytes: Buffer): RawResponse {
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   let body = bytes.subarray(split + 4);
-  if (headers["transfer-encoding"] === "chunked") body = dechunk(body);
+  if (headers["transfer-encoding"] === "chunked" && body.length > 0) body = dechunk(body);
   return { status, headers, text: body.toString("utf8") };
 }
 

@@ -12,6 +12,7 @@ import { appRouter } from "../server/trpc/router";
 import { getServices } from "../server/services";
 import { useTestApp } from "./app";
 import { sendIndexingJobsWithoutRetries } from "./dead-letter";
+import { eventsUntilLive, waitForFinalEvents } from "./event-stream";
 import { ingestAndIndexOverApi } from "./factories";
 import { signedIn, type Caller } from "./trpc/console";
 
@@ -197,6 +198,32 @@ const REST_ROUTES: Record<RestOperationId, RouteCase> = {
   listCcPairDocuments: {
     probe: restPairDocumentsProbe,
     expected: (seen) => ({ pairs: seen.pairs, documents: sorted(documentsOfPairs(seen)), streamed: sorted(documentsOfPairs(seen)) }),
+  },
+  // Replayed from the oldest event kept: a document's events as GET decides, an attempt's as its pair.
+  streamEvents: {
+    probe: async (reader) => {
+      await waitForFinalEvents(app.db);
+      const replay = async (filter: string) => {
+        const response = await rest(reader, "GET", `/svc-api/events?after=evt_0${filter}`);
+        if (await isRoleRefusal(response)) return REFUSED;
+        expect(response.status).toBe(200);
+        return eventsUntilLive(response);
+      };
+      const all = await replay("");
+      if (all === REFUSED) return REFUSED;
+      const indexed = (events: Exclude<typeof all, typeof REFUSED>) =>
+        matrixIds(events.filter((event) => event.type === "document.indexed").map((event) => event.document_id ?? ""));
+      const byPair = await Promise.all(PAIR_NAMES.map((pair) => replay(`&cc_pair_id=${pairIds[pair]}`)));
+      const shownPairs = new Set(all.flatMap((event) => event.cc_pair_ids).map(pairName));
+      return {
+        documents: indexed(all),
+        attempts: PAIR_NAMES.filter((pair) => all.some((event) => event.type === "attempt.finished" && event.cc_pair_ids.includes(pairIds[pair]))),
+        pairsShown: PAIR_NAMES.filter((pair) => shownPairs.has(pair)),
+        byPairFilter: sorted(byPair.flatMap((events) => (events === REFUSED ? [] : indexed(events)))),
+      };
+    },
+    // A pair filter matches the pairs the key sees: a scoped key's filter on another private pair finds nothing.
+    expected: (seen) => ({ documents: sorted(seen.documents), attempts: seen.pairs, pairsShown: seen.pairs, byPairFilter: sorted(documentsOfPairs(seen)) }),
   },
   searchDocuments: { probe: restSearchProbe, expected: (seen) => ({ plain: sorted(seen.documents), byPairFilter: sorted(seen.documents) }) },
   getConnectorIndexingStatus: {

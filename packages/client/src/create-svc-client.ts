@@ -1,5 +1,6 @@
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/openapi";
+import { SvcEventStream, type EventStreamOptions } from "./event-stream";
 import { retryingFetch, type RetryOptions } from "./retrying-fetch";
 import { SvcApiError } from "./svc-api-error";
 
@@ -128,6 +129,11 @@ export function createSvcClient(options: SvcClientOptions) {
       answer(api.POST("/manage/admin/search-index/rebuild", { body: request })),
     /** DELETE /manage/admin/search-index/rebuild. */
     cancelIndexRebuild: () => answer(api.DELETE("/manage/admin/search-index/rebuild")),
+    /**
+     * GET /svc-api/events: the events the key may see, as they become final, resuming across dropped
+     * connections: `for await (const event of client.events({ after, types })) …`.
+     */
+    events: (streamOptions: EventStreamOptions = {}) => new SvcEventStream(options.baseUrl, options.apiKey, send, streamOptions),
     /** GET /health: liveness. */
     health: () => answer(api.GET("/health")),
     /** GET /ready: readiness; a 503 (a check unavailable) throws, its checks in the error's `body`. */

@@ -1,5 +1,7 @@
 export { createSvcClient, nextCursor, type ListDocumentsOptions, type SvcClient, type SvcClientOptions, type UploadFile } from "./create-svc-client";
+export { SvcEventStream, type EventStreamOptions } from "./event-stream";
 export type { RetryOptions } from "./retrying-fetch";
+export type { EventStreamData, EventType, EventsMissed, SvcEvent } from "@svc/schema";
 export { SvcApiError, type ValidationError } from "./svc-api-error";
 export type { components, operations, paths } from "./generated/openapi";
 

@@ -62,6 +62,8 @@ export { indexDocuments } from "./indexing/index-documents";
 export type { IndexedDocument } from "./indexing/document-rows";
 export { closeDrainedAttempts, endOrphanedAttempts, type AttemptWindow } from "./indexing/index-attempts";
 export { purgeExpiredEvents } from "./events/event-rows";
+export { EventHub } from "./events/event-hub";
+export { openEventStream, type EventStreamMessage } from "./events/open-event-stream";
 export { startIndexRebuild } from "./search-index/start-index-rebuild";
 export { getIndexRebuildStatus } from "./search-index/get-index-rebuild-status";
 export { measureSearchIndex, type GenerationIndexSize } from "./search-index/measure-search-index";

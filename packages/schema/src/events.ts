@@ -37,3 +37,42 @@ export type SvcEvent = z.infer<typeof SvcEventSchema>;
 export function eventWireId(id: bigint | number | string): string {
   return `evt_${String(id)}`;
 }
+
+/** An event id as a client sends it back (`Last-Event-ID`, `after`): `evt_` and a number; `evt_0` is before every event. */
+export const EventIdSchema = z
+  .string()
+  .regex(/^evt_(0|[1-9][0-9]{0,18})$/, "an event id: evt_ and a number")
+  .transform((id) => BigInt(id.slice("evt_".length)));
+
+/** Comma-separated values of a query parameter, each trimmed; empty ones are dropped. */
+const commaList = <Item extends z.ZodType<unknown, string>>(item: Item) =>
+  z
+    .string()
+    .transform((value) => value.split(",").map((part) => part.trim()).filter((part) => part !== ""))
+    .pipe(z.array(item).min(1).max(MAX_EVENT_FILTER_VALUES));
+
+/** At most this many pairs or types in a stream's filter. */
+export const MAX_EVENT_FILTER_VALUES = 100;
+
+/** GET /svc-api/events's query: where to resume, and which events. */
+export const EventStreamQuerySchema = z.object({
+  after: EventIdSchema.optional(),
+  cc_pair_id: commaList(z.string().regex(/^[1-9][0-9]{0,9}$/, "a pair id").transform(Number).pipe(z.int().max(2_147_483_647))).optional(),
+  types: commaList(EventTypeSchema).optional(),
+});
+export type EventStreamQuery = z.infer<typeof EventStreamQuerySchema>;
+
+/**
+ * The stream's notice that the position it was asked to resume from is no longer kept (older than
+ * the retention window): events after it may be missing, and the stream goes on from the oldest kept.
+ */
+export const EventsMissedSchema = z.object({
+  type: z.literal("events.missed"),
+  after: z.string().meta({ description: "The event id the stream was asked to resume after" }),
+  detail: z.string(),
+});
+export type EventsMissed = z.infer<typeof EventsMissedSchema>;
+
+/** What one message of the stream carries in `data`: an event, or the notice of missed ones. */
+export const EventStreamDataSchema = z.union([SvcEventSchema, EventsMissedSchema]);
+export type EventStreamData = z.infer<typeof EventStreamDataSchema>;

@@ -37,6 +37,23 @@ describe("buildOpenApiDocument", () => {
     }
   });
 
+  it("describes the event stream: text/event-stream, its resume and filter parameters, its data's components, 429 with Retry-After", () => {
+    const operation = document.paths["/svc-api/events"]?.get as
+      | { responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>; parameters: { name: string; in: string }[] }
+      | undefined;
+    expect(Object.keys(operation?.responses["200"]?.content ?? {})).toEqual(["text/event-stream"]);
+    expect(operation?.parameters.map((parameter) => [parameter.name, parameter.in])).toEqual([
+      ["after", "query"],
+      ["cc_pair_id", "query"],
+      ["types", "query"],
+    ]);
+    expect(operation?.responses["429"]?.headers).toHaveProperty("Retry-After");
+    expect(document.components.schemas.SvcEvent).toMatchObject({
+      required: ["id", "type", "time", "document_id", "cc_pair_ids", "version", "status", "error", "counts"],
+    });
+    expect(document.components.schemas.EventsMissed).toMatchObject({ required: ["type", "after", "detail"] });
+  });
+
   it("describes the liveness and readiness probes, keyless, with their 200 and 503 bodies", () => {
     expect(refsIn(document.paths["/health"])).toEqual(["#/components/schemas/ServiceStatus"]);
     expect(Object.keys(document.paths["/ready"]?.get?.responses ?? {}).sort()).toEqual(["200", "503"]);

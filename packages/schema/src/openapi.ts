@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EventsMissedSchema, SvcEventSchema } from "./events";
 import { BasicExpertInfoSchema } from "./basic-expert-info";
 import {
   CcPairSchema,
@@ -122,6 +123,9 @@ const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
 
 /** Described as the service sends them (`io: "output"`). */
 const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
+  // What GET /svc-api/events sends in each message's `data` (its 200 is text/event-stream).
+  SvcEvent: SvcEventSchema,
+  EventsMissed: EventsMissedSchema,
   IngestionResult: IngestionResultSchema,
   IngestionConflict: IngestionConflictSchema,
   IngestionBatchItemError: IngestionBatchItemErrorSchema,

@@ -11,6 +11,7 @@ import {
   UpdateCcPairRequestSchema,
 } from "./cc-pair";
 import { ErrorDetailSchema } from "./error-detail";
+import { EventStreamQuerySchema, MAX_EVENT_FILTER_VALUES } from "./events";
 import {
   CategorizedFilesSnapshotSchema,
   FileIdPathSchema,
@@ -322,6 +323,41 @@ export const REST_CONTRACT = {
       403: FORBIDDEN,
       404: error("No such pair, or none the key may see"),
       422: VALIDATION_FAILED,
+    },
+  }),
+  streamEvents: endpoint({
+    method: "GET",
+    path: "/svc-api/events",
+    auth: ADMIN_OR_CURATOR,
+    summary: "Stream events (Server-Sent Events)",
+    description:
+      "A `text/event-stream` of the events the key may see (docs/decisions.md \"Events\"): `document.indexed`, `document.failed`, `document.deleted`, " +
+      "`attempt.finished` and `rebuild.finished`, in the order they became final, each once. Every message has `id:` (the event's stable id, `evt_<n>`), " +
+      "`event:` (its type) and `data:` (the event as JSON, the `SvcEvent` component: `id`, `type`, `time`, `document_id`, `cc_pair_ids`, `version`, `status`, `error`, `counts`). " +
+      "A document's event is shown when the key may see the document (as GET and search decide), a deleted document's when one of its pairs is the key's, " +
+      "an attempt's when the key may see its pair, a rebuild's to an admin key without scope; `cc_pair_ids` lists only the pairs the key may see. " +
+      "Without a position the stream starts now; `Last-Event-ID` (or `after`, for clients that cannot set headers; the header wins) resumes after that event, " +
+      "`evt_0` from the oldest event kept (`SVC_EVENT_RETENTION_HOURS`, 24 h by default). A position no longer kept starts with an `events.missed` message (the `EventsMissed` component), " +
+      "then every event kept. The first message (no data) names the stream's position in `id:`; a `: live` comment says the stream caught up; " +
+      "a `: heartbeat` comment comes every 15 s when nothing else was sent. A web process serves at most `SVC_MAX_EVENT_STREAMS` streams (256 by default).",
+    tag: "events",
+    query: {
+      schema: EventStreamQuerySchema,
+      descriptions: {
+        after: "Resume after this event id (`evt_<n>`; `evt_0`: from the oldest kept). `Last-Event-ID` wins when both are sent",
+        cc_pair_id: `Only events of these pairs, comma-separated (at most ${MAX_EVENT_FILTER_VALUES}); a pair the key does not see matches nothing`,
+        types: `Only these event types, comma-separated (at most ${MAX_EVENT_FILTER_VALUES})`,
+      },
+    },
+    responses: {
+      200: { description: "The stream: `text/event-stream`, open until the client closes it", contentType: "text/event-stream" },
+      401: UNAUTHORIZED,
+      403: FORBIDDEN,
+      422: VALIDATION_FAILED,
+      429: {
+        ...error("The server already serves `SVC_MAX_EVENT_STREAMS` streams, or too many requests are in flight; try again later"),
+        headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
+      },
     },
   }),
   searchDocuments: endpoint({

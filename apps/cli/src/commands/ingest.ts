@@ -1,4 +1,5 @@
 import path from "node:path";
+import { createSvcClient, type SvcEventStream } from "@svc/client";
 import { MAX_INGESTION_BATCH_SIZE, type ServiceInstance } from "@svc/schema";
 import { UsageError } from "../cli-error";
 import type { CliEnv } from "../env";
@@ -8,7 +9,7 @@ import { EmptyFileError, readIngestSources, type IngestSource } from "../ingest/
 import { requestSvcApi, type SvcApi } from "../ingest/request-svc-api";
 import { runPool } from "../ingest/run-pool";
 import { sendIngestionBatch } from "../ingest/send-ingestion-batch";
-import { waitUntilIndexed, type IndexingOutcome } from "../ingest/wait-until-indexed";
+import { pollUntilIndexed, waitOnEventStream, type IndexingOutcome, type SentDocument } from "../ingest/wait-until-indexed";
 import { printJson, printTable } from "../output/print-table";
 import { startProgressBar } from "../output/progress-bar";
 import { escapeTerminalText } from "../output/terminal-text";
@@ -57,6 +58,8 @@ interface PreparedDocument {
   order: number;
   item: string;
   documentId: string;
+  /** The pair it is sent to (the default pair when the body names none). */
+  ccPairId: number;
   hash: string;
   json: string;
 }
@@ -66,6 +69,9 @@ type Prepared =
   | { kind: "skip"; item: string }
   | { kind: "empty"; item: string }
   | { kind: "fail"; order: number; item: string; reason: string };
+
+/** The pair a body without `cc_pair_id` goes to. */
+const DEFAULT_PAIR_ID = 1;
 
 /** Ignored files named without --verbose. */
 const IGNORED_NAMED = 5;
@@ -112,7 +118,7 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
     documents_per_second: 0,
     indexing: null,
   };
-  const accepted: string[] = [];
+  const accepted: SentDocument[] = [];
   // In the order of the input, not of completion: the summary reads like the file or folder.
   const failures: { order: number; item: string; reason: string }[] = [];
   let read = 0;
@@ -133,6 +139,18 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
   };
   const signals = [["SIGINT", onSignal(130)], ["SIGTERM", onSignal(143)]] as const;
   for (const [signal, handler] of signals) process.once(signal, handler);
+
+  // With --wait, svc's event stream is opened before anything is sent: every document's end is told
+  // on it after this point. Refused (every stream of the server taken), the wait polls instead.
+  const streamStop = new AbortController();
+  let events: SvcEventStream | null = null;
+  if (options.wait) {
+    const opening = createSvcClient({ baseUrl, apiKey }).events({ types: ["document.indexed", "document.failed", "document.deleted"], signal: streamStop.signal });
+    events = await opening.opened().then(
+      () => opening,
+      () => null,
+    );
+  }
 
   const prepare = (source: IngestSource) => prepareSource(source, (read += 1), state, options.force === true);
 
@@ -176,7 +194,7 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
         if (!outcome.ok) return void failures.push({ order: document.order, item: document.item, reason: outcome.reason });
         summary.sent += 1;
         summary[outcome.alreadyExisted ? "updated" : "created"] += 1;
-        accepted.push(outcome.documentId);
+        accepted.push({ documentId: outcome.documentId, ccPairId: document.ccPairId });
         state.record(document.documentId, document.hash);
       });
       advance(batch.length);
@@ -195,22 +213,26 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
   if (options.wait && accepted.length > 0) {
     const waitBar = startProgressBar("Indexing", accepted.length);
     let outcome: IndexingOutcome;
+    const waitOptions = {
+      concurrency: options.concurrency,
+      timeoutMs: options.waitTimeout * 1000,
+      bar: waitBar,
+      // stderr, as the bar (off the bar's line): stdout keeps the summary alone (--json).
+      onPaused: ({ id, name, waiting }: { id: number; name: string; waiting: number }) =>
+        console.error(
+          (process.stderr.isTTY ? "\n" : "") +
+            escapeTerminalText(
+              `Pair ${id} (${name}) is paused: ${waiting} document${waiting === 1 ? "" : "s"} wait for \`svc pairs resume ${id}\`; still waiting (--wait-timeout ${options.waitTimeout} s).`,
+            ),
+        ),
+    };
     try {
-      outcome = await waitUntilIndexed(api, accepted, {
-        concurrency: options.concurrency,
-        timeoutMs: options.waitTimeout * 1000,
-        bar: waitBar,
-        // stderr, as the bar (off the bar's line): stdout keeps the summary alone (--json).
-        onPaused: ({ id, name, waiting }) =>
-          console.error(
-            (process.stderr.isTTY ? "\n" : "") +
-              escapeTerminalText(
-                `Pair ${id} (${name}) is paused: ${waiting} document${waiting === 1 ? "" : "s"} wait for \`svc pairs resume ${id}\`; still waiting (--wait-timeout ${options.waitTimeout} s).`,
-              ),
-          ),
-      });
+      outcome = events
+        ? await waitOnEventStream(api, events, accepted, waitOptions)
+        : await pollUntilIndexed(api, [...new Set(accepted.map((document) => document.documentId))], waitOptions);
     } finally {
       waitBar.stop();
+      streamStop.abort();
     }
     summary.indexing = {
       indexed: outcome.indexed,
@@ -218,6 +240,7 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
       still_pending: outcome.pending.length,
     };
   }
+  streamStop.abort();
 
   printSummary(summary, options.json === true);
   if (!options.json) printIgnored(sources.ignored, options.verbose === true);
@@ -255,7 +278,7 @@ async function prepareSource(source: IngestSource, order: number, state: IngestS
     const json = JSON.stringify(body);
     const hash = IngestState.hash(json);
     if (!force && state.isStored(documentId, hash)) return { kind: "skip", item: source.label };
-    return { kind: "send", document: { order, item: source.label, documentId, hash, json } };
+    return { kind: "send", document: { order, item: source.label, documentId, ccPairId: body.cc_pair_id ?? DEFAULT_PAIR_ID, hash, json } };
   } catch (error) {
     if (error instanceof EmptyFileError) return { kind: "empty", item: source.label };
     return { kind: "fail", order, item: source.label, reason: error instanceof Error ? error.message : String(error) };

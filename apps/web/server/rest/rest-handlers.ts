@@ -14,6 +14,7 @@ import {
   listCcPairDocuments,
   listIndexingStatus,
   listIngestedDocuments,
+  openEventStream,
   readInstanceId,
   requireUnscopedAdmin,
   searchDocuments,
@@ -54,6 +55,7 @@ import { apiReferencePage, apiReferenceScript } from "../api-reference";
 import { observeSearch } from "../observability/observe-search";
 import { renderMetrics } from "../observability/render-metrics";
 import { documentListResponse } from "./document-list-response";
+import { EventStreamResponse, resumePosition } from "./event-stream-response";
 
 type Parsed<Part> = Part extends { schema: infer Schema extends z.ZodType } ? z.output<Schema> : undefined;
 type JsonBody<Body> = Body extends { type: "json"; schema: infer Schema extends z.ZodType } ? z.output<Schema> : undefined;
@@ -118,6 +120,18 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
       query.limit === null ? await streamCcPairDocuments(list) : await listCcPairDocuments({ ...list, limit: query.limit }),
     );
   },
+  streamEvents: async ({ request, query, principal, services }) =>
+    new EventStreamResponse(
+      await openEventStream({
+        db: services.db,
+        hub: services.events,
+        principal,
+        after: resumePosition(request, query.after),
+        ccPairIds: query.cc_pair_id ?? null,
+        types: query.types ?? null,
+        signal: request.signal,
+      }),
+    ),
   searchDocuments: async ({ signal, deadlineAt, body, principal, services }) =>
     toWire(
       SearchResponseSchema,

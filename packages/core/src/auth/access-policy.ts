@@ -119,6 +119,34 @@ export function visiblePairIds(rule: AccessRule, links: readonly DocumentPairLin
   return links.filter((link) => canViewPair(rule, { id: link.ccPairId, accessType: link.accessType })).map((link) => link.ccPairId);
 }
 
+/**
+ * An event of the outbox as the rule sees it (docs/decisions.md "Events"): the pairs it names (with
+ * their access types now) and, for a document's event, the document as it is now (null when the
+ * event has none, or the document no longer exists).
+ */
+export interface EventAccess {
+  documentId: string | null;
+  pairs: readonly DocumentPairLink[];
+  document: DocumentAccess | null;
+}
+
+/**
+ * Whether the caller may see the event, by the rules above: a document's event when it may see the
+ * document now (canViewDocument, as GET and search decide); a document that no longer exists (its
+ * deletion) when one of the pairs it was linked to is the caller's, since its external access is gone
+ * with it; a pair's event (attempt.finished) when it may see the pair; an event of no document and no
+ * pair (rebuild.finished) when it is an admin without scope, as for the rebuild itself.
+ */
+export function canViewEvent(subject: AccessSubject, event: EventAccess): boolean {
+  const rule = accessRuleOf(subject);
+  if (event.documentId !== null) {
+    const document = event.document ?? { isPublic: false, externalUserEmails: [], externalUserGroupIds: [], links: event.pairs };
+    return canViewDocument(rule, document);
+  }
+  if (event.pairs.length === 0) return isUnscopedAdmin(subject);
+  return event.pairs.some((link) => canViewPair(rule, { id: link.ccPairId, accessType: link.accessType }));
+}
+
 /** For what reaches beyond any pair (API keys, index rebuilds): an admin without scope. */
 export function isUnscopedAdmin(subject: AccessSubject): boolean {
   return subject.role === "admin" && subject.scopeCcPairIds === null;

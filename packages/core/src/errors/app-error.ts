@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { httpStatus: 413, trpcCode: "PAYLOAD_TOO_LARGE" },
   UNSUPPORTED_MEDIA_TYPE: { httpStatus: 415, trpcCode: "UNSUPPORTED_MEDIA_TYPE" },
   VALIDATION_FAILED: { httpStatus: 422, trpcCode: "UNPROCESSABLE_CONTENT" },
+  /** This web process already holds SVC_MAX_EVENT_STREAMS open event streams (docs/decisions.md "Events"). */
+  TOO_MANY_STREAMS: { httpStatus: 429, trpcCode: "TOO_MANY_REQUESTS", retryAfterSeconds: 5 },
   UNAVAILABLE: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE" },
   /** The database cannot be reached (down, restarting); svc reconnects by itself. */
   DATABASE_UNAVAILABLE: { httpStatus: 503, trpcCode: "SERVICE_UNAVAILABLE", retryAfterSeconds: 5 },
