@@ -17,8 +17,9 @@ async function indexStatus(): Promise<Record<string, string>[]> {
   expect(run.code, run.stderr).toBe(0);
   const lines = run.stdout.trimEnd().split("\n");
   const table = lines.slice(0, lines.indexOf(""));
-  const headers = table[0]!.split(/\s{2,}/);
-  return table.slice(1).map((line) => Object.fromEntries(line.split(/\s{2,}/).map((cell, column) => [headers[column], cell])));
+  const [header = "", ...rows] = table;
+  const headers = header.split(/\s{2,}/);
+  return rows.map((line) => Object.fromEntries(line.split(/\s{2,}/).map((cell, column) => [headers[column] ?? String(column), cell])));
 }
 
 /** The value of `name{generation="…"}` in GET /api/metrics, read with an admin key. */
