@@ -37,6 +37,18 @@ describe("buildOpenApiDocument", () => {
     }
   });
 
+  it("describes webhook registration: the secret only in the creation's answer", () => {
+    expect(refsIn(document.paths["/manage/admin/webhook"]?.post).filter((ref) => ref.includes("Webhook"))).toEqual([
+      "#/components/schemas/CreateWebhookRequest",
+      "#/components/schemas/CreatedWebhookEndpoint",
+    ]);
+    expect(document.components.schemas.CreatedWebhookEndpoint).toMatchObject({ required: expect.arrayContaining(["secret"]) });
+    expect(JSON.stringify(document.components.schemas.WebhookEndpoint)).not.toContain("secret");
+    expect(Object.keys(document.paths["/manage/admin/webhook/{id}/deliveries/{delivery_id}/resend"]?.post?.responses ?? {}).sort()).toEqual([
+      "200", "401", "403", "404", "409", "422", "429",
+    ]);
+  });
+
   it("describes the liveness and readiness probes, keyless, with their 200 and 503 bodies", () => {
     expect(refsIn(document.paths["/health"])).toEqual(["#/components/schemas/ServiceStatus"]);
     expect(Object.keys(document.paths["/ready"]?.get?.responses ?? {}).sort()).toEqual(["200", "503"]);
