@@ -85,10 +85,11 @@ export async function fanOutWebhookEvents(db: Db, { queueBound, batchSize = 500 
     if (!cursor) return 0;
     const events = await queryStatement<EventRow>(sql, {
       name: "svc-webhook-next-events",
-      text: `SELECT id::text, tx_id::text, type, occurred_at, document_id, cc_pair_ids, version, status, error, counts
-        FROM svc_event
-        WHERE (tx_id, id) > ($1::xid8, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY tx_id, id LIMIT $3`,
+      // Ordered by the columns (e.tx_id), not the text the select list names alike, which sorts "10" before "9".
+      text: `SELECT e.id::text, e.tx_id::text, e.type, e.occurred_at, e.document_id, e.cc_pair_ids, e.version, e.status, e.error, e.counts
+        FROM svc_event e
+        WHERE (e.tx_id, e.id) > ($1::xid8, $2::bigint) AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY e.tx_id, e.id LIMIT $3`,
       values: [cursor.tx_id, cursor.event_id, batchSize],
     });
     const last = events.at(-1);
@@ -238,11 +239,11 @@ export async function recordWebhookTry(
   return rows[0]?.status ?? "pending";
 }
 
-const deliverySelect = `id::int, event_id::text, event_type, document_id, status, attempts, created_at, last_attempt_at,
+const deliverySelect = `id::text, event_id::text, event_type, document_id, status, attempts, created_at, last_attempt_at,
   CASE WHEN status = 'pending' THEN next_attempt_at END AS next_attempt_at, last_status_code, last_error`;
 
 interface DeliveryRow {
-  id: number;
+  id: string;
   event_id: string;
   event_type: EventType;
   document_id: string | null;
@@ -257,7 +258,7 @@ interface DeliveryRow {
 
 function toDelivery(row: DeliveryRow): WebhookDelivery {
   return {
-    id: row.id,
+    id: Number(row.id),
     eventId: eventWireId(row.event_id),
     eventType: row.event_type,
     documentId: row.document_id,
@@ -276,7 +277,7 @@ export async function listWebhookDeliveries({ db, principal, endpointId, limit }
   await requireVisibleWebhookEndpoint(db, principal, endpointId);
   const rows = await queryStatement<DeliveryRow>(db, {
     name: "svc-webhook-list-deliveries",
-    text: `SELECT ${deliverySelect} FROM webhook_delivery WHERE endpoint_id = $1 ORDER BY id DESC LIMIT $2`,
+    text: `SELECT ${deliverySelect} FROM webhook_delivery d WHERE d.endpoint_id = $1 ORDER BY d.id DESC LIMIT $2`,
     values: [endpointId, limit],
   });
   return rows.map(toDelivery);
