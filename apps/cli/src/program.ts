@@ -1,5 +1,15 @@
 import { Argument, Command, CommanderError, Option } from "commander";
-import { AccessTypeSchema, ApiKeyRoleSchema, DocumentSourceSchema, MAX_INGESTION_BATCH_SIZE, type AccessType, type ApiKeyRole, type DocumentSource } from "@svc/schema";
+import {
+  AccessTypeSchema,
+  ApiKeyRoleSchema,
+  DocumentSourceSchema,
+  EventTypeSchema,
+  MAX_INGESTION_BATCH_SIZE,
+  type AccessType,
+  type ApiKeyRole,
+  type DocumentSource,
+  type EventType,
+} from "@svc/schema";
 import packageJson from "../package.json" with { type: "json" };
 import { parsePositiveInt, UsageError } from "./cli-error";
 import { escapeTerminalText } from "./output/terminal-text";
@@ -147,6 +157,36 @@ function buildProgram(): Command {
     .option("--verbose", "name every ignored file (else the first few)")
     .option("--json", "print the summary as JSON")
     .action(async (path: string, options: IngestOptions) => (await import("./commands/ingest")).runIngestCommand(cliEnv(), path, options));
+
+  const webhooks = program
+    .command("webhooks")
+    .description("webhook endpoints of a running svc, over its REST API (--url / SVC_URL, --key / SVC_API_KEY: an admin key)");
+  const apiOptions = (command: Command) =>
+    command.option("--url <url>", "the API root of svc (env SVC_URL; default http://localhost:$PORT/api)").option("--key <key>", "an admin API key (env SVC_API_KEY)");
+  apiOptions(webhooks.command("add"))
+    .description("register an endpoint; its signing secret is printed alone on the last line of stdout, once")
+    .argument("<url>", "where svc POSTs the events (public addresses only, unless svc runs with SVC_WEBHOOK_ALLOW_PRIVATE)")
+    .option("--pair <ids>", "only these pairs' events (comma-separated ids)", (text: string) => text.split(",").map((id) => parsePositiveInt(id.trim())))
+    .addOption(
+      new Option("--event <types>", `only these event types (comma-separated: ${EventTypeSchema.options.join(", ")})`).argParser((text: string) =>
+        text.split(",").map((type) => {
+          const parsed = EventTypeSchema.safeParse(type.trim());
+          if (!parsed.success) throw new UsageError(`--event: not an event type: "${type.trim()}" (one of ${EventTypeSchema.options.join(", ")})`);
+          return parsed.data;
+        }),
+      ),
+    )
+    .action(async (url: string, options: { url?: string; key?: string; pair?: number[]; event?: EventType[] }) =>
+      (await import("./commands/webhooks")).addWebhook(cliEnv(), url, options),
+    );
+  apiOptions(webhooks.command("list"))
+    .description("list the endpoints the key may see (never their secrets)")
+    .addOption(jsonOption())
+    .action(async (options: { url?: string; key?: string; json?: boolean }) => (await import("./commands/webhooks")).listWebhooks(cliEnv(), options));
+  apiOptions(webhooks.command("remove"))
+    .description("remove an endpoint and its deliveries")
+    .argument("<id>", "the endpoint's id", parsePositiveInt)
+    .action(async (id: number, options: { url?: string; key?: string }) => (await import("./commands/webhooks")).removeWebhook(cliEnv(), id, options));
 
   return program;
 }

@@ -9,6 +9,8 @@ const WebEnvSchema = z.object({
   SVC_MAX_BODY_BYTES: z.coerce.number().int().positive().default(32 * MiB),
   SVC_MAX_UPLOAD_FILE_BYTES: z.coerce.number().int().positive().default(20 * MiB),
   SVC_MAX_UPLOAD_REQUEST_BYTES: z.coerce.number().int().positive().default(100 * MiB),
+  // Webhook endpoints may be loopback or private addresses (docs/decisions.md "Webhooks").
+  SVC_WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
   SVC_DB_POOL_SIZE: z.coerce.number().int().positive().default(16),
   // A request body that stops arriving this long before its end is answered 408 (decisions: within 10 s).
   SVC_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),

@@ -121,6 +121,16 @@ beforeAll(async () => {
   await call("getIndexRebuildStatus", "GET", "/manage/admin/search-index/rebuild");
   await call("startIndexRebuild", "POST", "/manage/admin/search-index/rebuild", {});
   await call("cancelIndexRebuild", "DELETE", "/manage/admin/search-index/rebuild");
+  // A public address literal: registering it resolves nothing; no worker runs here to send to it.
+  const webhook = await call("createWebhook", "POST", "/manage/admin/webhook", { url: "https://93.184.216.34/hook", cc_pair_ids: [pairId] });
+  const webhookId = (webhook.body as { id: number }).id;
+  await call("listWebhooks", "GET", "/manage/admin/webhook");
+  const delivery = await db.webhookDelivery.create({
+    data: { endpointId: webhookId, eventId: 1n, eventType: "document.indexed", documentId: "checked/text", body: "{}", retryUntil: new Date(Date.now() + 3_600_000) },
+  });
+  await call("listWebhookDeliveries", "GET", `/manage/admin/webhook/${webhookId}/deliveries`);
+  await call("resendWebhookDelivery", "POST", `/manage/admin/webhook/${webhookId}/deliveries/${delivery.id}/resend`);
+  await call("deleteWebhook", "DELETE", `/manage/admin/webhook/${webhookId}`);
   await call("deleteIngestionDocument", "DELETE", `/svc-api/ingestion/${encodeURIComponent("checked/text")}`);
   await call("deleteCcPair", "DELETE", `/manage/admin/cc-pair/${pairId}`);
 }, 120_000);

@@ -15,6 +15,13 @@ const WorkerEnvSchema = z.object({
   // How long the event outbox keeps events (the stream's Last-Event-ID resume reaches this far back;
   // docs/decisions.md "Events"); the worker purges older ones hourly.
   SVC_EVENT_RETENTION_HOURS: z.coerce.number().int().min(1).max(720).default(24),
+  // Webhooks (docs/decisions.md "Webhooks"): endpoints may be loopback or private addresses (tests, a
+  // receiver on the same network); one try's bound; an endpoint's pending deliveries past which a
+  // document's are coalesced (the newest kept); how long ended deliveries stay listed.
+  SVC_WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
+  SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  SVC_WEBHOOK_QUEUE_BOUND: z.coerce.number().int().positive().default(1_000),
+  SVC_WEBHOOK_DELIVERY_RETENTION_HOURS: z.coerce.number().int().min(1).max(8_760).default(168),
   SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   // The search index (LanceDB): a directory, or an object-store URI (s3://…, gs://…, az://…) that every

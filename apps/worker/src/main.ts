@@ -1,6 +1,7 @@
 import {
   closeDrainedAttempts,
   purgeExpiredEvents,
+  purgeFinishedWebhookDeliveries,
   createLogger,
   deleteCcPairJob,
   endOrphanedAttempts,
@@ -20,6 +21,7 @@ import {
   runIndexRebuild,
   searchIndexAt,
   startJobQueue,
+  startWebhookDelivery,
   workJobs,
   type AttemptWindow,
   type IndexedDocument,
@@ -59,6 +61,8 @@ async function main(): Promise<void> {
   // A connection for each indexing batch in flight, plus one each for a pair deletion, an index rebuild
   // and a generation purge, plus one spare.
   const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 4, applicationName: "svc-worker" });
+  // The webhook sender's own two connections: however many tries it records, indexing never waits for one.
+  const webhookDb = createDb({ databaseUrl: env.DATABASE_URL, poolSize: 2, applicationName: "svc-worker-webhooks" });
   // Idempotent: a worker started on its own (another machine, a new release) brings its queues.
   await installJobQueues(env.DATABASE_URL);
   const boss = await startJobQueue({ databaseUrl: env.DATABASE_URL, role: "worker" });
@@ -78,7 +82,19 @@ async function main(): Promise<void> {
   // Aborted at shutdown: long batch jobs stop at once rather than hold the shutdown for their grace period.
   const stopping = new AbortController();
   const attemptSweep = startAttemptSweep({ db, logger });
-  const eventPurge = startEventPurge({ db, retentionHours: env.SVC_EVENT_RETENTION_HOURS, logger });
+  const eventPurge = startEventPurge({
+    db,
+    retentionHours: env.SVC_EVENT_RETENTION_HOURS,
+    deliveryRetentionHours: env.SVC_WEBHOOK_DELIVERY_RETENTION_HOURS,
+    logger,
+  });
+  const webhooks = startWebhookDelivery({
+    db: webhookDb,
+    logger,
+    allowPrivate: env.SVC_WEBHOOK_ALLOW_PRIVATE,
+    timeoutMs: env.SVC_WEBHOOK_TIMEOUT_MS,
+    queueBound: env.SVC_WEBHOOK_QUEUE_BOUND,
+  });
   const maintenance = startIndexMaintenance({
     db,
     index,
@@ -202,6 +218,7 @@ async function main(): Promise<void> {
     await heartbeat.stop();
     attemptSweep.stop();
     eventPurge.stop();
+    await webhooks.stop();
     await maintenance.stop();
     // Graceful: stop fetching, wait for running handlers; pg-boss fails the jobs still active at the
     // timeout, and their retries run on another worker. A worker that dies without this (kill -9)
@@ -209,6 +226,7 @@ async function main(): Promise<void> {
     await boss.stop({ graceful: true, close: true, timeout: env.SVC_SHUTDOWN_GRACE_MS });
     await endAttemptsLeftWithoutWorker({ db, self, logger, when: "stop" });
     await db.$disconnect();
+    await webhookDb.$disconnect();
     logger.info("stopped");
     logger.flush();
     process.exit(0);
@@ -277,10 +295,27 @@ function startAttemptSweep({ db, logger }: { db: Db; logger: Logger }): { stop: 
   return { stop: () => clearInterval(timer) };
 }
 
-/** Events past the retention window go, hourly (and once at start); a failed purge is retried at the next. */
-function startEventPurge({ db, retentionHours, logger }: { db: Db; retentionHours: number; logger: Logger }): { stop: () => void } {
-  const purge = () =>
+/**
+ * Events past the retention window go, and webhook deliveries that ended past theirs, hourly (and once
+ * at start); a failed purge is retried at the next.
+ */
+function startEventPurge({
+  db,
+  retentionHours,
+  deliveryRetentionHours,
+  logger,
+}: {
+  db: Db;
+  retentionHours: number;
+  deliveryRetentionHours: number;
+  logger: Logger;
+}): { stop: () => void } {
+  const purge = () => {
     void purgeExpiredEvents(db, retentionHours).catch((error: unknown) => logger.error({ error: (error as Error).message }, "event purge failed"));
+    void purgeFinishedWebhookDeliveries(db, deliveryRetentionHours).catch((error: unknown) =>
+      logger.error({ error: (error as Error).message }, "webhook delivery purge failed"),
+    );
+  };
   purge();
   const timer = setInterval(purge, 3_600_000);
   timer.unref();

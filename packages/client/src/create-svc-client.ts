@@ -134,6 +134,18 @@ export function createSvcClient(options: SvcClientOptions) {
      * connections: `for await (const event of client.events({ after, types })) …`.
      */
     events: (streamOptions: EventStreamOptions = {}) => new SvcEventStream(options.baseUrl, options.apiKey, send, streamOptions),
+    /** POST /manage/admin/webhook: the endpoint with its `secret` (shown only here). */
+    createWebhook: (request: Schemas["CreateWebhookRequest"]) => answer(api.POST("/manage/admin/webhook", { body: request })),
+    /** GET /manage/admin/webhook: the endpoints the key may see, without secrets. */
+    listWebhooks: () => answer(api.GET("/manage/admin/webhook")),
+    /** DELETE /manage/admin/webhook/{id}: the deleted endpoint. */
+    deleteWebhook: (id: number) => answer(api.DELETE("/manage/admin/webhook/{id}", { params: { path: { id } } })),
+    /** GET /manage/admin/webhook/{id}/deliveries: the last `limit` (50 by default) deliveries, newest first. */
+    listWebhookDeliveries: (id: number, limit?: number) =>
+      answer(api.GET("/manage/admin/webhook/{id}/deliveries", { params: { path: { id }, query: limit === undefined ? {} : { limit } } })),
+    /** POST /manage/admin/webhook/{id}/deliveries/{delivery_id}/resend: sent again now, same event id. */
+    resendWebhookDelivery: (id: number, deliveryId: number) =>
+      answer(api.POST("/manage/admin/webhook/{id}/deliveries/{delivery_id}/resend", { params: { path: { id, delivery_id: deliveryId } } })),
     /** GET /health: liveness. */
     health: () => answer(api.GET("/health")),
     /** GET /ready: readiness; a 503 (a check unavailable) throws, its checks in the error's `body`. */

@@ -84,6 +84,11 @@ export { listLiveWorkers, recordWorkerHeartbeat, removeWorkerHeartbeat, type Wor
 export { getIndexingQueueDepth } from "./jobs/get-indexing-queue-depth";
 export { readMetricCounts } from "./health/read-metric-counts";
 
+// Webhooks.
+export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } from "./webhooks/manage-webhook-endpoints";
+export { listWebhookDeliveries, purgeFinishedWebhookDeliveries, resendWebhookDelivery } from "./webhooks/webhook-deliveries";
+export { startWebhookDelivery } from "./webhooks/run-webhook-delivery";
+
 // Logs and process metrics.
 export { createLogger, type Logger } from "./observability/create-logger";
 export { registerResidentMemory } from "./observability/resident-memory";

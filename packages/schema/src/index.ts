@@ -28,3 +28,4 @@ export * from "./service-status";
 export * from "./validation-error";
 export * from "./wire-case";
 export * from "./events";
+export * from "./webhook";

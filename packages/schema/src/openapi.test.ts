@@ -54,6 +54,18 @@ describe("buildOpenApiDocument", () => {
     expect(document.components.schemas.EventsMissed).toMatchObject({ required: ["type", "after", "detail"] });
   });
 
+  it("describes webhook registration: the secret only in the creation's answer", () => {
+    expect(refsIn(document.paths["/manage/admin/webhook"]?.post).filter((ref) => ref.includes("Webhook"))).toEqual([
+      "#/components/schemas/CreateWebhookRequest",
+      "#/components/schemas/CreatedWebhookEndpoint",
+    ]);
+    expect((document.components.schemas.CreatedWebhookEndpoint as { required: string[] }).required).toContain("secret");
+    expect(JSON.stringify(document.components.schemas.WebhookEndpoint)).not.toContain("secret");
+    expect(Object.keys(document.paths["/manage/admin/webhook/{id}/deliveries/{delivery_id}/resend"]?.post?.responses ?? {}).sort()).toEqual([
+      "200", "401", "403", "404", "409", "422", "429",
+    ]);
+  });
+
   it("describes the liveness and readiness probes, keyless, with their 200 and 503 bodies", () => {
     expect(refsIn(document.paths["/health"])).toEqual(["#/components/schemas/ServiceStatus"]);
     expect(Object.keys(document.paths["/ready"]?.get?.responses ?? {}).sort()).toEqual(["200", "503"]);

@@ -76,6 +76,14 @@ import {
 import { ImageSectionSchema, TextSectionSchema } from "./section";
 import { REST_CONTRACT, type RestBody, type RestEndpoint, type RestParameters, type RestResponse } from "./rest-contract";
 import { HTTPValidationErrorSchema, ValidationErrorSchema } from "./validation-error";
+import { EventTypeSchema } from "./events";
+import {
+  CreatedWebhookEndpointSchema,
+  CreateWebhookRequestSchema,
+  WebhookDeliverySchema,
+  WebhookDeliveryStatusSchema,
+  WebhookEndpointSchema,
+} from "./webhook";
 
 type JsonObject = Record<string, unknown>;
 
@@ -119,6 +127,8 @@ const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
   SearchTag: SearchTagSchema,
   SearchPrincipal: SearchPrincipalSchema,
   IndexRebuildRequest: IndexRebuildRequestSchema,
+  CreateWebhookRequest: CreateWebhookRequestSchema,
+  EventType: EventTypeSchema,
 };
 
 /** Described as the service sends them (`io: "output"`). */
@@ -168,6 +178,11 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   ServiceStatus: ServiceStatusSchema,
   ServiceCheck: ServiceCheckSchema,
   ServiceInstance: ServiceInstanceSchema,
+  EventType: EventTypeSchema,
+  WebhookEndpoint: WebhookEndpointSchema,
+  CreatedWebhookEndpoint: CreatedWebhookEndpointSchema,
+  WebhookDelivery: WebhookDeliverySchema,
+  WebhookDeliveryStatus: WebhookDeliveryStatusSchema,
 };
 
 const componentRef = (id: string): JsonObject => ({ $ref: `#/components/schemas/${id}` });

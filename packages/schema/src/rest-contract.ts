@@ -42,6 +42,17 @@ import { ServiceInstanceSchema, ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SE
 import { IndexRebuildRequestSchema, IndexRebuildStatusSchema } from "./search-index";
 import { MAX_VALIDATION_ERROR_ITEMS, TOO_MANY_ERRORS_TYPE } from "./pydantic-errors";
 import { HTTPValidationErrorSchema, MAX_ECHOED_INPUT_CHARS, MAX_ECHOED_INPUT_ITEMS } from "./validation-error";
+import {
+  CreatedWebhookEndpointSchema,
+  CreateWebhookRequestSchema,
+  WebhookDeliveryListSchema,
+  WebhookDeliveryPathSchema,
+  WebhookDeliveryQuerySchema,
+  WebhookDeliverySchema,
+  WebhookEndpointListSchema,
+  WebhookEndpointSchema,
+  WebhookIdPathSchema,
+} from "./webhook";
 
 // The REST surface as data: one entry per endpoint. The web app binds each entry to a handler (a
 // missing handler does not compile), its dispatcher routes by these paths and methods, and the
@@ -175,6 +186,8 @@ const PAIR_CHANGED = {
   413: TOO_LARGE,
   422: VALIDATION_FAILED,
 };
+const WEBHOOK_ID = { schema: WebhookIdPathSchema, descriptions: { id: "The webhook endpoint's id" } } satisfies RestParameters;
+const NO_SUCH_WEBHOOK = error("No such webhook endpoint, or none the key may see");
 const json = <Schema extends z.ZodType>(schema: Schema, required = true) => ({ type: "json" as const, schema, required });
 
 /** Keeps each entry's literal types (its schemas, its auth) while checking it is an endpoint. */
@@ -540,6 +553,78 @@ export const REST_CONTRACT = {
       401: UNAUTHORIZED,
       403: UNSCOPED_ADMIN_ONLY,
       404: error("No rebuild is running"),
+    },
+  }),
+  createWebhook: endpoint({
+    method: "POST",
+    path: "/manage/admin/webhook",
+    auth: ADMIN,
+    summary: "Register a webhook endpoint",
+    description:
+      "svc POSTs each event (`document.indexed`, `document.failed`, `document.deleted`, `attempt.finished`, `rebuild.finished`) of the given pairs and types " +
+      "(all when left out) to `url`, signed in the Standard Webhooks scheme with the returned `secret` (shown only in this answer), at least once, " +
+      "retried with exponential backoff for 24 h. The host must be a public address unless the operator set `SVC_WEBHOOK_ALLOW_PRIVATE`. " +
+      "A key scoped to pairs registers only for its own pairs (all of them when it names none); an endpoint of every pair needs an admin key without scope.",
+    tag: "webhooks",
+    body: json(CreateWebhookRequestSchema),
+    responses: {
+      200: ok(CreatedWebhookEndpointSchema),
+      400: error("The URL is not http(s), carries credentials, does not resolve or is a loopback or private address; or a pair does not exist"),
+      401: UNAUTHORIZED,
+      403: ADMIN_ONLY,
+      413: TOO_LARGE,
+      422: VALIDATION_FAILED,
+    },
+  }),
+  listWebhooks: endpoint({
+    method: "GET",
+    path: "/manage/admin/webhook",
+    auth: ADMIN,
+    summary: "List webhook endpoints",
+    description: "The endpoints the key may see (a scoped key: those of its own pairs only), oldest first, without their secrets.",
+    tag: "webhooks",
+    responses: { 200: ok(WebhookEndpointListSchema), 401: UNAUTHORIZED, 403: ADMIN_ONLY },
+  }),
+  deleteWebhook: endpoint({
+    method: "DELETE",
+    path: "/manage/admin/webhook/{id}",
+    auth: ADMIN,
+    summary: "Delete a webhook endpoint",
+    description: "Removes the endpoint and its deliveries; those still pending are not sent.",
+    tag: "webhooks",
+    pathParams: WEBHOOK_ID,
+    responses: { 200: ok(WebhookEndpointSchema, "The deleted endpoint"), 401: UNAUTHORIZED, 403: ADMIN_ONLY, 404: NO_SUCH_WEBHOOK, 422: VALIDATION_FAILED },
+  }),
+  listWebhookDeliveries: endpoint({
+    method: "GET",
+    path: "/manage/admin/webhook/{id}/deliveries",
+    auth: ADMIN,
+    summary: "List a webhook endpoint's last deliveries",
+    description:
+      "Newest first: each event sent (or to be sent) to the endpoint, with its status (`pending`, `delivered`, `dead` once retries ran out), tries, and the last try's status code or error.",
+    tag: "webhooks",
+    pathParams: WEBHOOK_ID,
+    query: { schema: WebhookDeliveryQuerySchema, descriptions: { limit: "Deliveries to list (1–1,000; 50 by default)" } },
+    responses: { 200: ok(WebhookDeliveryListSchema), 401: UNAUTHORIZED, 403: ADMIN_ONLY, 404: NO_SUCH_WEBHOOK, 422: VALIDATION_FAILED },
+  }),
+  resendWebhookDelivery: endpoint({
+    method: "POST",
+    path: "/manage/admin/webhook/{id}/deliveries/{delivery_id}/resend",
+    auth: ADMIN,
+    summary: "Send a delivery again",
+    description: "Sends the delivery again now, with the same event id and body, whatever it came to, and retries it for another 24 h if it fails.",
+    tag: "webhooks",
+    pathParams: {
+      schema: WebhookDeliveryPathSchema,
+      descriptions: { id: "The webhook endpoint's id", delivery_id: "The delivery's id" },
+    },
+    responses: {
+      200: ok(WebhookDeliverySchema),
+      401: UNAUTHORIZED,
+      403: ADMIN_ONLY,
+      404: error("No such webhook endpoint or delivery, or none the key may see"),
+      409: error("The delivery is being sent right now"),
+      422: VALIDATION_FAILED,
     },
   }),
   uploadUserFiles: endpoint({

@@ -2,6 +2,11 @@ import {
   cancelIndexRebuild,
   createCcPair,
   createFederatedConnector,
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  resendWebhookDelivery,
   deleteCcPair,
   deleteDocument,
   deleteFederatedConnector,
@@ -31,6 +36,7 @@ import {
   ConnectorIndexingStatusResponseSchema,
   CreatedCcPairSchema,
   CategorizedFilesSnapshotSchema,
+  CreatedWebhookEndpointSchema,
   DocumentDetailSchema,
   FileUploadResponseSchema,
   IndexingStatusRequestSchema,
@@ -42,6 +48,10 @@ import {
   SearchResponseSchema,
   toWire,
   UserFileSchema,
+  WebhookDeliveryListSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointListSchema,
+  WebhookEndpointSchema,
   type RestContract,
   type RestEndpoint,
   type RestOperationId,
@@ -178,6 +188,25 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
     ),
   cancelIndexRebuild: async ({ principal, services }) =>
     toWire(IndexRebuildStatusSchema, await cancelIndexRebuild({ db: services.db, boss: services.boss, principal })),
+  createWebhook: async ({ body, principal, services }) =>
+    toWire(
+      CreatedWebhookEndpointSchema,
+      await createWebhookEndpoint({
+        db: services.db,
+        principal,
+        url: body.url,
+        ccPairIds: body.cc_pair_ids,
+        eventTypes: body.event_types,
+        allowPrivate: webEnv().SVC_WEBHOOK_ALLOW_PRIVATE,
+      }),
+    ),
+  listWebhooks: async ({ principal, services }) => toWire(WebhookEndpointListSchema, await listWebhookEndpoints({ db: services.db, principal })),
+  deleteWebhook: async ({ path, principal, services }) =>
+    toWire(WebhookEndpointSchema, await deleteWebhookEndpoint({ db: services.db, principal, endpointId: path.id })),
+  listWebhookDeliveries: async ({ path, query, principal, services }) =>
+    toWire(WebhookDeliveryListSchema, await listWebhookDeliveries({ db: services.db, principal, endpointId: path.id, limit: query.limit })),
+  resendWebhookDelivery: async ({ path, principal, services }) =>
+    toWire(WebhookDeliverySchema, await resendWebhookDelivery({ db: services.db, principal, endpointId: path.id, deliveryId: path.delivery_id })),
   uploadUserFiles: async ({ request, principal, services }) => toWire(FileUploadResponseSchema, await handleUpload({ request, principal, services })),
   deleteUserFile: async ({ path, principal, services }) =>
     toWire(UserFileSchema, await deleteUploadedFile({ db: services.db, principal, fileId: path.file_id })),

@@ -1,0 +1,316 @@
+import { queryStatement, withSqlTransaction, type Db, type SqlClient } from "@svc/db";
+import { eventWireId, type CamelOf, type EventType, type SvcEvent, type WebhookDeliverySchema } from "@svc/schema";
+import type { Principal } from "../auth/principal";
+import { AppError } from "../errors/app-error";
+import { requireVisibleWebhookEndpoint } from "./manage-webhook-endpoints";
+import { WEBHOOK_RETRY_WINDOW_MS } from "./webhook-retry-schedule";
+
+/**
+ * The one writer of `webhook_delivery` and `webhook_cursor` (docs/decisions.md "Webhooks"). The
+ * fan-out reads the event outbox in commit-safe order and writes each event's deliveries with the
+ * cursor's advance in one transaction; the sender claims due deliveries with a lease and records each
+ * try. Named statements: the fan-out and the claim run several times a second in every worker.
+ */
+
+type WebhookDelivery = CamelOf<typeof WebhookDeliverySchema>;
+
+interface EventRow {
+  id: string;
+  tx_id: string;
+  type: EventType;
+  occurred_at: Date;
+  document_id: string | null;
+  cc_pair_ids: number[];
+  version: number | null;
+  status: string | null;
+  error: string | null;
+  counts: { docs_indexed: number; docs_failed: number } | null;
+}
+
+interface EndpointRow {
+  id: number;
+  cc_pair_ids: number[];
+  event_types: string[];
+  created_at: Date;
+}
+
+interface NewDelivery {
+  endpointId: number;
+  eventId: string;
+  eventType: string;
+  documentId: string | null;
+  body: string;
+}
+
+/** The body of an event as every delivery sends it; a pair-filtered endpoint learns only of its own pairs. */
+function eventBody(event: EventRow, endpoint: EndpointRow): string {
+  const wire: SvcEvent = {
+    id: eventWireId(event.id),
+    type: event.type,
+    time: event.occurred_at.toISOString(),
+    document_id: event.document_id,
+    cc_pair_ids: endpoint.cc_pair_ids.length === 0 ? event.cc_pair_ids : event.cc_pair_ids.filter((id) => endpoint.cc_pair_ids.includes(id)),
+    version: event.version,
+    status: event.status,
+    error: event.error,
+    counts: event.counts,
+  };
+  return JSON.stringify(wire);
+}
+
+function matches(endpoint: EndpointRow, event: EventRow): boolean {
+  return (
+    event.occurred_at >= endpoint.created_at &&
+    (endpoint.event_types.length === 0 || endpoint.event_types.includes(event.type)) &&
+    (endpoint.cc_pair_ids.length === 0 || event.cc_pair_ids.some((id) => endpoint.cc_pair_ids.includes(id)))
+  );
+}
+
+/**
+ * Fans the next final events of the outbox out to the endpoints they match, in one transaction that
+ * also moves the cursor: an event is fanned out once, never lost, and never for a change that rolled
+ * back (its row never commits). Final: written by a transaction older than every running one
+ * (`tx_id` below the snapshot's xmin), so no event can still commit behind the cursor. One worker at a
+ * time (the cursor row is locked; another skips its turn). Past `queueBound` pending deliveries, an
+ * endpoint's new document event replaces the pending ones of the same document (the newest kept).
+ * Returns how many events it read.
+ */
+export async function fanOutWebhookEvents(db: Db, { queueBound, batchSize = 500 }: { queueBound: number; batchSize?: number }): Promise<number> {
+  return withSqlTransaction(db, async (sql) => {
+    const [cursor] = await queryStatement<{ tx_id: string; event_id: string }>(sql, {
+      name: "svc-webhook-cursor-lock",
+      text: "SELECT tx_id::text, event_id::text FROM webhook_cursor FOR UPDATE SKIP LOCKED",
+      values: [],
+    });
+    if (!cursor) return 0;
+    const events = await queryStatement<EventRow>(sql, {
+      name: "svc-webhook-next-events",
+      // Ordered by the columns (e.tx_id), not the text the select list names alike, which sorts "10" before "9".
+      text: `SELECT e.id::text, e.tx_id::text, e.type, e.occurred_at, e.document_id, e.cc_pair_ids, e.version, e.status, e.error, e.counts
+        FROM svc_event e
+        WHERE (e.tx_id, e.id) > ($1::xid8, $2::bigint) AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY e.tx_id, e.id LIMIT $3`,
+      values: [cursor.tx_id, cursor.event_id, batchSize],
+    });
+    const last = events.at(-1);
+    if (!last) return 0;
+    const endpoints = await queryStatement<EndpointRow>(sql, {
+      name: "svc-webhook-endpoints",
+      text: "SELECT id, cc_pair_ids, event_types, created_at FROM webhook_endpoint",
+      values: [],
+    });
+    if (endpoints.length > 0) await writeDeliveries(sql, planDeliveries(events, endpoints, await pendingCounts(sql, endpoints), queueBound));
+    await queryStatement(sql, {
+      name: "svc-webhook-cursor-advance",
+      text: "UPDATE webhook_cursor SET tx_id = $1::xid8, event_id = $2::bigint",
+      values: [last.tx_id, last.id],
+    });
+    return events.length;
+  });
+}
+
+async function pendingCounts(sql: SqlClient, endpoints: EndpointRow[]): Promise<Map<number, number>> {
+  const rows = await queryStatement<{ endpoint_id: number; n: number }>(sql, {
+    name: "svc-webhook-pending-counts",
+    text: `SELECT endpoint_id, count(*)::int AS n FROM webhook_delivery
+      WHERE status = 'pending' AND endpoint_id = ANY($1::int[]) GROUP BY endpoint_id`,
+    values: [endpoints.map((endpoint) => endpoint.id)],
+  });
+  return new Map(rows.map((row) => [row.endpoint_id, row.n]));
+}
+
+/** The deliveries to write and, past an endpoint's bound, the (endpoint, document) pairs whose pending ones they replace. */
+function planDeliveries(
+  events: EventRow[],
+  endpoints: EndpointRow[],
+  pending: Map<number, number>,
+  queueBound: number,
+): { deliveries: NewDelivery[]; coalesced: { endpointId: number; documentId: string }[] } {
+  const deliveries: NewDelivery[] = [];
+  const byDocument = new Map<string, number>();
+  const coalesced: { endpointId: number; documentId: string }[] = [];
+  for (const event of events) {
+    for (const endpoint of endpoints) {
+      if (!matches(endpoint, event)) continue;
+      const delivery = { endpointId: endpoint.id, eventId: event.id, eventType: event.type, documentId: event.document_id, body: eventBody(event, endpoint) };
+      const count = pending.get(endpoint.id) ?? 0;
+      const key = `${endpoint.id}\u0000${event.document_id ?? ""}`;
+      const earlier = byDocument.get(key);
+      if (count >= queueBound && event.document_id !== null) {
+        if (earlier !== undefined) {
+          deliveries[earlier] = delivery;
+          continue;
+        }
+        coalesced.push({ endpointId: endpoint.id, documentId: event.document_id });
+      }
+      if (event.document_id !== null) byDocument.set(key, deliveries.length);
+      deliveries.push(delivery);
+      pending.set(endpoint.id, count + 1);
+    }
+  }
+  return { deliveries, coalesced };
+}
+
+async function writeDeliveries(sql: SqlClient, { deliveries, coalesced }: ReturnType<typeof planDeliveries>): Promise<void> {
+  if (coalesced.length > 0) {
+    // Not one being sent (its lease runs): that try goes on, and the new event follows it.
+    await queryStatement(sql, {
+      name: "svc-webhook-coalesce",
+      text: `DELETE FROM webhook_delivery d USING unnest($1::int[], $2::text[]) AS c(endpoint_id, document_id)
+        WHERE d.endpoint_id = c.endpoint_id AND d.document_id = c.document_id AND d.status = 'pending'
+          AND (d.leased_until IS NULL OR d.leased_until < now())`,
+      values: [coalesced.map((entry) => entry.endpointId), coalesced.map((entry) => entry.documentId)],
+    });
+  }
+  if (deliveries.length === 0) return;
+  await queryStatement(sql, {
+    name: "svc-webhook-insert-deliveries",
+    text: `INSERT INTO webhook_delivery (endpoint_id, event_id, event_type, document_id, body, retry_until)
+      SELECT d.endpoint_id, d.event_id, d.event_type, d.document_id, d.body, now() + make_interval(secs => $6::int / 1000.0)
+      FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS d(endpoint_id, event_id, event_type, document_id, body)`,
+    values: [
+      deliveries.map((delivery) => delivery.endpointId),
+      deliveries.map((delivery) => delivery.eventId),
+      deliveries.map((delivery) => delivery.eventType),
+      deliveries.map((delivery) => delivery.documentId),
+      deliveries.map((delivery) => delivery.body),
+      WEBHOOK_RETRY_WINDOW_MS,
+    ],
+  });
+}
+
+/** A delivery a sender took: what it posts, and where. */
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: number;
+  eventId: string;
+  body: string;
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+/**
+ * Takes up to `limit` due deliveries (oldest due first), none of the endpoints in `skipEndpointIds`
+ * (those this sender already has enough of in flight), and leases them for `leaseMs`: a sender that
+ * dies mid-try leaves them due again when the lease ends, and another worker sends them (same id).
+ */
+export async function claimWebhookDeliveries(
+  db: Db,
+  { limit, leaseMs, skipEndpointIds }: { limit: number; leaseMs: number; skipEndpointIds: number[] },
+): Promise<ClaimedDelivery[]> {
+  const rows = await queryStatement<{ id: string; endpoint_id: number; event_id: string; body: string; attempts: number; url: string; secret: string }>(db, {
+    name: "svc-webhook-claim",
+    text: `WITH due AS (
+        SELECT id FROM webhook_delivery
+        WHERE status = 'pending' AND next_attempt_at <= now() AND NOT (endpoint_id = ANY($3::int[]))
+        ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+      UPDATE webhook_delivery d
+      SET attempts = d.attempts + 1, last_attempt_at = now(),
+        leased_until = now() + make_interval(secs => $2::int / 1000.0), next_attempt_at = now() + make_interval(secs => $2::int / 1000.0)
+      FROM due, webhook_endpoint w
+      WHERE d.id = due.id AND w.id = d.endpoint_id
+      RETURNING d.id::text, d.endpoint_id, d.event_id::text, d.body, d.attempts, w.url, w.secret`,
+    values: [limit, leaseMs, skipEndpointIds],
+  });
+  return rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, body: row.body, attempts: row.attempts, url: row.url, secret: row.secret }));
+}
+
+/**
+ * Records a try: a 2xx delivers; anything else waits `retryDelayMs` for the next try, or, when that
+ * would fall past the delivery's retry window, makes it dead (the dead letter, shown per endpoint).
+ */
+export async function recordWebhookTry(
+  db: Db,
+  { id, attempts, statusCode, error, retryDelayMs }: { id: string; attempts: number; statusCode: number | null; error: string | null; retryDelayMs: number },
+): Promise<"delivered" | "pending" | "dead"> {
+  const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
+  const rows = await queryStatement<{ status: "delivered" | "pending" | "dead" }>(db, {
+    name: "svc-webhook-record-try",
+    text: `UPDATE webhook_delivery SET
+        leased_until = NULL, last_status_code = $3, last_error = $4,
+        status = CASE WHEN $5 THEN 'delivered' WHEN now() + make_interval(secs => $6::int / 1000.0) > retry_until THEN 'dead' ELSE 'pending' END,
+        next_attempt_at = now() + make_interval(secs => $6::int / 1000.0),
+        finished_at = CASE WHEN $5 OR now() + make_interval(secs => $6::int / 1000.0) > retry_until THEN now() END
+      WHERE id = $1::bigint AND attempts = $2 AND status = 'pending'
+      RETURNING status`,
+    values: [id, attempts, statusCode, error ?? (delivered ? null : `HTTP ${statusCode}`), delivered, retryDelayMs],
+  });
+  return rows[0]?.status ?? "pending";
+}
+
+const deliverySelect = `id::text, event_id::text, event_type, document_id, status, attempts, created_at, last_attempt_at,
+  CASE WHEN status = 'pending' THEN next_attempt_at END AS next_attempt_at, last_status_code, last_error`;
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: EventType;
+  document_id: string | null;
+  status: "pending" | "delivered" | "dead";
+  attempts: number;
+  created_at: Date;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+}
+
+function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: Number(row.id),
+    eventId: eventWireId(row.event_id),
+    eventType: row.event_type,
+    documentId: row.document_id,
+    status: row.status,
+    attempts: row.attempts,
+    createdAt: row.created_at.toISOString(),
+    lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+    nextAttemptAt: row.next_attempt_at?.toISOString() ?? null,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+  };
+}
+
+/** An endpoint's last `limit` deliveries, newest first (the console's page, the dead letters among them). */
+export async function listWebhookDeliveries({ db, principal, endpointId, limit }: { db: Db; principal: Principal; endpointId: number; limit: number }): Promise<WebhookDelivery[]> {
+  await requireVisibleWebhookEndpoint(db, principal, endpointId);
+  const rows = await queryStatement<DeliveryRow>(db, {
+    name: "svc-webhook-list-deliveries",
+    text: `SELECT ${deliverySelect} FROM webhook_delivery d WHERE d.endpoint_id = $1 ORDER BY d.id DESC LIMIT $2`,
+    values: [endpointId, limit],
+  });
+  return rows.map(toDelivery);
+}
+
+/**
+ * Sends a delivery again now, with the same event id and body, whatever it came to (delivered, dead,
+ * waiting for a retry), with a new 24 h retry window. One being sent right now is a 409.
+ */
+export async function resendWebhookDelivery({ db, principal, endpointId, deliveryId }: { db: Db; principal: Principal; endpointId: number; deliveryId: number }): Promise<WebhookDelivery> {
+  await requireVisibleWebhookEndpoint(db, principal, endpointId);
+  const rows = await queryStatement<DeliveryRow>(db, {
+    name: "svc-webhook-resend",
+    text: `UPDATE webhook_delivery SET status = 'pending', next_attempt_at = now(), finished_at = NULL,
+        retry_until = now() + make_interval(secs => $3::int / 1000.0)
+      WHERE id = $1::bigint AND endpoint_id = $2 AND (leased_until IS NULL OR leased_until < now())
+      RETURNING ${deliverySelect}`,
+    values: [deliveryId, endpointId, WEBHOOK_RETRY_WINDOW_MS],
+  });
+  const [row] = rows;
+  if (row) return toDelivery(row);
+  const exists = await db.webhookDelivery.count({ where: { id: BigInt(deliveryId), endpointId } });
+  if (exists === 0) throw new AppError("NOT_FOUND", "No such delivery of this webhook endpoint");
+  throw new AppError("CONFLICT", "The delivery is being sent right now; resend it once this try has ended");
+}
+
+/** Deletes deliveries that ended (delivered or dead) more than `retentionHours` ago; returns how many. */
+export async function purgeFinishedWebhookDeliveries(db: Db, retentionHours: number): Promise<number> {
+  const rows = await queryStatement<{ n: number }>(db, {
+    name: "svc-webhook-purge-deliveries",
+    text: `WITH gone AS (DELETE FROM webhook_delivery WHERE status <> 'pending' AND finished_at < now() - make_interval(hours => $1::int) RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`,
+    values: [retentionHours],
+  });
+  return rows[0]?.n ?? 0;
+}
