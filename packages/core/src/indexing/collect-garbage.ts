@@ -10,3 +10,20 @@
 export function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
+
+/**
+ * Collects V8's garbage as it does when memory runs short (V8's "last resort": several full
+ * collections that also shrink the young generation and give emptied pages back to the system), in a
+ * process started with --expose-gc. Before a large document is read and once it is indexed: an
+ * ordinary collection leaves V8 holding the pages it emptied (~40 MB of a worker's resident memory
+ * after a 20 MiB document), and the document, then the index merge that follows it, would add their
+ * own memory on top of them (bench/RESULTS.md, issue 44 §3). It takes ~0.6-0.8 s of the worker's
+ * main thread on a loaded 2-core machine, twice per large document; ordinary batches never pay it.
+ */
+export function releaseHeap(): void {
+  (globalThis as { gc?: (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void }).gc?.({
+    type: "major",
+    execution: "sync",
+    flavor: "last-resort",
+  });
+}

@@ -17,7 +17,7 @@ import { recordDocumentFailedEvent, recordDocumentsIndexedEvents } from "../even
 import { markDocumentsIndexed, markDocumentsIndexing, markDocumentTryFailed, type IndexedDocument } from "./document-rows";
 import type { SearchIndexTables } from "../search-index/search-index-tables";
 import { writeIndexRows } from "./write-index-rows";
-import { collectGarbage } from "./collect-garbage";
+import { collectGarbage, releaseHeap } from "./collect-garbage";
 import { findDocumentsWithoutIndexRows, recordIndexWriteIntents, settleIndexWriteIntents } from "../search-index/index-write-intents";
 
 /**
@@ -91,13 +91,40 @@ interface ChunkedDocument {
 }
 
 async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentPayload[], attemptWindow?: AttemptWindow): Promise<IndexedDocument[]> {
+  // A batch holding a long section (a large document) holds this process's merges off from its read
+  // to its commit: a merge beside it stacked its memory on the document's (MergeSchedule). V8 gives
+  // its free pages back before the document is read, and the pages of its text and chunks once it
+  // is indexed, before the merge that follows (releaseHeap).
+  let releaseMerges: (() => void) | undefined;
+  const holdMerges = () => {
+    if (releaseMerges) return;
+    releaseMerges = index.holdMerges();
+    releaseHeap();
+  };
+  try {
+    return await indexBatchHeld(db, index, jobs, holdMerges, attemptWindow);
+  } finally {
+    if (releaseMerges) {
+      releaseHeap();
+      releaseMerges();
+    }
+  }
+}
+
+async function indexBatchHeld(
+  db: Db,
+  index: SearchIndexTables,
+  jobs: IndexDocumentPayload[],
+  holdMerges: () => void,
+  attemptWindow?: AttemptWindow,
+): Promise<IndexedDocument[]> {
   const wanted = new Map(jobs.map((job) => [job.documentId, job.version]));
   // Outside the transaction: read and chunk what still needs indexing. A stale read is caught below.
   // Plain pg throughout, never the Prisma client: its query compiler alone would add ~70 MB to the worker.
   const generationsRead = await withSqlTransaction(db, (sql) => readActiveGenerations(sql));
   const chunked = new Map<string, ChunkedDocument>();
   const toChunk = (await readIndexState(db, [...wanted.keys()])).filter((row) => needsIndexing(row, wanted));
-  await chunkDocuments(db, toChunk, generationsRead, chunked);
+  await chunkDocuments(db, toChunk, generationsRead, chunked, holdMerges);
   // Committed before any row is written to the index: a crash after that write is seen by the next.
   const intents = await recordIndexWriteIntents(db, [...wanted.keys()]);
 
@@ -122,7 +149,7 @@ async function indexBatch(db: Db, index: SearchIndexTables, jobs: IndexDocumentP
       const ready = chunked.get(row.id);
       return !ready || ready.version !== row.version || !sameGenerations(generations, ready.byGeneration.map(({ generation }) => generation));
     });
-    await chunkDocuments(sql, stale, generations, chunked);
+    await chunkDocuments(sql, stale, generations, chunked, holdMerges);
     // Read before the chunks are replaced below: each generation's table takes the rows of the
     // documents it holds none of by an append (index-write-intents.ts).
     const absent = new Map<number, Set<string>>();
@@ -200,13 +227,15 @@ async function readPausedOnly(sql: SqlClient, ids: string[]): Promise<Set<string
 
 /**
  * Reads the documents' titles, metadata and sections (two statements for all of them) and chunks
- * each for the generations, at the version it was read at.
+ * each for the generations, at the version it was read at. Calls `onLongText` before it reads a long
+ * section.
  */
 async function chunkDocuments(
   on: Db | SqlClient,
   rows: IndexState[],
   generations: ChunkGeneration[],
   into: Map<string, ChunkedDocument>,
+  onLongText: () => void,
 ): Promise<void> {
   if (rows.length === 0) return;
   const ids = rows.map((row) => row.id);
@@ -228,6 +257,7 @@ async function chunkDocuments(
   let readLongTexts = false;
   for (const section of sections) {
     if (!section.long_text) continue;
+    onLongText();
     section.text = await readLongText(on, section.document_id, section.position);
     readLongTexts = true;
   }

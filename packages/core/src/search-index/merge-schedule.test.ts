@@ -47,4 +47,21 @@ describe("MergeSchedule", () => {
     expect(schedule.due(2, rows(30), false, 10_000)).toBe(false);
     expect(schedule.due(1, rows(10), false, 10_000)).toBe(true);
   });
+
+  it("holds a due merge off while a large document is written, for at most heldAtMostSeconds", () => {
+    const schedule = new MergeSchedule({ ...options, heldAtMostSeconds: 30 });
+    expect(schedule.due(1, rows(500), false, 0, true)).toBe(false);
+    expect(schedule.due(1, rows(800), false, 29_999, true)).toBe(false);
+    expect(schedule.due(1, rows(900), false, 30_000, true)).toBe(true);
+    // Released: due at once; held again later, the wait starts over.
+    expect(schedule.due(2, rows(500), true, 0, true)).toBe(false);
+    expect(schedule.due(2, rows(500), true, 1_000, false)).toBe(true);
+    expect(schedule.due(2, rows(600), true, 2_000, true)).toBe(false);
+  });
+
+  it("does not hold a merge that is not due", () => {
+    const schedule = new MergeSchedule(options);
+    expect(schedule.due(1, rows(10), false, 0, true)).toBe(false);
+    expect(schedule.due(1, rows(10), false, 40_000, false)).toBe(true);
+  });
 });

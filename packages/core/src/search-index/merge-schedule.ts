@@ -8,6 +8,11 @@ export interface MergeScheduleOptions {
   searchedWithinSeconds: number;
   /** A table no row was written to for this many seconds has the rest merged. */
   quietSeconds: number;
+  /**
+   * How long a due merge may wait while the worker reads, chunks and writes a large document (see
+   * `due`): 60 s by default, so that a stream of them cannot hold merges off for good.
+   */
+  heldAtMostSeconds?: number;
 }
 
 /** A table's rows as a maintenance run finds them. */
@@ -33,17 +38,32 @@ export interface TableRows {
 export class MergeSchedule {
   /** Each generation's unmerged rows as last seen, and since when they stood at that. */
   private readonly seen = new Map<number, { unmerged: number; since: number }>();
+  /** Since when a due merge of each generation has waited for a large document's write. */
+  private readonly heldSince = new Map<number, number>();
 
   constructor(readonly options: MergeScheduleOptions) {}
 
-  /** Whether generation `generationId`'s waiting rows are merged now; `searched` within the window. */
-  due(generationId: number, rows: TableRows, searched: boolean, now = Date.now()): boolean {
+  /**
+   * Whether generation `generationId`'s waiting rows are merged now; `searched` within the window.
+   * `held`: this process is reading, chunking or writing a large document. A merge rebuilds the whole
+   * FTS index in the worker's memory, and one beside a 20 MiB document's write stacked its buffers on
+   * the document's (bench/RESULTS.md, issue 44 §3), so a due merge waits until that write ends, for at
+   * most `heldAtMostSeconds`; its rows are found meanwhile, by the scan every search makes of them.
+   */
+  due(generationId: number, rows: TableRows, searched: boolean, now = Date.now(), held = false): boolean {
     const { unmerged, total } = rows;
     const last = this.seen.get(generationId);
     const since = last?.unmerged === unmerged ? last.since : now;
     this.seen.set(generationId, { unmerged, since });
     if (unmerged === 0) return false;
     const bound = Math.max(this.options.tailRows, this.options.tailShare * total);
-    return searched || unmerged >= bound || now - since >= this.options.quietSeconds * 1000;
+    const due = searched || unmerged >= bound || now - since >= this.options.quietSeconds * 1000;
+    if (!due || !held) {
+      this.heldSince.delete(generationId);
+      return due;
+    }
+    const heldSince = this.heldSince.get(generationId) ?? now;
+    this.heldSince.set(generationId, heldSince);
+    return now - heldSince >= (this.options.heldAtMostSeconds ?? 60) * 1000;
   }
 }

@@ -68,6 +68,21 @@ describe("optimizeSearchIndex on the worker's schedule", () => {
     expect((await currentGeneration()).lastSearchedAt).toBeNull();
   });
 
+  it("holds a due merge off while this process indexes a large document, and merges once it is done", async () => {
+    await db.indexGeneration.updateMany({ data: { lastSearchedAt: null } });
+    const schedule = new MergeSchedule({ tailRows: 1, tailShare: 0, searchedWithinSeconds: 60, quietSeconds: 3_600 });
+    await ingestAndIndex("sched-held", "ibis roosting trees");
+    const release = testSearchIndex().holdMerges();
+    const [held] = await optimizeSearchIndex({ db, index: testSearchIndex(), schedule });
+    expect(held).toMatchObject({ action: null, unmergedRows: 1 });
+    // Found meanwhile, by the scan of unmerged rows.
+    expect(await search("ibis")).toEqual(["sched-held"]);
+
+    release();
+    const [merged] = await optimizeSearchIndex({ db, index: testSearchIndex(), schedule });
+    expect(merged).toMatchObject({ action: "merge", unmergedRows: 0 });
+  });
+
   it("merges everything waiting when called without a schedule, as tests and rebuilds do", async () => {
     await ingestAndIndex("sched-4", "stork wintering sites");
     const [merged] = await optimizeSearchIndex({ db, index: testSearchIndex() });

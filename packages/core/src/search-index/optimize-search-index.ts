@@ -44,7 +44,8 @@ export interface GenerationMaintenance {
  * With a schedule, a generation being built is neither merged nor compacted: nobody searches it, the
  * rebuild optimizes it once before the swap, and each merge on the way rebuilt the whole FTS index
  * (at 1 M chunks they took half the rebuild's time: bench/RESULTS.md, session 19). Only its key
- * B-trees are brought up to date, on the same schedule, so that replaces into it stay cheap.
+ * B-trees are brought up to date, on the same schedule, so that replaces into it stay cheap. While
+ * this process indexes a large document (`index.holdMerges`), a due merge waits (MergeSchedule).
  */
 export async function optimizeSearchIndex({
   db,
@@ -66,7 +67,7 @@ export async function optimizeSearchIndex({
     if (table === null) continue;
     try {
       const rows = await countRows(table);
-      const action = await chooseAction(table, generation, rows, { force, schedule });
+      const action = await chooseAction(table, generation, rows, { force, schedule, held: index.mergesHeld });
       if (action === null) {
         maintained.push({ generationId: generation.id, unmergedRows: rows.unmerged, action, seconds: null });
         continue;
@@ -94,12 +95,12 @@ async function chooseAction(
   table: GenerationTable,
   generation: { id: number; searched: boolean; building: boolean },
   rows: TableRows,
-  { force, schedule }: { force: boolean; schedule: MergeSchedule | undefined },
+  { force, schedule, held }: { force: boolean; schedule: MergeSchedule | undefined; held: boolean },
 ): Promise<GenerationMaintenance["action"]> {
   if (force) return "compaction";
   if (schedule === undefined) return rows.unmerged > 0 ? "merge" : null;
   if (generation.building) return schedule.due(generation.id, await countRows(table, KEY_INDEX_NAME), false) ? "keys" : null;
-  if (!schedule.due(generation.id, rows, generation.searched)) return null;
+  if (!schedule.due(generation.id, rows, generation.searched, Date.now(), held)) return null;
   // Fragments come with new rows, so a table not merged now is not asked for its fragment statistics.
   return (await countSmallFragments(table)) >= COMPACT_AT_SMALL_FRAGMENTS ? "compaction" : "merge";
 }

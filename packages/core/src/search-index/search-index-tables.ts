@@ -25,6 +25,7 @@ export interface SearchIndexOptions {
 export class SearchIndexTables {
   private connection: Promise<SearchIndex> | undefined;
   private readonly tables = new Map<number, Promise<GenerationTable | null>>();
+  private mergeHolds = 0;
 
   constructor(
     readonly uri: string,
@@ -91,6 +92,25 @@ export class SearchIndexTables {
   async cachedBytes(): Promise<number> {
     const connection = this.connection;
     return connection ? connection.then(({ session }) => Number(session.sizeBytes()), () => 0) : 0;
+  }
+
+  /**
+   * Holds this process's scheduled merges off (MergeSchedule) until the returned function is called:
+   * indexing holds them while it reads, chunks and writes a large document.
+   */
+  holdMerges(): () => void {
+    this.mergeHolds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.mergeHolds--;
+    };
+  }
+
+  /** Whether a large document's indexing holds merges off now. */
+  get mergesHeld(): boolean {
+    return this.mergeHolds > 0;
   }
 
   /** Closes the connection; the next use opens it again. */
