@@ -1,10 +1,21 @@
-import { Argument, Command, CommanderError, Option } from "commander";
-import { AccessTypeSchema, ApiKeyRoleSchema, DocumentSourceSchema, MAX_INGESTION_BATCH_SIZE, type AccessType, type ApiKeyRole, type DocumentSource } from "@svc/schema";
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import {
+  AccessTypeSchema,
+  ApiKeyRoleSchema,
+  DocumentSourceSchema,
+  EventTypeSchema,
+  MAX_INGESTION_BATCH_SIZE,
+  type AccessType,
+  type ApiKeyRole,
+  type DocumentSource,
+  type EventType,
+} from "@svc/schema";
 import packageJson from "../package.json" with { type: "json" };
 import { parsePositiveInt, UsageError } from "./cli-error";
 import { escapeTerminalText } from "./output/terminal-text";
 import type { IngestOptions } from "./commands/ingest";
 import type { Part } from "./commands/start";
+import type { WebhookApiOptions } from "./commands/webhooks";
 import { cliEnv } from "./env";
 import type { DatabaseContext } from "./with-database";
 
@@ -25,6 +36,26 @@ async function withDatabase(work: (context: DatabaseContext) => Promise<void>): 
 
 function jsonOption(): Option {
   return new Option("--json", "print JSON instead of a table");
+}
+
+/** `--url` of the commands that reach a running svc over its REST API. */
+function apiUrlOption(): Option {
+  return new Option("--url <url>", "the API root of svc (env SVC_URL; default http://localhost:$PORT/api)");
+}
+
+function apiKeyOption(which = "an admin API key"): Option {
+  return new Option("--key <key>", `${which} (env SVC_API_KEY, which keeps it out of the process list)`);
+}
+
+/** A repeatable option's parser: each value parsed, all of them kept in order. */
+function collect<T>(parse: (text: string) => T): (text: string, previous: T[] | undefined) => T[] {
+  return (text, previous) => [...(previous ?? []), parse(text)];
+}
+
+function parseEventType(text: string): EventType {
+  const parsed = EventTypeSchema.safeParse(text);
+  if (!parsed.success) throw new InvalidArgumentError(`Not an event type: "${text}". Allowed: ${EventTypeSchema.options.join(", ")}.`);
+  return parsed.data;
 }
 
 /** A mandatory option that takes one of `choices` (a zod enum's options), listed by --help. */
@@ -127,12 +158,40 @@ function buildProgram(): Command {
     .addOption(jsonOption())
     .action((options: { json?: boolean }) => withDatabase(async (context) => (await import("./commands/search-index")).cancelRebuild(context, options)));
 
+  const webhooks = program.command("webhooks").description("webhook endpoints of a running svc, over its REST API with an admin key");
+  webhooks
+    .command("add")
+    .description("register an endpoint; its signing secret is printed alone on the last line of stdout, once")
+    .argument("<url>", "where svc POSTs the events (http or https)")
+    .addOption(apiUrlOption())
+    .addOption(apiKeyOption())
+    .option("--pair <id>", "only this pair's events (repeat for more; default: every pair the key may change)", collect(parsePositiveInt))
+    .option("--event <type>", `only this event type (repeat for more; default: all): ${EventTypeSchema.options.join(", ")}`, collect(parseEventType))
+    .addOption(jsonOption())
+    .action(async (url: string, options: WebhookApiOptions & { pair?: number[]; event?: EventType[]; json?: boolean }) =>
+      (await import("./commands/webhooks")).addWebhook(cliEnv(), url, options),
+    );
+  webhooks
+    .command("list")
+    .description("list the endpoints the key may see (never their secrets)")
+    .addOption(apiUrlOption())
+    .addOption(apiKeyOption())
+    .addOption(jsonOption())
+    .action(async (options: WebhookApiOptions & { json?: boolean }) => (await import("./commands/webhooks")).listWebhooks(cliEnv(), options));
+  webhooks
+    .command("remove")
+    .description("delete an endpoint; its pending deliveries are not sent")
+    .argument("<id>", "the endpoint's id", parsePositiveInt)
+    .addOption(apiUrlOption())
+    .addOption(apiKeyOption())
+    .action(async (id: number, options: WebhookApiOptions) => (await import("./commands/webhooks")).removeWebhook(cliEnv(), id, options));
+
   program
     .command("ingest")
     .description("send documents to a running svc over its REST API: a folder, a .jsonl file of ingestion bodies, or - (JSONL on stdin)")
     .argument("<path>", "folder (txt, md, html, json, csv, pdf, docx files), .jsonl file, or -")
-    .option("--url <url>", "the API root of svc (env SVC_URL; default http://localhost:$PORT/api)")
-    .option("--key <key>", "an admin or curator API key (env SVC_API_KEY, which keeps it out of the process list)")
+    .addOption(apiUrlOption())
+    .addOption(apiKeyOption("an admin or curator API key"))
     .option("--pair <id>", "attach every document to this connector-credential pair", parsePositiveInt)
     .option("--batch-size <n>", `documents per request (POST /svc-api/ingestion/batch), at most ${MAX_INGESTION_BATCH_SIZE}`, parsePositiveInt, 250)
     .option("--concurrency <n>", "requests in flight at once", parsePositiveInt, 4)
