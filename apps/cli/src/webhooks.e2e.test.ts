@@ -59,7 +59,7 @@ async function listed(env: NodeJS.ProcessEnv): Promise<Record<string, string>[]>
   const [header, ...rows] = (await webhooks(env, "list")).stdout.trimEnd().split("\n");
   const headers = header!.split(/\s{2,}/);
   expect(headers).toEqual(["ID", "PAIRS", "EVENTS", "CREATED", "URL"]);
-  return rows.map((row) => Object.fromEntries(row.split(/\s{2,}/).map((cell, column) => [headers[column], cell])));
+  return rows.map((row): Record<string, string> => Object.fromEntries(row.split(/\s{2,}/).map((cell, column): [string, string] => [headers[column] ?? "", cell])));
 }
 
 describe("svc webhooks", () => {
@@ -70,7 +70,7 @@ describe("svc webhooks", () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
     expect(added.stderr).toContain(`for ${receiverBase}/indexed (pairs: ${pair}; events: document.indexed)`);
     const everything = JSON.parse((await webhooks(adminEnv, "add", `${receiverBase}/all`, "--json")).stdout) as { id: number; secret: string; cc_pair_ids: null };
-    expect(everything).toMatchObject({ cc_pair_ids: null, event_types: null, secret: expect.stringMatching(/^whsec_/) });
+    expect(everything).toMatchObject({ cc_pair_ids: null, event_types: null, secret: expect.stringMatching(/^whsec_/) as unknown });
 
     const rows = await listed(adminEnv);
     const own = rows.find((row) => row.URL === `${receiverBase}/indexed`);

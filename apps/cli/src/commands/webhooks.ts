@@ -30,7 +30,7 @@ async function call<T>(baseUrl: string, work: Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof SvcApiError) throw error;
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`svc at ${baseUrl} could not be reached: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    throw new Error(`svc at ${baseUrl} could not be reached: ${cause?.code ?? cause?.message ?? (error as Error).message}`, { cause: error });
   }
 }
 
