@@ -6,7 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApiKey } from "@svc/core";
 import { createTestPair } from "@svc/core/testing";
-import { waitFor } from "@svc/db/testing";
+import { findFreePort, waitFor } from "@svc/db/testing";
 import type { SvcEvent } from "@svc/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSvc, useRunningSvc } from "./testing/run-svc";
@@ -136,8 +136,10 @@ describe("svc webhooks", () => {
     const curator = await runSvc(["webhooks", "list"], { env: svc.env });
     expect(curator.code).toBe(1);
     expect(curator.stderr).toContain("svc answered 403");
-    const unreachable = await runSvc(["webhooks", "list", "--url", "http://127.0.0.1:9/api"], { env: adminEnv });
+    // A port nothing listens on.
+    const nowhere = `http://127.0.0.1:${await findFreePort()}/api`;
+    const unreachable = await runSvc(["webhooks", "list", "--url", nowhere], { env: adminEnv });
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stderr).toContain("svc at http://127.0.0.1:9/api could not be reached: ECONNREFUSED");
+    expect(unreachable.stderr).toContain(`svc at ${nowhere} could not be reached: ECONNREFUSED`);
   });
 });

@@ -287,18 +287,18 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
       ) : (
         <DataTable
           label="Webhook deliveries"
-          minWidth={880}
-          columns={["Event", "Type", "Document", "Status", { label: "Tries", align: "right" }, "Last answer", "Last try", ""]}
+          minWidth={720}
+          columns={["Event", "Document", "Status", { label: "Tries", align: "right" }, "Last answer", "Last try", ""]}
         >
           {deliveries.data.map((delivery) => (
             <Table.Tr key={delivery.id} data-delivery-id={delivery.id} data-event-id={delivery.eventId}>
               <Table.Td>
                 <Code>{delivery.eventId}</Code>
+                <Text size="xs" c="dimmed">
+                  {delivery.eventType}
+                </Text>
               </Table.Td>
-              <Table.Td>
-                <Text size="sm">{delivery.eventType}</Text>
-              </Table.Td>
-              <Table.Td maw={220}>
+              <Table.Td maw={200}>
                 <Text size="xs" ff="monospace" style={{ wordBreak: "break-all" }}>
                   {delivery.documentId ?? "—"}
                 </Text>
@@ -311,7 +311,7 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
                 </Tooltip>
               </Table.Td>
               <Table.Td ta="right">{delivery.attempts}</Table.Td>
-              <Table.Td maw={240}>
+              <Table.Td maw={200}>
                 <LastAnswer delivery={delivery} />
               </Table.Td>
               <Table.Td>
