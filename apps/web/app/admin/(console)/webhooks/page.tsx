@@ -106,7 +106,7 @@ function AddEndpoint({ onCreated }: { onCreated: (id: number) => void }) {
         </Title>
         <form onSubmit={submit} aria-label="Add a webhook endpoint">
           <Stack>
-            <TextField label="URL" placeholder="https://pipeline.example.com/svc-events" value={url} onValueChange={setUrl} required type="url" />
+            <TextField label="URL" placeholder="https://example.com/hooks" value={url} onValueChange={setUrl} required type="url" />
             <PairPicker
               label="Pairs"
               description={user.scopeCcPairIds ? "Optional: empty means every pair of this key's scope" : "Optional: empty means every pair"}
