@@ -190,7 +190,7 @@ function EndpointTable({ endpoints, selectedId, onSelect }: { endpoints: Endpoin
       <DataTable label="Webhook endpoints" minWidth={760} columns={["URL", "Pairs", "Event types", "Created", ""]}>
         {endpoints.map((endpoint) => (
           <Table.Tr key={endpoint.id} data-endpoint-id={endpoint.id} bg={endpoint.id === selectedId ? "var(--mantine-color-default-hover)" : undefined}>
-            <Table.Td maw={280}>
+            <Table.Td miw={220} maw={320}>
               <Text size="sm" fw={600} style={{ wordBreak: "break-all" }}>
                 {endpoint.url}
               </Text>
