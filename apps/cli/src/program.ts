@@ -1,4 +1,4 @@
-import { Argument, Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Argument, Command, CommanderError, Option } from "commander";
 import {
   AccessTypeSchema,
   ApiKeyRoleSchema,
@@ -15,7 +15,6 @@ import { parsePositiveInt, UsageError } from "./cli-error";
 import { escapeTerminalText } from "./output/terminal-text";
 import type { IngestOptions } from "./commands/ingest";
 import type { Part } from "./commands/start";
-import type { WebhookApiOptions } from "./commands/webhooks";
 import { cliEnv } from "./env";
 import type { DatabaseContext } from "./with-database";
 
@@ -36,26 +35,6 @@ async function withDatabase(work: (context: DatabaseContext) => Promise<void>): 
 
 function jsonOption(): Option {
   return new Option("--json", "print JSON instead of a table");
-}
-
-/** `--url` of the commands that reach a running svc over its REST API. */
-function apiUrlOption(): Option {
-  return new Option("--url <url>", "the API root of svc (env SVC_URL; default http://localhost:$PORT/api)");
-}
-
-function apiKeyOption(which = "an admin API key"): Option {
-  return new Option("--key <key>", `${which} (env SVC_API_KEY, which keeps it out of the process list)`);
-}
-
-/** A repeatable option's parser: each value parsed, all of them kept in order. */
-function collect<T>(parse: (text: string) => T): (text: string, previous: T[] | undefined) => T[] {
-  return (text, previous) => [...(previous ?? []), parse(text)];
-}
-
-function parseEventType(text: string): EventType {
-  const parsed = EventTypeSchema.safeParse(text);
-  if (!parsed.success) throw new InvalidArgumentError(`Not an event type: "${text}". Allowed: ${EventTypeSchema.options.join(", ")}.`);
-  return parsed.data;
 }
 
 /** A mandatory option that takes one of `choices` (a zod enum's options), listed by --help. */
@@ -158,40 +137,12 @@ function buildProgram(): Command {
     .addOption(jsonOption())
     .action((options: { json?: boolean }) => withDatabase(async (context) => (await import("./commands/search-index")).cancelRebuild(context, options)));
 
-  const webhooks = program.command("webhooks").description("webhook endpoints of a running svc, over its REST API with an admin key");
-  webhooks
-    .command("add")
-    .description("register an endpoint; its signing secret is printed alone on the last line of stdout, once")
-    .argument("<url>", "where svc POSTs the events (http or https)")
-    .addOption(apiUrlOption())
-    .addOption(apiKeyOption())
-    .option("--pair <id>", "only this pair's events (repeat for more; default: every pair the key may change)", collect(parsePositiveInt))
-    .option("--event <type>", `only this event type (repeat for more; default: all): ${EventTypeSchema.options.join(", ")}`, collect(parseEventType))
-    .addOption(jsonOption())
-    .action(async (url: string, options: WebhookApiOptions & { pair?: number[]; event?: EventType[]; json?: boolean }) =>
-      (await import("./commands/webhooks")).addWebhook(cliEnv(), url, options),
-    );
-  webhooks
-    .command("list")
-    .description("list the endpoints the key may see (never their secrets)")
-    .addOption(apiUrlOption())
-    .addOption(apiKeyOption())
-    .addOption(jsonOption())
-    .action(async (options: WebhookApiOptions & { json?: boolean }) => (await import("./commands/webhooks")).listWebhooks(cliEnv(), options));
-  webhooks
-    .command("remove")
-    .description("delete an endpoint; its pending deliveries are not sent")
-    .argument("<id>", "the endpoint's id", parsePositiveInt)
-    .addOption(apiUrlOption())
-    .addOption(apiKeyOption())
-    .action(async (id: number, options: WebhookApiOptions) => (await import("./commands/webhooks")).removeWebhook(cliEnv(), id, options));
-
   program
     .command("ingest")
     .description("send documents to a running svc over its REST API: a folder, a .jsonl file of ingestion bodies, or - (JSONL on stdin)")
     .argument("<path>", "folder (txt, md, html, json, csv, pdf, docx files), .jsonl file, or -")
-    .addOption(apiUrlOption())
-    .addOption(apiKeyOption("an admin or curator API key"))
+    .option("--url <url>", "the API root of svc (env SVC_URL; default http://localhost:$PORT/api)")
+    .option("--key <key>", "an admin or curator API key (env SVC_API_KEY, which keeps it out of the process list)")
     .option("--pair <id>", "attach every document to this connector-credential pair", parsePositiveInt)
     .option("--batch-size <n>", `documents per request (POST /svc-api/ingestion/batch), at most ${MAX_INGESTION_BATCH_SIZE}`, parsePositiveInt, 250)
     .option("--concurrency <n>", "requests in flight at once", parsePositiveInt, 4)
@@ -206,6 +157,36 @@ function buildProgram(): Command {
     .option("--verbose", "name every ignored file (else the first few)")
     .option("--json", "print the summary as JSON")
     .action(async (path: string, options: IngestOptions) => (await import("./commands/ingest")).runIngestCommand(cliEnv(), path, options));
+
+  const webhooks = program
+    .command("webhooks")
+    .description("webhook endpoints of a running svc, over its REST API (--url / SVC_URL, --key / SVC_API_KEY: an admin key)");
+  const apiOptions = (command: Command) =>
+    command.option("--url <url>", "the API root of svc (env SVC_URL; default http://localhost:$PORT/api)").option("--key <key>", "an admin API key (env SVC_API_KEY)");
+  apiOptions(webhooks.command("add"))
+    .description("register an endpoint; its signing secret is printed alone on the last line of stdout, once")
+    .argument("<url>", "where svc POSTs the events (public addresses only, unless svc runs with SVC_WEBHOOK_ALLOW_PRIVATE)")
+    .option("--pair <ids>", "only these pairs' events (comma-separated ids)", (text: string) => text.split(",").map((id) => parsePositiveInt(id.trim())))
+    .addOption(
+      new Option("--event <types>", `only these event types (comma-separated: ${EventTypeSchema.options.join(", ")})`).argParser((text: string) =>
+        text.split(",").map((type) => {
+          const parsed = EventTypeSchema.safeParse(type.trim());
+          if (!parsed.success) throw new UsageError(`--event: not an event type: "${type.trim()}" (one of ${EventTypeSchema.options.join(", ")})`);
+          return parsed.data;
+        }),
+      ),
+    )
+    .action(async (url: string, options: { url?: string; key?: string; pair?: number[]; event?: EventType[] }) =>
+      (await import("./commands/webhooks")).addWebhook(cliEnv(), url, options),
+    );
+  apiOptions(webhooks.command("list"))
+    .description("list the endpoints the key may see (never their secrets)")
+    .addOption(jsonOption())
+    .action(async (options: { url?: string; key?: string; json?: boolean }) => (await import("./commands/webhooks")).listWebhooks(cliEnv(), options));
+  apiOptions(webhooks.command("remove"))
+    .description("remove an endpoint and its deliveries")
+    .argument("<id>", "the endpoint's id", parsePositiveInt)
+    .action(async (id: number, options: { url?: string; key?: string }) => (await import("./commands/webhooks")).removeWebhook(cliEnv(), id, options));
 
   return program;
 }

@@ -112,6 +112,12 @@ out.invalid = await failure(() => client.ingest({ document: { id: "bad", section
 out.ignored = await client.ingest({ ...doc("reports/q3 plan", { doc_updated_at: "2001-01-01T00:00:00Z" }), if_newer: true });
 out.stale = await failure(() => client.ingest({ ...doc("reports/q3 plan"), if_version: 7 }));
 out.staleBody = await client.ingest({ ...doc("reports/q3 plan"), if_version: 7 }).catch((error) => error.body);
+const hook = await client.createWebhook({ url: "https://93.184.216.34/hook", cc_pair_ids: [pair.cc_pair_id], event_types: ["document.indexed"] });
+out.webhookSecret = hook.secret.startsWith("whsec_");
+out.webhooks = (await client.listWebhooks()).map((endpoint) => [endpoint.url, endpoint.cc_pair_ids, "secret" in endpoint]);
+out.webhookDeliveries = await client.listWebhookDeliveries(hook.id, 10);
+out.webhookDeleted = (await client.deleteWebhook(hook.id)).id === hook.id;
+out.webhookPrivate = await failure(() => client.createWebhook({ url: "http://127.0.0.1:1/hook" }));
 out.unauthenticated = await failure(() => createSvcClient({ baseUrl: process.env.SVC_URL, apiKey: "wrong" }).getDocument("x"));
 console.log(JSON.stringify(out));
 `;
@@ -157,6 +163,9 @@ describe("@svc/client from its packed tarball, in plain Node", () => {
       retryAfter: null,
     });
     expect(out.unauthenticated).toMatchObject({ isSvcApiError: true, status: 401 });
+    expect(out).toMatchObject({ webhookSecret: true, webhookDeliveries: [], webhookDeleted: true });
+    expect(out.webhooks).toEqual([["https://93.184.216.34/hook", [expect.any(Number)], false]]);
+    expect(out.webhookPrivate).toMatchObject({ isSvcApiError: true, status: 400 });
     expect(out.ignored).toEqual({ document_id: "reports/q3 plan", already_existed: true, applied: false });
     expect(out.stale).toEqual({ isSvcApiError: true, status: 409, detail: "Document reports/q3 plan is at version 1, not 7.", retryAfter: null });
     expect(out.staleBody).toEqual({ detail: "Document reports/q3 plan is at version 1, not 7.", current_version: 1 });

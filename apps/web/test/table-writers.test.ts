@@ -33,6 +33,9 @@ const WRITERS: Record<string, string[]> = {
   uploaded_file: ["packages/core/src/files/upload-files.ts"],
   worker_heartbeat: ["packages/core/src/health/worker-heartbeats.ts"],
   svc_event: ["packages/core/src/events/event-rows.ts"],
+  webhook_endpoint: ["packages/core/src/webhooks/manage-webhook-endpoints.ts"],
+  webhook_delivery: ["packages/core/src/webhooks/webhook-deliveries.ts"],
+  webhook_cursor: ["packages/core/src/webhooks/webhook-deliveries.ts"],
   // Its one row comes from a migration.
   search_index_identity: [],
 };

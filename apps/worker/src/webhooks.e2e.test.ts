@@ -122,7 +122,8 @@ describe("webhook deliveries from the worker", () => {
     expect(indexed).toMatchObject({ cc_pair_ids: [pairA], version: 1, status: "indexed", error: null, counts: null });
     expect(Date.parse(indexed?.time ?? "")).toBeGreaterThan(Date.now() - 120_000);
     const failed = all.find((entry) => entry.event.type === "document.failed")?.event;
-    expect(failed).toMatchObject({ document_id: "hook-poison", cc_pair_ids: [pairPoison], status: "failed", error: expect.any(String) });
+    expect(failed).toMatchObject({ document_id: "hook-poison", cc_pair_ids: [pairPoison], status: "failed" });
+    expect(failed?.error).toContain("chunk rejected");
     expect(all.find((entry) => entry.event.type === "attempt.finished" && entry.event.cc_pair_ids[0] === pairB)?.event).toMatchObject({
       status: "success",
       counts: { docs_indexed: 1, docs_failed: 0 },
@@ -188,7 +189,8 @@ describe("webhook deliveries from the worker", () => {
     await ingestTestDocument(queue, { id: "hook-kill", text: "kill text", ccPairId: pair });
     await waitFor("the receiver holding the first try", () => (at("/hang").length === 1 ? true : undefined), { describe: worker.output });
     const [held] = await db.webhookDelivery.findMany({ where: { endpoint: { url: `${base}/hang` } } });
-    expect(held).toMatchObject({ status: "pending", attempts: 1, leasedUntil: expect.any(Date) });
+    expect(held).toMatchObject({ status: "pending", attempts: 1 });
+    expect(held?.leasedUntil?.getTime()).toBeGreaterThan(Date.now());
     await worker.kill();
     for (const response of hanging) response.destroy();
 

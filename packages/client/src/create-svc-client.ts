@@ -128,16 +128,16 @@ export function createSvcClient(options: SvcClientOptions) {
       answer(api.POST("/manage/admin/search-index/rebuild", { body: request })),
     /** DELETE /manage/admin/search-index/rebuild. */
     cancelIndexRebuild: () => answer(api.DELETE("/manage/admin/search-index/rebuild")),
-    /** POST /manage/admin/webhook: registers an endpoint (admin); its `secret` is in this answer only. */
+    /** POST /manage/admin/webhook: the endpoint with its `secret` (shown only here). */
     createWebhook: (request: Schemas["CreateWebhookRequest"]) => answer(api.POST("/manage/admin/webhook", { body: request })),
-    /** GET /manage/admin/webhook: the endpoints the key may see, without their secrets. */
+    /** GET /manage/admin/webhook: the endpoints the key may see, without secrets. */
     listWebhooks: () => answer(api.GET("/manage/admin/webhook")),
-    /** DELETE /manage/admin/webhook/{id}: the deleted endpoint; its pending deliveries are not sent. */
+    /** DELETE /manage/admin/webhook/{id}: the deleted endpoint. */
     deleteWebhook: (id: number) => answer(api.DELETE("/manage/admin/webhook/{id}", { params: { path: { id } } })),
-    /** GET /manage/admin/webhook/{id}/deliveries: the endpoint's last deliveries (50 by default, up to 1,000), newest first. */
-    listWebhookDeliveries: (id: number, { limit }: { limit?: number } = {}) =>
+    /** GET /manage/admin/webhook/{id}/deliveries: the last `limit` (50 by default) deliveries, newest first. */
+    listWebhookDeliveries: (id: number, limit?: number) =>
       answer(api.GET("/manage/admin/webhook/{id}/deliveries", { params: { path: { id }, query: limit === undefined ? {} : { limit } } })),
-    /** POST /manage/admin/webhook/{id}/deliveries/{delivery_id}/resend: sends it again now, same event id. */
+    /** POST /manage/admin/webhook/{id}/deliveries/{delivery_id}/resend: sent again now, same event id. */
     resendWebhookDelivery: (id: number, deliveryId: number) =>
       answer(api.POST("/manage/admin/webhook/{id}/deliveries/{delivery_id}/resend", { params: { path: { id, delivery_id: deliveryId } } })),
     /** GET /health: liveness. */

@@ -17,3 +17,7 @@ export type SearchRequest = Schemas["SearchRequest"];
 export type SearchResponse = Schemas["SearchResponse"];
 export type IndexingStatusRequest = Schemas["IndexingStatusRequest"];
 export type CcPair = Schemas["CcPair"];
+export type CreateWebhookRequest = Schemas["CreateWebhookRequest"];
+export type WebhookEndpoint = Schemas["WebhookEndpoint"];
+export type CreatedWebhookEndpoint = Schemas["CreatedWebhookEndpoint"];
+export type WebhookDelivery = Schemas["WebhookDelivery"];

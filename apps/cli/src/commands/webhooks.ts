@@ -1,66 +1,56 @@
-import { createSvcClient, SvcApiError, type SvcClient } from "@svc/client";
+import { createSvcClient, type SvcClient } from "@svc/client";
 import type { EventType } from "@svc/schema";
 import { UsageError } from "../cli-error";
 import type { CliEnv } from "../env";
 import { printJson, printTable } from "../output/print-table";
 import { terminalText } from "../output/terminal-text";
 
-// `svc webhooks …`: webhook endpoints, through svc's REST API with an admin key (as `svc ingest`
-// reaches a running svc): the server decides what the key may see and register.
-
-export interface WebhookApiOptions {
+export interface WebhookClientOptions {
   url?: string;
   key?: string;
 }
 
-/** The client of the running svc: --url / SVC_URL (this machine's on PORT by default), --key / SVC_API_KEY. */
-function webhookClient(env: CliEnv, options: WebhookApiOptions): { client: SvcClient; baseUrl: string } {
+/** A client of the running svc, as `svc ingest` finds it (--url / SVC_URL, --key / SVC_API_KEY). */
+function webhookClient(env: CliEnv, options: WebhookClientOptions): SvcClient {
   const apiKey = options.key ?? env.SVC_API_KEY;
   if (!apiKey) throw new UsageError("svc webhooks needs an admin API key: --key KEY or SVC_API_KEY.");
   const baseUrl = (options.url ?? env.SVC_URL ?? `http://localhost:${env.PORT}/api`).replace(/\/+$/, "");
   if (!URL.canParse(baseUrl)) throw new UsageError(`--url: not a URL: "${baseUrl}"`);
-  // 429 and 503 are tried again after their Retry-After; any other answer is final.
-  return { client: createSvcClient({ baseUrl, apiKey, retry: true }), baseUrl };
+  return createSvcClient({ baseUrl, apiKey, retry: true });
 }
 
-/** svc's refusal as its `detail`; a connection that failed as such (fetch's own message says only "fetch failed"). */
-async function call<T>(baseUrl: string, work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof SvcApiError) throw error;
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`svc at ${baseUrl} could not be reached: ${cause?.code ?? cause?.message ?? (error as Error).message}`, { cause: error });
-  }
+/** `svc webhooks add URL`: the endpoint's secret is printed alone on the last line of stdout, once. */
+export async function addWebhook(
+  env: CliEnv,
+  url: string,
+  options: WebhookClientOptions & { pair?: number[]; event?: EventType[] },
+): Promise<void> {
+  const endpoint = await webhookClient(env, options).createWebhook({ url, cc_pair_ids: options.pair ?? null, event_types: options.event ?? null });
+  const pairs = endpoint.cc_pair_ids ? `pairs ${endpoint.cc_pair_ids.join(",")}` : "every pair";
+  const events = endpoint.event_types ? endpoint.event_types.join(",") : "every event type";
+  console.error(terminalText`Registered webhook ${endpoint.id} for ${endpoint.url} (${pairs}; ${events}). Its signing secret is shown only once:`);
+  console.log(endpoint.secret);
 }
 
-/** `add URL`: prints the endpoint, then its secret alone on the last line of stdout (shown only this once). */
-export async function addWebhook(env: CliEnv, url: string, options: WebhookApiOptions & { pair?: number[]; event?: EventType[]; json?: boolean }): Promise<void> {
-  const { client, baseUrl } = webhookClient(env, options);
-  const created = await call(baseUrl, client.createWebhook({ url, cc_pair_ids: options.pair ?? null, event_types: options.event ?? null }));
-  if (options.json) return printJson(created);
-  console.error(
-    terminalText`Added webhook endpoint ${created.id} for ${created.url} (pairs: ${created.cc_pair_ids?.join(",") ?? "all"}; events: ${created.event_types?.join(",") ?? "all"}).`,
-  );
-  console.error("Its signing secret follows; it is shown only this once.");
-  console.log(created.secret);
-}
-
-/** `list`: the endpoints the key may see; `--json` prints GET /manage/admin/webhook's body. */
-export async function listWebhooks(env: CliEnv, options: WebhookApiOptions & { json?: boolean }): Promise<void> {
-  const { client, baseUrl } = webhookClient(env, options);
-  const endpoints = await call(baseUrl, client.listWebhooks());
+/** `svc webhooks list`: the endpoints the key may see, never their secrets. */
+export async function listWebhooks(env: CliEnv, options: WebhookClientOptions & { json?: boolean }): Promise<void> {
+  const endpoints = await webhookClient(env, options).listWebhooks();
   if (options.json) return printJson(endpoints);
-  if (endpoints.length === 0) return console.log("No webhook endpoints.");
+  if (endpoints.length === 0) return console.log("No webhooks.");
   printTable(
-    ["id", "pairs", "events", "created", "url"],
-    endpoints.map((endpoint) => [endpoint.id, endpoint.cc_pair_ids?.join(",") ?? "all", endpoint.event_types?.join(",") ?? "all", endpoint.created_at, endpoint.url]),
+    ["id", "url", "pairs", "events", "created"],
+    endpoints.map((endpoint) => [
+      endpoint.id,
+      endpoint.url,
+      endpoint.cc_pair_ids?.join(",") ?? "all",
+      endpoint.event_types?.join(",") ?? "all",
+      endpoint.created_at,
+    ]),
   );
 }
 
-/** `remove ID`: deletes the endpoint; its pending deliveries are not sent. */
-export async function removeWebhook(env: CliEnv, id: number, options: WebhookApiOptions): Promise<void> {
-  const { client, baseUrl } = webhookClient(env, options);
-  const removed = await call(baseUrl, client.deleteWebhook(id));
-  console.log(terminalText`Removed webhook endpoint ${removed.id} (${removed.url}); its pending deliveries are not sent.`);
+/** `svc webhooks remove ID`: the endpoint and its deliveries go; pending ones are not sent. */
+export async function removeWebhook(env: CliEnv, id: number, options: WebhookClientOptions): Promise<void> {
+  const endpoint = await webhookClient(env, options).deleteWebhook(id);
+  console.log(terminalText`Removed webhook ${endpoint.id} (${endpoint.url}).`);
 }

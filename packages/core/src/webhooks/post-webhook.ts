@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import net, { isIP } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 import { webhookHeaders } from "./sign-webhook";
 import { guardedLookup, isPrivateAddress } from "./webhook-address";
 
@@ -50,7 +50,7 @@ export function postWebhook({
       clearTimeout(timer);
       resolve(outcome);
     };
-    const request = transport.request(target, { method: "POST", headers, lookup: guardedLookup(allowPrivate) as unknown as net.LookupFunction, agent: false }, (response) => {
+    const request = transport.request(target, { method: "POST", headers, lookup: guardedLookup(allowPrivate) as unknown as LookupFunction, agent: false }, (response) => {
       let read = 0;
       response.on("data", (chunk: Buffer) => {
         read += chunk.length;
