@@ -59,7 +59,7 @@ describe("svc's command line", () => {
   it("answers --help and --version with exit 0, and wrong usage with exit 2 and a hint", async () => {
     const help = await exitOf("--help");
     expect(help.code).toBe(0);
-    for (const command of ["start", "keys", "pairs", "index", "ingest"]) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
+    for (const command of ["start", "keys", "pairs", "index", "ingest", "webhooks"]) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
     expect((await exitOf("ingest", "--help")).stdout).toContain("--concurrency <n>");
     expect((await exitOf("keys", "create", "--help")).code).toBe(0);
 

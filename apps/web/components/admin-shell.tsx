@@ -25,14 +25,21 @@ export function canEditPair(user: SessionUser, ccPairId: number): boolean {
   return ruleMayEditPair(accessRuleOf(user), ccPairId);
 }
 
-const NAVIGATION: { href: string; label: string; description: string; unscopedAdminOnly?: boolean }[] = [
+const NAVIGATION: { href: string; label: string; description: string; adminOnly?: boolean; unscopedAdminOnly?: boolean }[] = [
   { href: "/admin/connectors", label: "Connectors", description: "Pairs and their indexing status" },
   { href: "/admin/documents", label: "Documents", description: "Search the index, inspect documents" },
   { href: "/admin/health", label: "Indexing health", description: "Queue, throughput, failures, rebuilds" },
   // A scoped admin may not mint keys (it could mint an unscoped one).
   { href: "/admin/keys", label: "API keys", description: "Create and revoke keys", unscopedAdminOnly: true },
   { href: "/admin/uploads", label: "Uploads", description: "Images for image sections" },
+  // Admin keys only, as the REST routes; a scoped admin sees its own pairs' endpoints.
+  { href: "/admin/webhooks", label: "Webhooks", description: "Endpoints, deliveries, resends", adminOnly: true },
 ];
+
+function showsItem(user: SessionUser, item: (typeof NAVIGATION)[number]): boolean {
+  if (item.unscopedAdminOnly) return isUnscopedAdmin(user);
+  return !item.adminOnly || user.role === "admin";
+}
 
 /** The console's frame: header with who is signed in, navigation, and the page. */
 export function AdminShell({ user, children }: { user: SessionUser; children: ReactNode }) {
@@ -83,7 +90,7 @@ export function AdminShell({ user, children }: { user: SessionUser; children: Re
       </AppShell.Header>
       <AppShell.Navbar p="sm" aria-label="Console sections">
         <Stack gap={4} component="nav">
-          {NAVIGATION.filter((item) => !item.unscopedAdminOnly || isUnscopedAdmin(user)).map((item) => (
+          {NAVIGATION.filter((item) => showsItem(user, item)).map((item) => (
             <NavLink
               key={item.href}
               component={Link}

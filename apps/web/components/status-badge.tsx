@@ -90,3 +90,17 @@ export function RepeatedErrorsBadge() {
     </Tooltip>
   );
 }
+
+/**
+ * A webhook delivery's state: delivered (a 2xx), dead (retries ran out), pending (not tried yet) or
+ * retrying (pending after a failed try: `lastError` holds why).
+ */
+export function WebhookDeliveryBadge({ delivery }: { delivery: { status: "pending" | "delivered" | "dead"; lastError: string | null } }) {
+  const label = delivery.status === "pending" && delivery.lastError !== null ? "retrying" : delivery.status;
+  const color: MantineColor = { delivered: "green", dead: "red", retrying: "orange", pending: "gray" }[label];
+  return (
+    <Badge color={color} variant={label === "dead" ? "filled" : "light"}>
+      {label}
+    </Badge>
+  );
+}

@@ -426,6 +426,11 @@ const TRPC_PROCEDURES: Record<string, RouteCase> = {
   "keys.revoke": { unprobed: "needs an unscoped admin: session.int.test.ts" },
   "uploads.list": { unprobed: "uploads are images, not documents: their own rule scopes them (upload-scope.int.test.ts)" },
   "uploads.delete": { unprobed: "an upload's change, within its scope: upload-scope.int.test.ts" },
+  "webhooks.list": { unprobed: "endpoints, seen by the pairs they filter on: trpc/webhooks.int.test.ts" },
+  "webhooks.create": { unprobed: "an endpoint's pairs must be the key's own: trpc/webhooks.int.test.ts" },
+  "webhooks.delete": { unprobed: "endpoints, seen by the pairs they filter on: trpc/webhooks.int.test.ts" },
+  "webhooks.deliveries": { unprobed: "an endpoint's deliveries, seen with it: trpc/webhooks.int.test.ts" },
+  "webhooks.resend": { unprobed: "an endpoint's deliveries, seen with it: trpc/webhooks.int.test.ts" },
 };
 
 // ---- the matrix ----------------------------------------------------------------------------------

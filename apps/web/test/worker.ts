@@ -2,7 +2,7 @@
 // database and running the core handler, wired as apps/worker/src/main.ts wires it, in this process
 // (the web package's tests cannot rely on the worker's build).
 import { testSearchIndex } from "@svc/core/testing";
-import { indexDocumentJob, indexDocuments, optimizeSearchIndex, startJobQueue, workJobs, type AttemptWindow } from "@svc/core";
+import { createLogger, indexDocumentJob, indexDocuments, optimizeSearchIndex, startJobQueue, startWebhookDelivery, workJobs, type AttemptWindow } from "@svc/core";
 import { whenDatabaseAnswers, type Db } from "@svc/db";
 
 export interface TestWorker {
@@ -13,11 +13,14 @@ export async function startTestWorker({
   db,
   databaseUrl,
   attemptWindow,
+  webhooks = false,
 }: {
   db: Db;
   databaseUrl: string;
   /** The attempts' quiet period, as SVC_ATTEMPT_QUIET_SECONDS gives the worker; attempts never reopen when absent. */
   attemptWindow?: AttemptWindow;
+  /** Sends webhooks too, as the worker does with SVC_WEBHOOK_ALLOW_PRIVATE (a test's receiver is on loopback). */
+  webhooks?: boolean;
 }): Promise<TestWorker> {
   const boss = await startJobQueue({ databaseUrl, role: "worker" });
   await workJobs(boss, indexDocumentJob, { batchSize: 20, localConcurrency: 2, pollingIntervalSeconds: 0.5 }, async (jobs) => {
@@ -31,8 +34,12 @@ export async function startTestWorker({
       .catch((error: unknown) => console.error("[test worker] optimize failed", error))
       .finally(() => (merging = null));
   }, 1_000);
+  const sender = webhooks
+    ? startWebhookDelivery({ db, logger: createLogger({ name: "test-worker", level: "warn", pretty: false }), allowPrivate: true, timeoutMs: 10_000, queueBound: 1_000 })
+    : null;
   return {
     stop: async () => {
+      await sender?.stop();
       clearInterval(timer);
       await merging;
       await boss.stop({ graceful: true, close: true, timeout: 10_000 });

@@ -19,6 +19,7 @@ import { CcPairSchema, CreateCcPairRequestSchema, CreatedCcPairSchema } from "./
 import { ConnectorIndexingStatusResponseSchema } from "./indexing-status";
 import { DocMinimalInfoPageSchema } from "./ingested-document";
 import { SearchResponseSchema } from "./search";
+import { CreatedWebhookEndpointSchema, WebhookDeliverySchema, WebhookEndpointSchema } from "./webhook";
 import { camelSchema } from "./wire-case";
 
 // Ids are PostgreSQL int4.
@@ -442,3 +443,23 @@ export const ConsoleCreateCcPairInputSchema = camelSchema(CreateCcPairRequestSch
 export const ConsoleCreatedCcPairSchema = camelSchema(CreatedCcPairSchema);
 export const ConsoleSearchResponseSchema = camelSchema(SearchResponseSchema);
 export const ConsoleDocumentSchema = camelSchema(DocumentWithChunksSchema);
+
+// ---- webhooks (the REST endpoints' schemas, in camelCase; creation takes camelInput(CreateWebhookRequestSchema)) ----
+
+export const ConsoleWebhookEndpointSchema = camelSchema(WebhookEndpointSchema);
+export const ConsoleCreatedWebhookEndpointSchema = camelSchema(CreatedWebhookEndpointSchema);
+export const ConsoleWebhookDeliverySchema = camelSchema(WebhookDeliverySchema);
+
+export const WebhookEndpointIdInputSchema = z.object({ endpointId: IdSchema });
+export type WebhookEndpointIdInput = z.infer<typeof WebhookEndpointIdInputSchema>;
+
+/** Deliveries the console lists per endpoint (the newest; REST's list goes to 1,000). */
+export const CONSOLE_WEBHOOK_DELIVERIES_LIMIT = 50;
+
+/** An endpoint's newest deliveries, or only those whose last try failed (dead or waiting for a retry). */
+export const WebhookDeliveriesInputSchema = WebhookEndpointIdInputSchema.extend({ failuresOnly: z.boolean().default(false) });
+export type WebhookDeliveriesInput = z.input<typeof WebhookDeliveriesInputSchema>;
+
+/** One delivery of an endpoint (an int4 id, as REST's `delivery_id`). */
+export const WebhookDeliveryInputSchema = WebhookEndpointIdInputSchema.extend({ deliveryId: IdSchema });
+export type WebhookDeliveryInput = z.infer<typeof WebhookDeliveryInputSchema>;

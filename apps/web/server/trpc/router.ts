@@ -5,6 +5,7 @@ import { healthRouter } from "./routers/health";
 import { keysRouter } from "./routers/keys";
 import { sessionRouter } from "./routers/session";
 import { uploadsRouter } from "./routers/uploads";
+import { webhooksRouter } from "./routers/webhooks";
 
 /** The admin console's API (/api/trpc): one router per area, procedures thin over core functions. */
 export const appRouter = router({
@@ -14,6 +15,7 @@ export const appRouter = router({
   health: healthRouter,
   keys: keysRouter,
   uploads: uploadsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -23,16 +23,25 @@ export interface ConsoleWorld {
 /**
  * A console browser test's world, started in beforeAll and stopped in afterAll: a test database
  * (`seed` writes what must exist before the server starts), the production build's server, an
- * indexing worker on the same database, and a browser whose base URL is the server. The fields are
+ * indexing worker on the same database (sending webhooks with `webhooks`), and a browser whose base URL is the server. The fields are
  * set once beforeAll has run; the helpers below come with it.
  */
-export function useConsoleWorld(seed: (db: Db) => Promise<void>, { attemptWindow }: { attemptWindow?: AttemptWindow } = {}) {
+export function useConsoleWorld(
+  seed: (db: Db) => Promise<void>,
+  { attemptWindow, webhooks = false }: { attemptWindow?: AttemptWindow; webhooks?: boolean } = {},
+) {
   const world = {} as ConsoleWorld;
   beforeAll(async () => {
     world.database = await createTestDatabase();
     await seed(world.database.db);
-    world.server = await startProductionServer({ databaseUrl: world.database.databaseUrl });
-    world.worker = await startTestWorker({ db: world.database.db, databaseUrl: world.database.databaseUrl, ...(attemptWindow ? { attemptWindow } : {}) });
+    // With webhooks, endpoints may be the test's loopback receivers, and the worker sends to them.
+    world.server = await startProductionServer({ databaseUrl: world.database.databaseUrl, env: webhooks ? { SVC_WEBHOOK_ALLOW_PRIVATE: "1" } : {} });
+    world.worker = await startTestWorker({
+      db: world.database.db,
+      databaseUrl: world.database.databaseUrl,
+      webhooks,
+      ...(attemptWindow ? { attemptWindow } : {}),
+    });
     world.browser = await launchBrowser({ baseURL: world.server.base });
     world.page = world.browser.page;
   });

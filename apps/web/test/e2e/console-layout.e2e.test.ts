@@ -8,6 +8,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createWebhookEndpoint, OPERATOR_PRINCIPAL } from "@svc/core";
 import { createTestKey, createTestPair, installPoisonTrigger, POISON } from "@svc/core/testing";
 import { waitFor } from "@svc/db/testing";
 import type { Page } from "playwright-core";
@@ -50,6 +51,9 @@ let adminKey = "";
 let platform = 0;
 let tickets = 0;
 let imageFileId = "";
+let webhookId = 0;
+/** A public address literal: registered without a lookup; nothing is sent to it (the test worker sends no webhooks). */
+const LONG_WEBHOOK_URL = "https://93.184.216.34/integrations/svc/platform-engineering/knowledge-base/indexing-events?tenant=northern-datacentre";
 
 const world = useConsoleWorld(async (db) => {
   adminKey = await createTestKey(db, "admin", [], "Operations on-call administrator for the northern datacentre");
@@ -66,6 +70,34 @@ const world = useConsoleWorld(async (db) => {
   await createTestKey(db, "basic", [], "Read-only dashboard key used by the business intelligence reporting job");
   await createTestKey(db, "limited", [], "limited");
   await installPoisonTrigger(db);
+  // An endpoint of every pair the operator has, with deliveries as the worker leaves them: delivered, retrying, dead.
+  webhookId = (
+    await createWebhookEndpoint({
+      db,
+      principal: OPERATOR_PRINCIPAL,
+      url: LONG_WEBHOOK_URL,
+      ccPairIds: [platform, tickets, flaky, partial],
+      eventTypes: ["document.indexed", "document.failed", "document.deleted", "attempt.finished"],
+      allowPrivate: false,
+    })
+  ).id;
+  const delivery = { endpointId: webhookId, eventType: "document.indexed", documentId: LONG_ID, body: "{}", retryUntil: new Date(Date.now() + 86_400_000), attempts: 1 };
+  await db.webhookDelivery.createMany({
+    data: [
+      { ...delivery, eventId: 1n, status: "delivered", lastStatusCode: 204, lastAttemptAt: new Date(), finishedAt: new Date() },
+      { ...delivery, eventId: 2n, status: "pending", lastStatusCode: 503, lastError: "HTTP 503", lastAttemptAt: new Date(), nextAttemptAt: new Date(Date.now() + 3_600_000) },
+      {
+        ...delivery,
+        eventId: 3n,
+        eventType: "document.failed",
+        status: "dead",
+        attempts: 33,
+        lastError: "connect ETIMEDOUT 93.184.216.34:443 after 10000 ms: the endpoint did not answer within SVC_WEBHOOK_TIMEOUT_MS",
+        lastAttemptAt: new Date(),
+        finishedAt: new Date(),
+      },
+    ],
+  });
 });
 const { rest } = world;
 let page: Page;
@@ -172,6 +204,10 @@ const PAGES: Record<string, ConsolePage & { signedOut?: true }> = {
   "/admin/keys": {
     path: () => "/admin/keys",
     ready: (page) => page.getByRole("table", { name: "API keys" }).getByText("Read-only dashboard key", { exact: false }).waitFor(READY),
+  },
+  "/admin/webhooks": {
+    path: () => `/admin/webhooks?endpoint=${webhookId}`,
+    ready: (page) => page.getByRole("table", { name: "Webhook deliveries" }).locator("tr[data-delivery-id]").nth(2).waitFor(READY),
   },
   "/admin/uploads": { path: () => "/admin/uploads", ready: (page) => page.getByRole("table", { name: "Recent uploads" }).getByText(LONG_FILE).waitFor(READY) },
 };

@@ -272,13 +272,30 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
   };
 }
 
-/** An endpoint's last `limit` deliveries, newest first (the console's page, the dead letters among them). */
-export async function listWebhookDeliveries({ db, principal, endpointId, limit }: { db: Db; principal: Principal; endpointId: number; limit: number }): Promise<WebhookDelivery[]> {
+/**
+ * An endpoint's last `limit` deliveries, newest first (the console's page, the dead letters among
+ * them); with `failuresOnly`, only those whose last try failed (dead, or waiting for a retry).
+ */
+export async function listWebhookDeliveries({
+  db,
+  principal,
+  endpointId,
+  limit,
+  failuresOnly = false,
+}: {
+  db: Db;
+  principal: Principal;
+  endpointId: number;
+  limit: number;
+  failuresOnly?: boolean;
+}): Promise<WebhookDelivery[]> {
   await requireVisibleWebhookEndpoint(db, principal, endpointId);
   const rows = await queryStatement<DeliveryRow>(db, {
     name: "svc-webhook-list-deliveries",
-    text: `SELECT ${deliverySelect} FROM webhook_delivery d WHERE d.endpoint_id = $1 ORDER BY d.id DESC LIMIT $2`,
-    values: [endpointId, limit],
+    text: `SELECT ${deliverySelect} FROM webhook_delivery d
+      WHERE d.endpoint_id = $1 AND (NOT $3::boolean OR (d.status <> 'delivered' AND d.last_error IS NOT NULL))
+      ORDER BY d.id DESC LIMIT $2`,
+    values: [endpointId, limit, failuresOnly],
   });
   return rows.map(toDelivery);
 }

@@ -1,8 +1,8 @@
 "use client";
-import { Alert, Badge, Button, Code, CopyButton, Grid, Group, MultiSelect, Paper, Select, Stack, Table, Text, Title, Tooltip } from "@mantine/core";
+import { Badge, Button, Code, Grid, Group, Paper, Select, Stack, Table, Text, Title, Tooltip } from "@mantine/core";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiKeyRoleSchema, type ApiKeyRole } from "@svc/schema";
-import { useMemo, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { ConfirmAction } from "../../../../components/confirm-action";
 import { DataTable, RelativeTime } from "../../../../components/data-table";
 import { formatDateTime, plural } from "../../../../components/format";
@@ -10,7 +10,9 @@ import { EmptyState, ErrorAlert, Loading, PageHeader, QueryError } from "../../.
 import { RoleBadge } from "../../../../components/status-badge";
 import { useTRPC } from "../../../../lib/trpc/client";
 import type { RouterOutputs } from "../../../../lib/trpc/types";
+import { ShownOnce } from "../../../../components/shown-once";
 import { TextField } from "../../../../components/text-field";
+import { PairPicker } from "../../../../components/pair-picker";
 
 const ROLE_DESCRIPTIONS: Record<ApiKeyRole, string> = {
   admin: "everything, the console included",
@@ -51,14 +53,6 @@ function CreateKey() {
   const [name, setName] = useState("");
   const [role, setRole] = useState<ApiKeyRole>("curator");
   const [scope, setScope] = useState<string[]>([]);
-  const pairs = useQuery(trpc.connectors.indexingStatus.queryOptions({ getAllConnectors: true }));
-  const pairOptions = useMemo(
-    () =>
-      (pairs.data ?? []).flatMap((group) =>
-        group.indexingStatuses.flatMap((row) => ("ccPairId" in row ? [{ value: String(row.ccPairId), label: `#${row.ccPairId} ${row.name}` }] : [])),
-      ),
-    [pairs.data],
-  );
   const create = useMutation(
     trpc.keys.create.mutationOptions({
       onSuccess: () => {
@@ -100,17 +94,12 @@ function CreateKey() {
               onChange={(value) => value && setRole(value)}
               allowDeselect={false}
             />
-            <MultiSelect
+            <PairPicker
               label="Limit to connectors"
               description="Optional: a scoped key sees these pairs and public ones, and changes only these"
-              placeholder={scope.length ? undefined : "All connectors"}
-              data={pairOptions}
+              placeholder="All connectors"
               value={scope}
               onChange={setScope}
-              searchable
-              clearable
-              limit={50}
-              nothingFoundMessage={pairs.isLoading ? "Loading…" : "No connector"}
             />
             <ErrorAlert error={create.error} />
             <Button type="submit" loading={create.isPending} disabled={name.trim() === ""} w="fit-content">
@@ -119,33 +108,10 @@ function CreateKey() {
           </Stack>
         </form>
       </Paper>
-      {create.data ? <NewKey created={create.data} onDismiss={() => create.reset()} /> : null}
+      {create.data ? (
+        <ShownOnce title={`Key “${create.data.name}” created`} value={create.data.key} copyLabel="Copy key" testId="new-api-key" onDismiss={() => create.reset()} />
+      ) : null}
     </Stack>
-  );
-}
-
-function NewKey({ created, onDismiss }: { created: RouterOutputs["keys"]["create"]; onDismiss: () => void }) {
-  return (
-    <Alert color="green" variant="light" title={`Key “${created.name}” created`} role="status">
-      <Stack gap="xs">
-        <Text size="sm">Copy it now: it is shown only this once.</Text>
-        <Code block data-testid="new-api-key" style={{ whiteSpace: "pre-wrap", wordBreak: "break-all" }}>
-          {created.key}
-        </Code>
-        <Group gap="xs">
-          <CopyButton value={created.key}>
-            {({ copied, copy }) => (
-              <Button size="xs" color={copied ? "teal" : "indigo"} onClick={copy}>
-                {copied ? "Copied" : "Copy key"}
-              </Button>
-            )}
-          </CopyButton>
-          <Button size="xs" variant="subtle" onClick={onDismiss}>
-            Done
-          </Button>
-        </Group>
-      </Stack>
-    </Alert>
   );
 }
 
