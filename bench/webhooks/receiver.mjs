@@ -30,7 +30,10 @@ export async function startReceiver() {
   const receiver = {
     secret: undefined,
     mode: "up",
-    /** document id → { first: performance.now() of the first valid `document.indexed`, deliveries } */
+    /**
+     * document id → { first: performance.now() of the first valid `document.indexed`, sinceEvent: ms from the
+     * event's `time` (svc's clock, the same machine's) to that arrival, deliveries }
+     */
     indexed: new Map(),
     /** webhook-id → deliveries accepted (2xx) with it: more than one is a duplicate. */
     events: new Map(),
@@ -61,7 +64,7 @@ export async function startReceiver() {
       if (event.type === "document.indexed") {
         const seen = receiver.indexed.get(event.document_id);
         if (seen) seen.deliveries += 1;
-        else receiver.indexed.set(event.document_id, { first: arrived, deliveries: 1 });
+        else receiver.indexed.set(event.document_id, { first: arrived, sinceEvent: Date.now() - Date.parse(event.time), deliveries: 1 });
       }
       response.writeHead(204).end();
     });
