@@ -254,6 +254,9 @@ export function planningNotesBody(id, sequence) {
   });
 }
 
+/** A comma-separated environment variable (BENCH_RATES, BENCH_TARGETS…) as its items, `fallback` when unset. */
+export const envList = (name, fallback) => (process.env[name] ?? fallback).split(",").map((item) => item.trim()).filter(Boolean);
+
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** The nearest-rank percentile of already sorted values. */
