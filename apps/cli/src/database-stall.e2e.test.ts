@@ -30,6 +30,8 @@ const CONNECTION_BOUNDS: Record<string, number> = {
   "svc-web-listen": 1,
   "svc-producer": 2,
   "svc-worker": WORKER_CONCURRENCY + 4 + 4,
+  // The worker's webhook sender has a pool of its own (apps/worker/src/main.ts).
+  "svc-worker-webhooks": 2,
 };
 const TOTAL = "all of svc";
 CONNECTION_BOUNDS[TOTAL] = Object.values(CONNECTION_BOUNDS).reduce((sum, bound) => sum + bound, 0);
