@@ -2,6 +2,7 @@ import { queryStatement, withSqlTransaction, type Db, type SqlClient } from "@sv
 import { eventWireId, type CamelOf, type EventType, type SvcEvent, type WebhookDeliverySchema } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
+import { FINAL_EVENTS_AFTER } from "../events/event-rows";
 import { requireVisibleWebhookEndpoint } from "./manage-webhook-endpoints";
 import { WEBHOOK_RETRY_WINDOW_MS } from "./webhook-retry-schedule";
 
@@ -88,7 +89,7 @@ export async function fanOutWebhookEvents(db: Db, { queueBound, batchSize = 500 
       // Ordered by the columns (e.tx_id), not the text the select list names alike, which sorts "10" before "9".
       text: `SELECT e.id::text, e.tx_id::text, e.type, e.occurred_at, e.document_id, e.cc_pair_ids, e.version, e.status, e.error, e.counts
         FROM svc_event e
-        WHERE (e.tx_id, e.id) > ($1::xid8, $2::bigint) AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        WHERE ${FINAL_EVENTS_AFTER}
         ORDER BY e.tx_id, e.id LIMIT $3`,
       values: [cursor.tx_id, cursor.event_id, batchSize],
     });
