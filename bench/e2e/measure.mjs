@@ -111,7 +111,7 @@ export async function startTarget(name, processes, dbName, env = {}) {
  * from `warmupSeconds`, accepted documents waited for `drainSeconds` after the load. `env` goes to `svc
  * start` (svc targets); `label` names the measurement (its database, its errors) when one target is
  * measured in several set-ups. Hooks, each awaited: `prepare(target)` once the target is ready, before
- * any load; `beforeLoad()` just before the first request; `settle({ documents, startedAt, endedAt })`
+ * any load; `beforeLoad()` just before the first request; `settle({ documents, startedAt, endedAt, target })`
  * after the indexing drain, the target still running, its answer returned as the result's `settled`.
  * The result carries `documents` (id → { due, accepted, indexed }, performance.now() milliseconds).
  */
@@ -196,7 +196,7 @@ export async function measure(name, rate, run, { seconds, warmupSeconds, drainSe
     clearInterval(memoryTimer);
     const loadAfter = os.loadavg();
     agent.destroy();
-    const settled = await settle?.({ documents, startedAt, endedAt });
+    const settled = await settle?.({ documents, startedAt, endedAt, target });
 
     const steadyFrom = startedAt + warmupSeconds * 1000;
     const all = [...documents.values()];

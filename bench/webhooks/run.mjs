@@ -20,6 +20,7 @@
 //        BENCH_PHASES (ab,outage), BENCH_OUTAGE_SECONDS (600), BENCH_OUTAGE_RATE (the highest rate),
 //        BENCH_OUTAGE_AFTER_SECONDS (60), BENCH_OUTAGE_MODE (503 | closed), BENCH_OUTAGE_RUNS (1)
 import os from "node:os";
+import pg from "pg";
 import { describeMachine, envList, median, percentile, waitUntil } from "../lib/harness.mjs";
 import { smallDocumentBody } from "../e2e/documents.mjs";
 import { measure } from "../e2e/measure.mjs";
@@ -55,8 +56,28 @@ async function register(target, receiver) {
   receiver.secret = (await response.json()).secret;
 }
 
+/**
+ * Where svc's delivery time goes, from its own rows: event time → fanned out (the delivery row's
+ * creation: the outbox's horizon and the fan-out's tick) and fanned out → delivered (claim, POST,
+ * record), p50 / p99 in ms over the run's delivered `document.indexed` deliveries.
+ */
+async function deliveryStages(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`
+      SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - e.occurred_at) * 1000) AS fanned,
+        percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM d.finished_at - d.created_at) * 1000) AS sent
+      FROM webhook_delivery d JOIN svc_event e ON e.id = d.event_id
+      WHERE d.status = 'delivered' AND d.event_type = 'document.indexed'`);
+    return rows[0];
+  } finally {
+    await client.end();
+  }
+}
+
 /** Waits until every indexed document's `document.indexed` arrived (or the delivery drain ends), then a grace for duplicates. */
-async function awaitDeliveries(receiver, documents) {
+async function awaitDeliveries(receiver, documents, target) {
   const indexed = () => [...documents].filter(([, timing]) => timing.indexed !== undefined);
   const complete = await waitUntil(
     "every indexed document's event",
@@ -64,7 +85,7 @@ async function awaitDeliveries(receiver, documents) {
     deliveryDrainSeconds * 1000,
   ).catch(() => false);
   await new Promise((resolve) => setTimeout(resolve, DUPLICATE_GRACE_MS));
-  return { complete, waitedUntil: performance.now() };
+  return { complete, waitedUntil: performance.now(), stages: await deliveryStages(target.url) };
 }
 
 /** One measurement of svc, with the receiver registered unless `endpoint` is false; `outage` adds the down phase. */
@@ -85,7 +106,7 @@ async function measureSvc({ endpoint, rate, run, loadSeconds, outage }) {
             setTimeout(() => void receiver.up().then(() => (window.up = performance.now())), (warmupSeconds + outageSeconds) * 1000);
           }
         : undefined,
-      settle: endpoint ? ({ documents }) => awaitDeliveries(receiver, documents) : undefined,
+      settle: endpoint ? ({ documents, target }) => awaitDeliveries(receiver, documents, target) : undefined,
     });
     return { ...result, endpoint, receiver, window };
   } finally {
@@ -124,6 +145,12 @@ function deliveries(result, counted) {
   };
 }
 
+/** A delivery stage's p50 / p99 from svc's rows (deliveryStages). */
+function stages(result, stage) {
+  const [p50, p99] = result.settled?.stages?.[stage] ?? [];
+  return `p50 ${ms(p50)} p99 ${ms(p99)}`;
+}
+
 function describe(result) {
   const base =
     `run ${result.run} ${result.endpoint ? "with" : "without"} @ ${result.rate}/s: answers ${JSON.stringify(result.answers)}; ` +
@@ -133,7 +160,7 @@ function describe(result) {
   const steadyFrom = Math.min(...[...result.documents.values()].map((t) => t.due)) + warmupSeconds * 1000;
   const d = deliveries(result, [...result.documents].filter(([, timing]) => timing.due >= steadyFrom));
   return (
-    `${base}; accept→delivered p50 ${ms(d.p50)} p95 ${ms(d.p95)} p99 ${ms(d.p99)} (event time→delivered p50 ${ms(d.eventP50)} p99 ${ms(d.eventP99)}: svc's delivery path alone); deliveries per document ${d.perDocument.toFixed(3)}, ` +
+    `${base}; accept→delivered p50 ${ms(d.p50)} p95 ${ms(d.p95)} p99 ${ms(d.p99)} (event time→delivered p50 ${ms(d.eventP50)} p99 ${ms(d.eventP99)}: svc's delivery path alone; of it, event→fanned out ${stages(result, "fanned")}, fanned out→delivered ${stages(result, "sent")}); deliveries per document ${d.perDocument.toFixed(3)}, ` +
     `${d.duplicateDeliveries} duplicate deliveries (same event id), ${d.lost} indexed documents never delivered${result.settled.complete ? "" : ` (gave up after ${deliveryDrainSeconds} s)`}, ` +
     `${d.badSignatures} bad signatures; events received ${JSON.stringify(result.receiver.byType)}`
   );

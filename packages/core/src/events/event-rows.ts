@@ -99,12 +99,6 @@ export interface EventPosition {
   id: bigint;
 }
 
-/**
- * SQL: the events of `svc_event e` that are final, written by a transaction older than every running
- * one, and after the position `$1` (tx_id), `$2` (id). Every reader of the outbox uses it.
- */
-export const FINAL_EVENTS_AFTER = "(e.tx_id, e.id) > ($1::xid8, $2::bigint) AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())";
-
 /** Before every event. */
 export const EVENT_ORIGIN: EventPosition = { txId: 0n, id: 0n };
 
@@ -146,7 +140,7 @@ export async function readFinalEvents(db: Db, after: EventPosition, limit: numbe
           'links', COALESCE((SELECT jsonb_agg(jsonb_build_object('ccPairId', l.cc_pair_id, 'accessType', p.access_type))
             FROM document_by_cc_pair l JOIN connector_credential_pair p ON p.id = l.cc_pair_id WHERE l.document_id = d.id), '[]'::jsonb)) END AS document
       FROM svc_event e LEFT JOIN document d ON d.id = e.document_id
-      WHERE ${FINAL_EVENTS_AFTER}
+      WHERE (e.tx_id, e.id) > ($1::xid8, $2::bigint) AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
       ORDER BY e.tx_id, e.id
       LIMIT $3`,
     values: [after.txId.toString(), after.id.toString(), limit],

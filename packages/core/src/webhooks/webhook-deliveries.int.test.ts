@@ -2,6 +2,7 @@
 // an endpoint's new event for a document replaces the pending ones of that document (the newest kept),
 // so a receiver that is down holds about one delivery per document, however often each changes. No
 // sender runs here: deliveries stay pending.
+import { withSqlTransaction } from "@svc/db";
 import { waitFor } from "@svc/db/testing";
 import { describe, expect, it } from "vitest";
 import { OPERATOR_PRINCIPAL } from "../auth/principal";
@@ -34,12 +35,12 @@ describe("the webhook fan-out's bound per endpoint", () => {
       (await db.webhookDelivery.findMany({ where: { endpointId: endpoint.id, status: "pending" }, orderBy: { id: "asc" } })).map(
         (row) => `${row.documentId} ${row.eventId}`,
       );
-    // Events are fanned out once final: once every transaction older than theirs ended, on the whole server.
+    // Every committed event is fanned out: the cursor's snapshot saw each one's transaction.
     const drain = () =>
       waitFor("every event fanned out", async () => {
         await fanOutWebhookEvents(db, { queueBound: 3 });
         const [left] = await db.$queryRaw<{ n: number }[]>`
-          SELECT count(*)::int AS n FROM svc_event e, webhook_cursor c WHERE (e.tx_id, e.id) > (c.tx_id, c.event_id)`;
+          SELECT count(*)::int AS n FROM svc_event e, webhook_cursor c WHERE NOT pg_visible_in_snapshot(e.tx_id, c.fanned_snapshot)`;
         return left?.n === 0 ? true : undefined;
       });
 
@@ -59,5 +60,71 @@ describe("the webhook fan-out's bound per endpoint", () => {
     for (const { document_id, event_id } of newest) expect(after).toContain(`${document_id} ${event_id}`);
     // Fanned out once: the cursor moved past every event.
     expect(await fanOutWebhookEvents(db, { queueBound: 3 })).toBe(0);
+  });
+});
+
+describe("the webhook fan-out's cursor (a snapshot, not the oldest running transaction)", () => {
+  /** A transaction that stays open until `end()`; `run` is its first statement. */
+  function openTransaction(run: string) {
+    let end = () => {};
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    let started = () => {};
+    const ready = new Promise<void>((resolve) => (started = resolve));
+    const done = withSqlTransaction(db, async (sql) => {
+      await sql.query(run);
+      started();
+      await ended;
+    });
+    return { ready, end: async () => (end(), await done) };
+  }
+
+  async function deliveredEvents(endpointId: number): Promise<string[]> {
+    const rows = await db.webhookDelivery.findMany({ where: { endpointId }, orderBy: { id: "asc" } });
+    return rows.map((row) => row.documentId ?? "");
+  }
+
+  async function endpointFor(name: string) {
+    const pair = await createTestPair(db, { name });
+    const endpoint = await createWebhookEndpoint({ db, principal: OPERATOR_PRINCIPAL, url: "https://93.184.216.34/hook", ccPairIds: [pair], eventTypes: null, allowPrivate: false });
+    return { pair, endpointId: endpoint.id };
+  }
+
+  const fanOutAll = async (batchSize = 500) => {
+    while ((await fanOutWebhookEvents(db, { queueBound: 1_000, batchSize })) > 0);
+  };
+
+  it("fans an event out as soon as it commits, while an older transaction is still open", async () => {
+    const { pair, endpointId } = await endpointFor("Older transaction");
+    await fanOutAll();
+    const older = openTransaction("SELECT pg_current_xact_id()");
+    await older.ready;
+    try {
+      await writeEvents(["now"], pair);
+      await fanOutAll();
+      expect(await deliveredEvents(endpointId)).toEqual(["now"]);
+    } finally {
+      await older.end();
+    }
+  });
+
+  it("fans out an event whose transaction commits after a fan-out in the next one, once", async () => {
+    const { pair, endpointId } = await endpointFor("Late commit");
+    const late = openTransaction(`INSERT INTO svc_event (type, document_id, cc_pair_ids, version, status) VALUES ('document.indexed', 'late', ARRAY[${pair}]::int[], 1, 'indexed')`);
+    await late.ready;
+    await writeEvents(["early"], pair);
+    await fanOutAll();
+    expect(await deliveredEvents(endpointId)).toEqual(["early"]);
+    await late.end();
+    await fanOutAll();
+    await fanOutAll();
+    expect(await deliveredEvents(endpointId)).toEqual(["early", "late"]);
+  });
+
+  it("works through many events in batches, each fanned out once", async () => {
+    const { pair, endpointId } = await endpointFor("Batches");
+    const ids = ["b1", "b2", "b3", "b4", "b5"];
+    await writeEvents(ids, pair);
+    await fanOutAll(2);
+    expect(await deliveredEvents(endpointId)).toEqual(ids);
   });
 });

@@ -2,7 +2,6 @@ import { queryStatement, withSqlTransaction, type Db, type SqlClient } from "@sv
 import { eventWireId, type CamelOf, type EventType, type SvcEvent, type WebhookDeliverySchema } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../errors/app-error";
-import { FINAL_EVENTS_AFTER } from "../events/event-rows";
 import { requireVisibleWebhookEndpoint } from "./manage-webhook-endpoints";
 import { WEBHOOK_RETRY_WINDOW_MS } from "./webhook-retry-schedule";
 
@@ -67,46 +66,69 @@ function matches(endpoint: EndpointRow, event: EventRow): boolean {
   );
 }
 
+/** The events' columns a delivery is made of, `svc_event e`'s, as EventRow names them. */
+const EVENT_COLUMNS = "e.id::text, e.tx_id::text, e.type, e.occurred_at, e.document_id, e.cc_pair_ids, e.version, e.status, e.error, e.counts";
+
 /**
- * Fans the next final events of the outbox out to the endpoints they match, in one transaction that
+ * Fans the outbox's next committed events out to the endpoints they match, in one transaction that
  * also moves the cursor: an event is fanned out once, never lost, and never for a change that rolled
- * back (its row never commits). Final: written by a transaction older than every running one
- * (`tx_id` below the snapshot's xmin), so no event can still commit behind the cursor. One worker at a
- * time (the cursor row is locked; another skips its turn). Past `queueBound` pending deliveries, an
- * endpoint's new document event replaces the pending ones of the same document (the newest kept).
- * Returns how many events it read.
+ * back (its row never commits). The cursor keeps a snapshot that saw every event fanned out; the
+ * events new since are those of transactions it did not see (running then, or begun after), which
+ * were committed in a later snapshot, the target, worked through in (tx_id, id) order. So an event
+ * goes out as soon as its transaction commits, whatever other transaction still runs on the server.
+ * One worker at a time (the cursor row is locked; another skips its turn). Past `queueBound` pending
+ * deliveries, an endpoint's new document event replaces the pending ones of the same document (the
+ * newest kept). Returns how many events it read.
  */
 export async function fanOutWebhookEvents(db: Db, { queueBound, batchSize = 500 }: { queueBound: number; batchSize?: number }): Promise<number> {
   return withSqlTransaction(db, async (sql) => {
-    const [cursor] = await queryStatement<{ tx_id: string; event_id: string }>(sql, {
+    const [cursor] = await queryStatement<{ fanned: string; target: string | null; tx_id: string; event_id: string }>(sql, {
       name: "svc-webhook-cursor-lock",
-      text: "SELECT tx_id::text, event_id::text FROM webhook_cursor FOR UPDATE SKIP LOCKED",
+      text: "SELECT fanned_snapshot::text AS fanned, target_snapshot::text AS target, tx_id::text, event_id::text FROM webhook_cursor FOR UPDATE SKIP LOCKED",
       values: [],
     });
     if (!cursor) return 0;
+    // A new target: everything committed now. Later statements see at least as much.
+    const target = cursor.target ?? (await queryStatement<{ now: string }>(sql, { name: "svc-webhook-snapshot", text: "SELECT pg_current_snapshot()::text AS now", values: [] }))[0]!.now;
+    const position = cursor.target === null ? { tx_id: "0", event_id: "0" } : cursor;
     const events = await queryStatement<EventRow>(sql, {
       name: "svc-webhook-next-events",
-      // Ordered by the columns (e.tx_id), not the text the select list names alike, which sorts "10" before "9".
-      text: `SELECT e.id::text, e.tx_id::text, e.type, e.occurred_at, e.document_id, e.cc_pair_ids, e.version, e.status, e.error, e.counts
-        FROM svc_event e
-        WHERE ${FINAL_EVENTS_AFTER}
+      // Two index ranges, each in order: transactions the fanned snapshot saw running, then those begun
+      // after it (below the target's xmax). Ordered by the columns, not the text that sorts "10" before "9".
+      text: `SELECT ${EVENT_COLUMNS} FROM (
+          (SELECT * FROM svc_event WHERE tx_id = ANY(ARRAY(SELECT pg_snapshot_xip($4::pg_snapshot)))
+            AND (tx_id, id) > ($1::xid8, $2::bigint) AND pg_visible_in_snapshot(tx_id, $5::pg_snapshot)
+            ORDER BY tx_id, id LIMIT $3)
+          UNION ALL
+          (SELECT * FROM svc_event WHERE tx_id >= pg_snapshot_xmax($4::pg_snapshot) AND tx_id < pg_snapshot_xmax($5::pg_snapshot)
+            AND (tx_id, id) > ($1::xid8, $2::bigint) AND pg_visible_in_snapshot(tx_id, $5::pg_snapshot)
+            ORDER BY tx_id, id LIMIT $3)) e
         ORDER BY e.tx_id, e.id LIMIT $3`,
-      values: [cursor.tx_id, cursor.event_id, batchSize],
+      values: [position.tx_id, position.event_id, batchSize, cursor.fanned, target],
     });
     const last = events.at(-1);
-    if (!last) return 0;
+    if (events.length === batchSize && last) {
+      await moveWebhookCursor(sql, { fanned: cursor.fanned, target, txId: last.tx_id, eventId: last.id });
+    } else if (events.length > 0 || target !== cursor.fanned) {
+      // The target is worked through: it saw every event fanned out.
+      await moveWebhookCursor(sql, { fanned: target, target: null, txId: "0", eventId: "0" });
+    }
+    if (events.length === 0) return 0;
     const endpoints = await queryStatement<EndpointRow>(sql, {
       name: "svc-webhook-endpoints",
       text: "SELECT id, cc_pair_ids, event_types, created_at FROM webhook_endpoint",
       values: [],
     });
     if (endpoints.length > 0) await writeDeliveries(sql, planDeliveries(events, endpoints, await pendingCounts(sql, endpoints), queueBound));
-    await queryStatement(sql, {
-      name: "svc-webhook-cursor-advance",
-      text: "UPDATE webhook_cursor SET tx_id = $1::xid8, event_id = $2::bigint",
-      values: [last.tx_id, last.id],
-    });
     return events.length;
+  });
+}
+
+async function moveWebhookCursor(sql: SqlClient, cursor: { fanned: string; target: string | null; txId: string; eventId: string }): Promise<void> {
+  await queryStatement(sql, {
+    name: "svc-webhook-cursor-move",
+    text: "UPDATE webhook_cursor SET fanned_snapshot = $1::pg_snapshot, target_snapshot = $2::pg_snapshot, tx_id = $3::xid8, event_id = $4::bigint",
+    values: [cursor.fanned, cursor.target, cursor.txId, cursor.eventId],
   });
 }
 
@@ -192,52 +214,77 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Takes up to `limit` due deliveries (oldest due first), none of the endpoints in `skipEndpointIds`
- * (those this sender already has enough of in flight), and leases them for `leaseMs`: a sender that
- * dies mid-try leaves them due again when the lease ends, and another worker sends them (same id).
+ * Takes due deliveries (oldest due first), at most `limit` in all and, of each endpoint, at most
+ * `perEndpoint` less what this sender already has in flight to it (`inFlight`), and leases them for
+ * `leaseMs`: a sender that dies mid-try leaves them due again when the lease ends, and another worker
+ * sends them (same id).
  */
 export async function claimWebhookDeliveries(
   db: Db,
-  { limit, leaseMs, skipEndpointIds }: { limit: number; leaseMs: number; skipEndpointIds: number[] },
+  { limit, perEndpoint, inFlight, leaseMs }: { limit: number; perEndpoint: number; inFlight: ReadonlyMap<number, number>; leaseMs: number },
 ): Promise<ClaimedDelivery[]> {
   const rows = await queryStatement<{ id: string; endpoint_id: number; event_id: string; body: string; attempts: number; url: string; secret: string }>(db, {
     name: "svc-webhook-claim",
     text: `WITH due AS (
-        SELECT id FROM webhook_delivery
-        WHERE status = 'pending' AND next_attempt_at <= now() AND NOT (endpoint_id = ANY($3::int[]))
-        ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+        SELECT d.id, d.next_attempt_at FROM webhook_endpoint w
+        LEFT JOIN unnest($3::int[], $4::int[]) AS f(endpoint_id, n) ON f.endpoint_id = w.id
+        CROSS JOIN LATERAL (
+          SELECT id, next_attempt_at FROM webhook_delivery
+          WHERE endpoint_id = w.id AND status = 'pending' AND next_attempt_at <= now()
+          ORDER BY next_attempt_at, id LIMIT GREATEST($5::int - COALESCE(f.n, 0), 0) FOR UPDATE SKIP LOCKED) d
+        ORDER BY d.next_attempt_at, d.id LIMIT $1)
       UPDATE webhook_delivery d
       SET attempts = d.attempts + 1, last_attempt_at = now(),
         leased_until = now() + make_interval(secs => $2::int / 1000.0), next_attempt_at = now() + make_interval(secs => $2::int / 1000.0)
       FROM due, webhook_endpoint w
       WHERE d.id = due.id AND w.id = d.endpoint_id
       RETURNING d.id::text, d.endpoint_id, d.event_id::text, d.body, d.attempts, w.url, w.secret`,
-    values: [limit, leaseMs, skipEndpointIds],
+    values: [limit, leaseMs, [...inFlight.keys()], [...inFlight.values()], perEndpoint],
   });
   return rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, body: row.body, attempts: row.attempts, url: row.url, secret: row.secret }));
 }
 
+/** A try that ended, to record: the delivery's id and tries as claimed, what the try came to, and the wait before the next. */
+export interface EndedTry {
+  id: string;
+  attempts: number;
+  statusCode: number | null;
+  error: string | null;
+  retryDelayMs: number;
+}
+
 /**
- * Records a try: a 2xx delivers; anything else waits `retryDelayMs` for the next try, or, when that
- * would fall past the delivery's retry window, makes it dead (the dead letter, shown per endpoint).
+ * Records tries that ended, in one statement: a 2xx delivers; anything else waits its `retryDelayMs`
+ * for the next try, or, when that would fall past the delivery's retry window, makes it dead (the dead
+ * letter, shown per endpoint). A try whose delivery was resent or claimed again meanwhile is not
+ * recorded. Returns each recorded delivery's status by id.
  */
-export async function recordWebhookTry(
-  db: Db,
-  { id, attempts, statusCode, error, retryDelayMs }: { id: string; attempts: number; statusCode: number | null; error: string | null; retryDelayMs: number },
-): Promise<"delivered" | "pending" | "dead"> {
-  const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
-  const rows = await queryStatement<{ status: "delivered" | "pending" | "dead" }>(db, {
-    name: "svc-webhook-record-try",
-    text: `UPDATE webhook_delivery SET
-        leased_until = NULL, last_status_code = $3, last_error = $4,
-        status = CASE WHEN $5 THEN 'delivered' WHEN now() + make_interval(secs => $6::int / 1000.0) > retry_until THEN 'dead' ELSE 'pending' END,
-        next_attempt_at = now() + make_interval(secs => $6::int / 1000.0),
-        finished_at = CASE WHEN $5 OR now() + make_interval(secs => $6::int / 1000.0) > retry_until THEN now() END
-      WHERE id = $1::bigint AND attempts = $2 AND status = 'pending'
-      RETURNING status`,
-    values: [id, attempts, statusCode, error ?? (delivered ? null : `HTTP ${statusCode}`), delivered, retryDelayMs],
+export async function recordWebhookTries(db: Db, tries: readonly EndedTry[]): Promise<Map<string, "delivered" | "pending" | "dead">> {
+  if (tries.length === 0) return new Map();
+  const rows = await queryStatement<{ id: string; status: "delivered" | "pending" | "dead" }>(db, {
+    name: "svc-webhook-record-tries",
+    text: `UPDATE webhook_delivery d SET
+        leased_until = NULL, last_status_code = t.status_code, last_error = t.error,
+        status = CASE WHEN t.delivered THEN 'delivered' WHEN now() + make_interval(secs => t.retry_ms / 1000.0) > d.retry_until THEN 'dead' ELSE 'pending' END,
+        next_attempt_at = now() + make_interval(secs => t.retry_ms / 1000.0),
+        finished_at = CASE WHEN t.delivered OR now() + make_interval(secs => t.retry_ms / 1000.0) > d.retry_until THEN now() END
+      FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[], $5::boolean[], $6::int[]) AS t(id, attempts, status_code, error, delivered, retry_ms)
+      WHERE d.id = t.id AND d.attempts = t.attempts AND d.status = 'pending'
+      RETURNING d.id::text, d.status`,
+    values: [
+      tries.map((ended) => ended.id),
+      tries.map((ended) => ended.attempts),
+      tries.map((ended) => ended.statusCode),
+      tries.map((ended) => ended.error ?? (isDelivered(ended) ? null : `HTTP ${ended.statusCode}`)),
+      tries.map(isDelivered),
+      tries.map((ended) => ended.retryDelayMs),
+    ],
   });
-  return rows[0]?.status ?? "pending";
+  return new Map(rows.map((row) => [row.id, row.status]));
+}
+
+function isDelivered({ statusCode }: { statusCode: number | null }): boolean {
+  return statusCode !== null && statusCode >= 200 && statusCode < 300;
 }
 
 const deliverySelect = `id::text, event_id::text, event_type, document_id, status, attempts, created_at, last_attempt_at,
