@@ -139,6 +139,8 @@ async function main(): Promise<void> {
               indexed.set(document.documentId, document);
               metrics.observeIndexingLag(document.lagSeconds);
             }
+            // Their events committed with them: this worker's sender fans them out now, not at its next tick.
+            if (documents.length > 0) webhooks.kick();
           },
         });
       } catch (error) {

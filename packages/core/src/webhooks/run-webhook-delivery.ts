@@ -30,11 +30,16 @@ const LEASE_MARGIN_MS = 5_000;
  * The worker's webhook sender (docs/decisions.md "Webhooks"): every tick it fans the outbox's final
  * events out to deliveries, then takes due deliveries and posts them, each try on its own (a slow
  * endpoint never holds a tick, nor indexing: this reads the outbox, it is never on a write's path).
- * An idle sender ticks every IDLE_TICK_MS; a try that ends brings the next tick forward, so a busy
- * endpoint always has its share of tries in flight. A failed tick (database away) is logged and the
+ * An idle sender ticks every IDLE_TICK_MS; a try that ends, or a commit of events in this process
+ * (`kick`), brings the next tick forward, so a busy endpoint always has its share of tries in flight
+ * and an indexed document's event goes out without waiting for a tick. A failed tick (database away) is logged and the
  * next one tries again.
  */
-export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queueBound }: WebhookDeliveryOptions): { stop: () => Promise<void> } {
+export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queueBound }: WebhookDeliveryOptions): {
+  /** Events were just committed in this process: tick now rather than at the next idle tick. */
+  kick: () => void;
+  stop: () => Promise<void>;
+} {
   const inFlight = new Map<string, Promise<void>>();
   const perEndpoint = new Map<number, number>();
   let ticking: Promise<void> | undefined;
@@ -109,6 +114,7 @@ export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queu
 
   schedule(0);
   return {
+    kick: () => schedule(0),
     // Tries in flight finish (each is bounded by the timeout) and are recorded; none is started.
     stop: async () => {
       stopped = true;
