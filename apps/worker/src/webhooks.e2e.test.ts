@@ -29,6 +29,8 @@ const secrets = new Map<string, string>();
 /** Paths answering 500 to an event's first request, and paths never answering it. */
 const failFirst = new Set<string>();
 const hangFirst = new Set<string>();
+/** Paths answering 503 to every request while listed (a receiver that is down). */
+const down = new Set<string>();
 const hanging: http.ServerResponse[] = [];
 
 function signatureValid(secret: string, headers: http.IncomingHttpHeaders, body: string): boolean {
@@ -45,7 +47,8 @@ const receiver = http.createServer((request, response) => {
     const id = String(request.headers["webhook-id"]);
     const first = !received.some((entry) => entry.path === path && entry.id === id);
     received.push({ path, id, signed: signatureValid(secrets.get(path) ?? "", request.headers, body), event: JSON.parse(body) as SvcEvent });
-    if (first && hangFirst.has(path)) hanging.push(response);
+    if (down.has(path)) response.writeHead(503).end();
+    else if (first && hangFirst.has(path)) hanging.push(response);
     else response.writeHead(first && failFirst.has(path) ? 500 : 200).end();
   });
 });
@@ -180,6 +183,28 @@ describe("webhook deliveries from the worker", () => {
     await ingestTestDocument(queue, { id: "hook-after", text: "after text", ccPairId: pair });
     await waitFor("the event after the rollback delivered", () => (summary("/rollback").includes("document.indexed hook-after") ? true : undefined), { describe: worker.output });
     expect(summary("/rollback").filter((line) => line.includes("hook-rolled-back"))).toEqual([]);
+  }, 60_000);
+
+  it("sends a receiver's waiting retries as soon as it takes a delivery again, not at their next backoff", async () => {
+    const pair = await createTestPair(db, { name: "Hooks recovery" });
+    const endpointId = await register("/recovers", { ccPairIds: [pair], eventTypes: ["document.indexed"] });
+    down.add("/recovers");
+    await ingestTestDocument(queue, { id: "hook-waiting", text: "waiting text", ccPairId: pair });
+    // Two failed tries: the next waits 10 s.
+    await waitFor("two failed tries", async () => ((await db.webhookDelivery.findFirst({ where: { endpointId, documentId: "hook-waiting", lastStatusCode: 503, attempts: 2, leasedUntil: null } })) ? true : undefined), {
+      describe: worker.output,
+      timeoutMs: 30_000,
+    });
+    const waiting = await db.webhookDelivery.findFirstOrThrow({ where: { endpointId, documentId: "hook-waiting" } });
+    down.delete("/recovers");
+    await ingestTestDocument(queue, { id: "hook-back", text: "back text", ccPairId: pair });
+    const delivered = await waitFor("the waiting delivery delivered", async () => (await db.webhookDelivery.findFirst({ where: { id: waiting.id, status: "delivered" } })) ?? undefined, {
+      describe: worker.output,
+      timeoutMs: 30_000,
+    });
+    expect(delivered.attempts).toBe(3);
+    expect(delivered.finishedAt!.getTime()).toBeLessThan(waiting.nextAttemptAt.getTime());
+    expect(await db.webhookDelivery.findFirst({ where: { endpointId, documentId: "hook-back", status: "delivered", attempts: 1 } })).not.toBeNull();
   }, 60_000);
 
   it("sends a delivery again, same id, when the worker dies while the receiver holds it", async () => {

@@ -257,20 +257,29 @@ export interface EndedTry {
  * Records tries that ended, in one statement: a 2xx delivers; anything else waits its `retryDelayMs`
  * for the next try, or, when that would fall past the delivery's retry window, makes it dead (the dead
  * letter, shown per endpoint). A try whose delivery was resent or claimed again meanwhile is not
- * recorded. Returns each recorded delivery's status by id.
+ * recorded. An endpoint that took a delivery answers again: its deliveries waiting for a retry are due
+ * now, so a receiver back from an outage gets its backlog at once, not at each one's next backoff.
+ * Returns each recorded delivery's status by id.
  */
 export async function recordWebhookTries(db: Db, tries: readonly EndedTry[]): Promise<Map<string, "delivered" | "pending" | "dead">> {
   if (tries.length === 0) return new Map();
   const rows = await queryStatement<{ id: string; status: "delivered" | "pending" | "dead" }>(db, {
     name: "svc-webhook-record-tries",
-    text: `UPDATE webhook_delivery d SET
-        leased_until = NULL, last_status_code = t.status_code, last_error = t.error,
-        status = CASE WHEN t.delivered THEN 'delivered' WHEN now() + make_interval(secs => t.retry_ms / 1000.0) > d.retry_until THEN 'dead' ELSE 'pending' END,
-        next_attempt_at = now() + make_interval(secs => t.retry_ms / 1000.0),
-        finished_at = CASE WHEN t.delivered OR now() + make_interval(secs => t.retry_ms / 1000.0) > d.retry_until THEN now() END
-      FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[], $5::boolean[], $6::int[]) AS t(id, attempts, status_code, error, delivered, retry_ms)
-      WHERE d.id = t.id AND d.attempts = t.attempts AND d.status = 'pending'
-      RETURNING d.id::text, d.status`,
+    // The waiting ones are not being sent (no lease), so no row is changed twice.
+    text: `WITH recorded AS (
+        UPDATE webhook_delivery d SET
+          leased_until = NULL, last_status_code = t.status_code, last_error = t.error,
+          status = CASE WHEN t.delivered THEN 'delivered' WHEN now() + make_interval(secs => t.retry_ms / 1000.0) > d.retry_until THEN 'dead' ELSE 'pending' END,
+          next_attempt_at = now() + make_interval(secs => t.retry_ms / 1000.0),
+          finished_at = CASE WHEN t.delivered OR now() + make_interval(secs => t.retry_ms / 1000.0) > d.retry_until THEN now() END
+        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[], $5::boolean[], $6::int[]) AS t(id, attempts, status_code, error, delivered, retry_ms)
+        WHERE d.id = t.id AND d.attempts = t.attempts AND d.status = 'pending'
+        RETURNING d.id, d.endpoint_id, d.status),
+      waiting AS (
+        UPDATE webhook_delivery w SET next_attempt_at = now()
+        WHERE w.endpoint_id IN (SELECT endpoint_id FROM recorded WHERE status = 'delivered')
+          AND w.status = 'pending' AND w.attempts > 0 AND w.next_attempt_at > now() AND (w.leased_until IS NULL OR w.leased_until < now()))
+      SELECT id::text, status FROM recorded`,
     values: [
       tries.map((ended) => ended.id),
       tries.map((ended) => ended.attempts),
