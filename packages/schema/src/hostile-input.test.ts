@@ -6,6 +6,7 @@ import { decodeDocumentCursor, encodeDocumentCursor } from "./document-cursor";
 import { cleanFileName } from "./file-upload";
 import { CcPairIdPathSchema, DocumentIdPathSchema, DocumentPageQuerySchema } from "./ingested-document";
 import { IndexingStatusRequestSchema } from "./indexing-status";
+import { EventStreamQuerySchema } from "./events";
 import { IngestionDocumentSchema } from "./ingestion";
 import { exceedsJsonDepth, findLoneSurrogate, hasLoneSurrogate, MAX_JSON_DEPTH } from "./json-value";
 import { buildOpenApiDocument } from "./openapi";
@@ -222,5 +223,18 @@ describe("int4 bounds in the OpenAPI document", () => {
       document.paths[path]?.get?.parameters?.find((parameter) => parameter.name === name)?.schema;
     expect(pathParameter("/manage/admin/cc-pair/{id}", "id")).toEqual(int4);
     expect(pathParameter("/svc-api/connector-docs/{cc_pair_id}", "cc_pair_id")).toEqual(int4);
+  });
+});
+
+describe("event ids a client sends back (after, Last-Event-ID)", () => {
+  it("are a 422 past PostgreSQL's bigint, never a number the database refuses", () => {
+    const parsed = EventStreamQuerySchema.parse({ after: "evt_9223372036854775807" });
+    expect(parsed.after).toBe(9_223_372_036_854_775_807n);
+    for (const after of ["evt_9223372036854775808", "evt_9999999999999999999"]) {
+      expect(detailOf(EventStreamQuerySchema, { after }, ["query"])).toEqual([
+        { type: "value_error", loc: ["query", "after"], msg: "Value error, an event id is at most evt_9223372036854775807", input: after },
+      ]);
+    }
+    expect(faults(EventStreamQuerySchema, { after: "evt_x" }, ["query"])).toEqual([[["query", "after"], "string_pattern_mismatch"]]);
   });
 });
