@@ -12,6 +12,7 @@ import { exceedsJsonDepth, findLoneSurrogate, hasLoneSurrogate, MAX_JSON_DEPTH }
 import { buildOpenApiDocument } from "./openapi";
 import { parseJsonBody, stripNulCharacters, validateBody } from "./request-body";
 import { SearchRequestSchema } from "./search";
+import { CreateWebhookRequestSchema } from "./webhook";
 import type { ValidationError } from "./validation-error";
 
 const LONE = "\ud800";
@@ -236,5 +237,22 @@ describe("event ids a client sends back (after, Last-Event-ID)", () => {
       ]);
     }
     expect(faults(EventStreamQuerySchema, { after: "evt_x" }, ["query"])).toEqual([[["query", "after"], "string_pattern_mismatch"]]);
+  });
+});
+
+describe("a webhook's event_types", () => {
+  it("is capped like every list a client sends: a million repeats is one too_long item, refused on its length", () => {
+    const eventTypes = Array.from({ length: 1_000_000 }, () => "document.indexed");
+    expect(detailOf(CreateWebhookRequestSchema, { url: "https://hooks.example.com/svc", event_types: eventTypes })).toEqual([
+      {
+        type: "too_long",
+        loc: ["body", "event_types"],
+        msg: "List should have at most 100 items after validation, not 1000000",
+        input: eventTypes.slice(0, 10),
+        ctx: { field_type: "List", max_length: 100, actual_length: 1_000_000 },
+      },
+    ]);
+    const withinCap = CreateWebhookRequestSchema.parse({ url: "https://hooks.example.com/svc", event_types: Array.from({ length: 100 }, () => "document.failed") });
+    expect(withinCap.event_types).toEqual(["document.failed"]);
   });
 });
