@@ -18,7 +18,7 @@ import { EventStreamResponse } from "./server/rest/event-stream-response";
 import { API_ROOT, dispatchRestRequest, isRestPath, matchRestPath } from "./server/rest/dispatch-rest-request";
 import { NEXT_ROUTE, observeRequest, UNMATCHED_ROUTE } from "./server/observability/observe-request";
 import { webLogger } from "./server/observability/web-logger";
-import { SECURITY_HEADERS } from "./server/security-headers";
+import { addSecurityHeadersOnWrite, SECURITY_HEADERS } from "./server/security-headers";
 import { getServices } from "./server/services";
 
 const port = Number(process.env.PORT ?? 3000);
@@ -49,7 +49,7 @@ server.on("checkContinue", (incoming: http.IncomingMessage, outgoing: http.Serve
 
 function handleRequest(incoming: http.IncomingMessage, outgoing: http.ServerResponse, continueExpected: boolean): void {
   // Every answer carries them, whoever writes it; a handler's own value (the API reference's CSP) wins.
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) outgoing.setHeader(name, value);
+  addSecurityHeadersOnWrite(outgoing);
   // The peer's address, for throttling credential guesses; a client cannot choose it.
   incoming.headers[CLIENT_ADDRESS_HEADER] = incoming.socket.remoteAddress ?? "unknown";
   const rawUrl = incoming.url ?? "/";

@@ -178,6 +178,19 @@ describe("svc ingest", () => {
     expect(verbose.stdout).toContain("image-5.png, image-6.png.");
   });
 
+  it("prints the names of skipped and ignored files with their terminal controls escaped, each message on one line", async () => {
+    const folder = path.join(workDir, "hostile-names");
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, "kept.txt"), "A plain file.");
+    await writeFile(path.join(folder, "\u001b[31mred\r\nforged.md"), "");
+    await writeFile(path.join(folder, "\u001b]0;pwned\u0007.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const run = await runSvc(["ingest", folder, "--id-prefix", "hostile/", "--state", path.join(workDir, "hostile-state.json")], { env: svc.env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("Skipped 1 empty files (no text): \\e[31mred\\r\\nforged.md.\n");
+    expect(run.stdout).toContain("Ignored 1 files of other types: \\e]0;pwned\\u0007.png.\n");
+    expect([...run.stdout, ...run.stderr].filter((char) => "\u001b\r\u0007".includes(char))).toEqual([]);
+  });
+
   it("says once that a pair is paused while --wait waits on it, and goes on waiting until it is resumed", { timeout: 240_000 }, async () => {
     const pair = await runSvc(["pairs", "create", "--name", "Night shift", "--source", "file", "--access", "public"], { env: svc.env });
     const pairId = pair.stdout.trim().split("\n").at(-1)!;

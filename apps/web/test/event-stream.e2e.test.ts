@@ -163,7 +163,9 @@ describe("GET /svc-api/events", () => {
     expect(gap.messages.findIndex((message) => message.event === "events.missed")).toBeLessThan(gap.messages.findIndex((message) => message.data !== null && message.event !== "events.missed"));
     expect(eventIds(gap)).toEqual(eventIds(whole).filter((id) => id !== lastSeen));
 
-    for (const [query, headers] of [["?after=42", {}], ["?types=document.exploded", {}], ["?cc_pair_id=0", {}], ["", { "last-event-id": "yesterday" }]] as const) {
+    for (const [query, headers] of [["?after=42", {}], ["?types=document.exploded", {}], ["?cc_pair_id=0", {}], ["", { "last-event-id": "yesterday" }],
+      // Past PostgreSQL's bigint: a 422, not the database's out-of-range error (a 500).
+      ["?after=evt_9999999999999999999", {}], ["", { "last-event-id": "evt_9223372036854775808" }]] as const) {
       const refused = await stream(adminKey, query, headers);
       expect(refused.status, query).toBe(422);
       expect(refused.body).toMatchObject({ detail: [expect.objectContaining({ loc: expect.any(Array) as unknown })] });

@@ -5,7 +5,9 @@ import http from "node:http";
 import net from "node:net";
 import { createApiKey } from "@svc/core";
 import { waitFor } from "@svc/db/testing";
+import { FileUploadResponseSchema } from "@svc/schema";
 import { describe, expect, it } from "vitest";
+import { PNG, uploadForm } from "./factories";
 import { useProductionServer, type ProductionApp } from "./production-server";
 
 const SEARCH = "/api/svc-api/search";
@@ -170,6 +172,26 @@ describe("bounded requests and answers", () => {
     // The reference page's own policy wins (it also lets Scalar start its workers).
     expect(docs.headers.get("content-security-policy")).toContain("worker-src 'self' blob:");
     expect(docs.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+
+    // An uploaded file keeps its sandbox (a Next.js route handler's own header), and is not framed either.
+    const uploaded = await fetch(`${app.base}/api/user/file/upload`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${app.adminKey}` },
+      body: uploadForm(["framed.png", PNG]),
+    });
+    const [file] = FileUploadResponseSchema.parse(await uploaded.json()).user_files;
+    const signIn = await fetch(`${app.base}/api/trpc/session.signIn`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "sec-fetch-site": "same-origin" },
+      body: JSON.stringify({ json: { apiKey: app.adminKey } }),
+    });
+    const cookie = signIn.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+    const served = await fetch(`${app.base}/api/admin/files/${file?.file_id ?? ""}`, { headers: { cookie, "sec-fetch-site": "same-origin" } });
+    expect(served.status).toBe(200);
+    expect(served.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox; frame-ancestors 'none'");
+    expect(served.headers.get("x-frame-options")).toBe("DENY");
+    expect(served.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(served.headers.get("referrer-policy")).toBe("same-origin");
   });
 
   it("puts the security headers on the answers node:http's parser refuses (a body framed twice, headers too large)", async () => {

@@ -38,10 +38,19 @@ export function eventWireId(id: bigint | number | string): string {
   return `evt_${String(id)}`;
 }
 
-/** An event id as a client sends it back (`Last-Event-ID`, `after`): `evt_` and a number; `evt_0` is before every event. */
+/** The largest event id: the outbox's ids are PostgreSQL bigints. */
+const MAX_EVENT_ID = 9_223_372_036_854_775_807n;
+const EVENT_ID_PATTERN = /^evt_(0|[1-9][0-9]{0,18})$/;
+
+/**
+ * An event id as a client sends it back (`Last-Event-ID`, `after`): `evt_` and a number; `evt_0` is before every event.
+ * Past a bigint it is a 422 here, not PostgreSQL's out-of-range error.
+ */
 export const EventIdSchema = z
   .string()
-  .regex(/^evt_(0|[1-9][0-9]{0,18})$/, "an event id: evt_ and a number")
+  .regex(EVENT_ID_PATTERN, "an event id: evt_ and a number")
+  // Checked after the pattern too when it fails (zod runs every check): only a number is compared.
+  .refine((id) => !EVENT_ID_PATTERN.test(id) || BigInt(id.slice("evt_".length)) <= MAX_EVENT_ID, `an event id is at most evt_${MAX_EVENT_ID}`)
   .transform((id) => BigInt(id.slice("evt_".length)));
 
 /** Comma-separated values of a query parameter, each trimmed; empty ones are dropped. */

@@ -6,11 +6,13 @@ import { decodeDocumentCursor, encodeDocumentCursor } from "./document-cursor";
 import { cleanFileName } from "./file-upload";
 import { CcPairIdPathSchema, DocumentIdPathSchema, DocumentPageQuerySchema } from "./ingested-document";
 import { IndexingStatusRequestSchema } from "./indexing-status";
+import { EventStreamQuerySchema } from "./events";
 import { IngestionDocumentSchema } from "./ingestion";
 import { exceedsJsonDepth, findLoneSurrogate, hasLoneSurrogate, MAX_JSON_DEPTH } from "./json-value";
 import { buildOpenApiDocument } from "./openapi";
 import { parseJsonBody, stripNulCharacters, validateBody } from "./request-body";
 import { SearchRequestSchema } from "./search";
+import { CreateWebhookRequestSchema } from "./webhook";
 import type { ValidationError } from "./validation-error";
 
 const LONE = "\ud800";
@@ -222,5 +224,35 @@ describe("int4 bounds in the OpenAPI document", () => {
       document.paths[path]?.get?.parameters?.find((parameter) => parameter.name === name)?.schema;
     expect(pathParameter("/manage/admin/cc-pair/{id}", "id")).toEqual(int4);
     expect(pathParameter("/svc-api/connector-docs/{cc_pair_id}", "cc_pair_id")).toEqual(int4);
+  });
+});
+
+describe("event ids a client sends back (after, Last-Event-ID)", () => {
+  it("are a 422 past PostgreSQL's bigint, never a number the database refuses", () => {
+    const parsed = EventStreamQuerySchema.parse({ after: "evt_9223372036854775807" });
+    expect(parsed.after).toBe(9_223_372_036_854_775_807n);
+    for (const after of ["evt_9223372036854775808", "evt_9999999999999999999"]) {
+      expect(detailOf(EventStreamQuerySchema, { after }, ["query"])).toEqual([
+        { type: "value_error", loc: ["query", "after"], msg: "Value error, an event id is at most evt_9223372036854775807", input: after },
+      ]);
+    }
+    expect(faults(EventStreamQuerySchema, { after: "evt_x" }, ["query"])).toEqual([[["query", "after"], "string_pattern_mismatch"]]);
+  });
+});
+
+describe("a webhook's event_types", () => {
+  it("is capped like every list a client sends: a million repeats is one too_long item, refused on its length", () => {
+    const eventTypes = Array.from({ length: 1_000_000 }, () => "document.indexed");
+    expect(detailOf(CreateWebhookRequestSchema, { url: "https://hooks.example.com/svc", event_types: eventTypes })).toEqual([
+      {
+        type: "too_long",
+        loc: ["body", "event_types"],
+        msg: "List should have at most 100 items after validation, not 1000000",
+        input: eventTypes.slice(0, 10),
+        ctx: { field_type: "List", max_length: 100, actual_length: 1_000_000 },
+      },
+    ]);
+    const withinCap = CreateWebhookRequestSchema.parse({ url: "https://hooks.example.com/svc", event_types: Array.from({ length: 100 }, () => "document.failed") });
+    expect(withinCap.event_types).toEqual(["document.failed"]);
   });
 });

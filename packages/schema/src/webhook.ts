@@ -1,17 +1,19 @@
 import { z } from "zod";
-import { EventTypeSchema } from "./events";
+import { EventTypeSchema, MAX_EVENT_FILTER_VALUES } from "./events";
 import { pyEnum, pyInt, pyList, pyModel, pyString } from "./pydantic-fields";
 
 /** A webhook URL's longest form; longer is a 422. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /** Pairs one endpoint may filter on; more is a 422. */
 export const MAX_WEBHOOK_CC_PAIR_IDS = 1000;
+/** Event types one endpoint's filter may list (repeats included, as the stream's `types`); more is a 422. */
+export const MAX_WEBHOOK_EVENT_TYPES = MAX_EVENT_FILTER_VALUES;
 
 /** Body of POST /manage/admin/webhook (docs/decisions.md "Webhooks"). */
 export const CreateWebhookRequestSchema = pyModel("CreateWebhookRequest", {
   url: pyString({ minLength: 1, maxLength: MAX_WEBHOOK_URL_LENGTH }),
   cc_pair_ids: pyList(pyInt(), { asSet: true, minLength: 1, maxLength: MAX_WEBHOOK_CC_PAIR_IDS }).nullable().default(null),
-  event_types: pyList(pyEnum(EventTypeSchema), { asSet: true, minLength: 1 }).nullable().default(null),
+  event_types: pyList(pyEnum(EventTypeSchema), { asSet: true, minLength: 1, maxLength: MAX_WEBHOOK_EVENT_TYPES }).nullable().default(null),
 });
 export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequestSchema>;
 

@@ -12,7 +12,7 @@ import { sendIngestionBatch } from "../ingest/send-ingestion-batch";
 import { pollUntilIndexed, waitOnEventStream, type IndexingOutcome, type SentDocument } from "../ingest/wait-until-indexed";
 import { printJson, printTable } from "../output/print-table";
 import { startProgressBar } from "../output/progress-bar";
-import { escapeTerminalText } from "../output/terminal-text";
+import { escapeTerminalText, terminalText } from "../output/terminal-text";
 
 export interface IngestOptions {
   url?: string;
@@ -99,7 +99,7 @@ export async function runIngestCommand(env: CliEnv, target: string, options: Ing
   if (state.replacedInstance && !options.force) {
     const { instanceId: previous, documents } = state.replacedInstance;
     console.error(
-      `The resume state for ${baseUrl} was recorded against svc instance ${previous} (${documents} documents); this is ${instanceId} ` +
+      terminalText`The resume state for ${baseUrl} was recorded against svc instance ${previous} (${documents} documents); this is ${instanceId} ` +
         "(a reset database or another server): it is ignored, and every document is sent.",
     );
   }
@@ -255,7 +255,7 @@ function printSummary(summary: IngestSummary, json: boolean): void {
     `Ingested ${summary.sent} (${summary.created} new, ${summary.updated} updated), skipped ${summary.skipped_unchanged} unchanged, ` +
       `failed ${summary.failed.length}, in ${summary.seconds.toFixed(1)} s (${rate}).`,
   );
-  if (summary.skipped_empty.length > 0) console.log(`Skipped ${summary.skipped_empty.length} empty files (no text): ${summary.skipped_empty.join(", ")}.`);
+  if (summary.skipped_empty.length > 0) console.log(terminalText`Skipped ${summary.skipped_empty.length} empty files (no text): ${summary.skipped_empty.join(", ")}.`);
   if (summary.indexing) {
     const { indexed, failed, still_pending: pending } = summary.indexing;
     console.log(`Indexed ${indexed}, failed to index ${failed.length}${pending > 0 ? `, still pending after the wait ${pending}` : ""}.`);
@@ -290,7 +290,7 @@ function printIgnored(ignored: string[], verbose: boolean): void {
   if (ignored.length === 0) return;
   const named = verbose ? ignored : ignored.slice(0, IGNORED_NAMED);
   const more = ignored.length - named.length;
-  console.log(`Ignored ${ignored.length} files of other types: ${named.join(", ")}${more > 0 ? `, and ${more} more (--verbose names them)` : ""}.`);
+  console.log(terminalText`Ignored ${ignored.length} files of other types: ${named.join(", ")}` + (more > 0 ? `, and ${more} more (--verbose names them).` : "."));
 }
 
 /** `--dry-run`: every item and what a real run would do with it, nothing sent and the state left as it was. */

@@ -17,7 +17,7 @@ export const GET = sessionRoute(async ({ request, principal, services }) => {
       "Content-Length": String(file.data.byteLength),
       "Content-Disposition": `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`,
       "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": "default-src 'none'; sandbox",
+      "Content-Security-Policy": "default-src 'none'; sandbox; frame-ancestors 'none'",
       // A file never changes under its id; the cache stays the browser's own.
       "Cache-Control": "private, max-age=3600, immutable",
     },
