@@ -19,8 +19,8 @@ describe("webhook addresses", () => {
     await expect(checkWebhookAddress(parseWebhookUrl("http://93.184.216.34/hook"), false)).resolves.toBeUndefined();
   });
 
-  it("refuses URLs that are not http(s) or carry credentials", () => {
-    for (const url of ["ftp://example.com/x", "file:///etc/passwd", "not a url", "http://user:pw@example.com/"]) {
+  it("refuses URLs that are not http(s), carry credentials or name port 0", () => {
+    for (const url of ["ftp://example.com/x", "file:///etc/passwd", "not a url", "http://user:pw@example.com/", "https://example.com:0/hook"]) {
       expect(() => parseWebhookUrl(url), url).toThrow();
     }
   });

@@ -47,7 +47,7 @@ export function isPrivateAddress(address: string): boolean {
   return true;
 }
 
-/** The URL of an endpoint, checked for its form: http(s), a host, no credentials. 422-style errors as AppError. */
+/** The URL of an endpoint, checked for its form: http(s), a host, no credentials, a port that can be reached. 400s as AppError. */
 export function parseWebhookUrl(text: string): URL {
   let url: URL;
   try {
@@ -57,6 +57,7 @@ export function parseWebhookUrl(text: string): URL {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new AppError("BAD_REQUEST", "A webhook URL must be http or https.");
   if (url.username || url.password) throw new AppError("BAD_REQUEST", "A webhook URL may not carry credentials.");
+  if (url.port === "0") throw new AppError("BAD_REQUEST", "A webhook URL may not name port 0.");
   return url;
 }
 
