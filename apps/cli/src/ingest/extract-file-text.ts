@@ -14,10 +14,16 @@ export interface ExtractedText {
   title: string | null;
 }
 
-/** The extension that says how to read `file`: `.gz` is looked through (`notes.md.gz` reads as `.md`); "" for none. */
+/**
+ * The extension that says how to read `file`, in lower case: `.gz` is looked through (`notes.md.gz`
+ * reads as `.md`); "" for none. A suffix with capitals that names no type read here is part of the
+ * name, not a type (Debian's `README.Debian`, `changelog.Debian.gz`, `README.FIPS`): "" too.
+ */
 export function contentExtension(file: string): string {
-  const name = path.basename(file).toLowerCase();
-  return path.extname(name.endsWith(".gz") ? name.slice(0, -3) : name);
+  const name = path.basename(file);
+  const extension = path.extname(name.toLowerCase().endsWith(".gz") ? name.slice(0, -3) : name);
+  const lower = extension.toLowerCase();
+  return extension === lower || INGESTIBLE_EXTENSIONS.has(lower) ? lower : "";
 }
 
 /**
@@ -27,7 +33,6 @@ export function contentExtension(file: string): string {
 export async function isIngestible(file: string): Promise<boolean> {
   const extension = contentExtension(file);
   if (extension !== "") return INGESTIBLE_EXTENSIONS.has(extension);
-  if (path.extname(file) !== "" && !file.toLowerCase().endsWith(".gz")) return false;
   return looksLikeText(await readBytes(file).catch(() => null));
 }
 
