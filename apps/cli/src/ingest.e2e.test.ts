@@ -121,6 +121,18 @@ describe("svc ingest", () => {
         '<header>Site banner</header><nav><a href="up.html">Up</a> <img alt="home" src="home.png"> Home</nav>' +
         "<main><h1>Lamp care</h1><p>Trim the wick daily.</p></main><footer>Copyright footer</footer></body></html>",
     );
+    // As DocBook writes a manual's pages (Valgrind's): navigation in tables of links, no nav element.
+    await writeFile(
+      path.join(folder, "quick-start.html"),
+      '<html><head><title>Quick Start</title></head><body><div class="navheader"><table><tr>' +
+        '<td><a href="index.html"><img src="left.png" alt="Prev"></a></td><td><a href="index.html"><img src="up.png" alt="Up"></a></td>' +
+        '<td><a href="index.html"><img src="home.png" alt="Home"></a></td><th>Lighthouse Manual</th></tr></table></div>' +
+        '<div class="article"><div class="sect1"><h2 class="title">1. Introduction</h2>' +
+        "<p>The keepers wind the clockwork of the lamp at dusk, and trim its wick before the fog comes in from the sea.</p>" +
+        "<p>The foghorn sounds twice a minute while the fog lasts, and the log records each hour of it.</p></div></div>" +
+        '<div class="navfooter"><table><tr><td><a href="index.html">&lt;&lt;&#160;Lighthouse Manual</a></td><td><a href="index.html">Up</a></td>' +
+        '<td><a href="manual.html">Keeper Handbook&#160;&gt;&gt;</a></td></tr><tr><td colspan="3"><a href="index.html">Home</a></td></tr></table></div></body></html>',
+    );
     const state = path.join(workDir, "debian-state.json");
 
     const dryRun = await runSvc(["ingest", folder, "--dry-run", "--state", state], { env: svc.env });
@@ -131,12 +143,12 @@ describe("svc ingest", () => {
     expect(dryRun.stdout).toMatch(/^send +README\.Debian/m);
     expect(dryRun.stdout).toMatch(/^ignore +blob/m);
     expect(dryRun.stdout).toMatch(/^ignore +site\.css/m);
-    expect(dryRun.stdout).toContain("Dry run: would send 7, skip 1, fail 0, ignore 2; nothing was sent.");
+    expect(dryRun.stdout).toContain("Dry run: would send 8, skip 1, fail 0, ignore 2; nothing was sent.");
     expect((await fetch(`${svc.apiUrl}/svc-api/ingestion/changelog.gz`, { headers: { authorization: `Bearer ${svc.curatorKey}` } })).status).toBe(404);
 
     const run = await runSvc(["ingest", folder, "--link-prefix", "https://docs.example/pkg/", "--state", state], { env: svc.env });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain("Ingested 7 (7 new, 0 updated)");
+    expect(run.stdout).toContain("Ingested 8 (8 new, 0 updated)");
     expect(run.stdout).toContain("Skipped 1 empty files (no text): empty.md.");
     expect(run.stdout).toContain("Ignored 2 files of other types: blob, site.css.");
 
@@ -153,6 +165,11 @@ describe("svc ingest", () => {
     expect(manual?.text).toContain("Trim the wick daily.");
     for (const chrome of ["Site banner", "Up", "home", "Copyright footer", "tracking", "color:red"]) expect(manual?.text).not.toContain(chrome);
     expect(manual?.link).toBe("https://docs.example/pkg/manual.html");
+    const quickStart = await getDocument("quick-start.html");
+    expect(quickStart.title).toBe("Quick Start");
+    expect(quickStart.sections[0]?.text).toContain("trim its wick before the fog");
+    expect(quickStart.sections[0]?.text).toContain("twice a minute");
+    for (const chrome of ["Prev", "Up", "Home", "Lighthouse Manual", "Keeper Handbook", ".png"]) expect(quickStart.sections[0]?.text).not.toContain(chrome);
 
     const fileLinked = await ingest([folder, "--id-prefix", "local/"]);
     expect(fileLinked.code).toBe(0);
