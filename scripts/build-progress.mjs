@@ -13,17 +13,23 @@ import { createInterface } from "node:readline";
  * A package's "building" line is when it may start: turbo runs up to 10 tasks at once, more than svc
  * has packages, so it is when it does.
  */
+/** Turbo's command for a task whose package has no such script. */
+const NO_SCRIPT = "<NONEXISTENT>";
+
 export async function buildWithProgress({ turbo, cwd, env, args = [], out = process.stderr }) {
   const dry = spawnSync(turbo, ["run", "build", ...args, "--dry=json"], { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   if (dry.status !== 0) {
     out.write(dry.stderr);
     return dry.status ?? 1;
   }
-  const tasks = JSON.parse(dry.stdout).tasks.map((task) => ({
+  // A package without a build script (bench) has nothing to build, though turbo lists it, never cached.
+  const planned = JSON.parse(dry.stdout).tasks.filter((task) => task.command !== NO_SCRIPT);
+  const ids = new Set(planned.map((task) => task.taskId));
+  const tasks = planned.map((task) => ({
     id: task.taskId,
     name: task.package,
     cached: task.cache?.status === "HIT",
-    needs: task.dependencies ?? [],
+    needs: (task.dependencies ?? []).filter((id) => ids.has(id)),
   }));
   const pending = new Map(tasks.filter((task) => !task.cached).map((task) => [task.id, task]));
   if (pending.size === 0) return runTurbo(turbo, cwd, env, args, () => {}).then(({ code }) => code);

@@ -1,5 +1,5 @@
 // scripts/build-progress.mjs (what `pnpm start` and `pnpm svc` build with) on a real turbo, over a
-// workspace of two packages made for the test: a line per package started and built on stderr,
+// workspace of packages made for the test (one without a build script): a line per package started and built on stderr,
 // nothing on stdout, nothing at all when everything is cached, and a failed package's log.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -45,6 +45,9 @@ describe("the first build's progress", () => {
     );
     await writePackage("a", 'require("fs").mkdirSync("dist", { recursive: true }); console.log("a built");');
     await writePackage("b", 'console.log("b built");');
+    // A package with no build script (as svc's bench): nothing to build, never a line.
+    await mkdir(path.join(workspace, "packages", "c"), { recursive: true });
+    await writeFile(path.join(workspace, "packages", "c", "package.json"), JSON.stringify({ name: "@t/c", version: "1.0.0", scripts: { lint: "true" } }));
     // As svc's: turbo hashes the files git would track, and its own logs and outputs are not among them.
     await writeFile(path.join(workspace, ".gitignore"), "node_modules\n.turbo\ndist\n");
     execFileSync("git", ["init", "-q"], { cwd: workspace });

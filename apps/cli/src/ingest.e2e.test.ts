@@ -108,6 +108,10 @@ describe("svc ingest", () => {
     await writeFile(path.join(folder, "changelog.gz"), gzipSync("svc (1.2) unstable; urgency=low\n  * Quieter foghorn.\n"));
     await writeFile(path.join(folder, "notes.md.gz"), gzipSync("# Packed notes\n\nCompressed markdown about buoys.\n"));
     await writeFile(path.join(folder, "copyright"), "Format: machine-readable\nLicense: MIT lighthouse terms\n");
+    // Debian's own names: a capitalised suffix is part of the name, and the content decides.
+    await writeFile(path.join(folder, "changelog.Debian.gz"), gzipSync("svc (1.2-1) unstable; urgency=medium\n  * Packaged the foghorn.\n"));
+    await writeFile(path.join(folder, "README.Debian"), "Notes for Debian: the lamp runs as its own user.\n");
+    await writeFile(path.join(folder, "site.css"), "body { color: red }\n");
     await writeFile(path.join(folder, "blob"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02]));
     await writeFile(path.join(folder, "empty.md"), "");
     await writeFile(path.join(folder, "front.md"), '---\ntitle: "Harbour rules"\ndate: 2024-01-01\n---\n# Not the title\n\nMoor at berth nine.\n');
@@ -117,25 +121,43 @@ describe("svc ingest", () => {
         '<header>Site banner</header><nav><a href="up.html">Up</a> <img alt="home" src="home.png"> Home</nav>' +
         "<main><h1>Lamp care</h1><p>Trim the wick daily.</p></main><footer>Copyright footer</footer></body></html>",
     );
+    // As DocBook writes a manual's pages (Valgrind's): navigation in tables of links, no nav element.
+    await writeFile(
+      path.join(folder, "quick-start.html"),
+      '<html><head><title>Quick Start</title></head><body><div class="navheader"><table><tr>' +
+        '<td><a href="index.html"><img src="left.png" alt="Prev"></a></td><td><a href="index.html"><img src="up.png" alt="Up"></a></td>' +
+        '<td><a href="index.html"><img src="home.png" alt="Home"></a></td><th>Lighthouse Manual</th></tr></table></div>' +
+        '<div class="article"><div class="sect1"><h2 class="title">1. Introduction</h2>' +
+        "<p>The keepers wind the clockwork of the lamp at dusk, and trim its wick before the fog comes in from the sea.</p>" +
+        "<p>The foghorn sounds twice a minute while the fog lasts, and the log records each hour of it.</p></div></div>" +
+        '<div class="navfooter"><table><tr><td><a href="index.html">&lt;&lt;&#160;Lighthouse Manual</a></td><td><a href="index.html">Up</a></td>' +
+        '<td><a href="manual.html">Keeper Handbook&#160;&gt;&gt;</a></td></tr><tr><td colspan="3"><a href="index.html">Home</a></td></tr></table></div></body></html>',
+    );
     const state = path.join(workDir, "debian-state.json");
 
     const dryRun = await runSvc(["ingest", folder, "--dry-run", "--state", state], { env: svc.env });
     expect(dryRun.code, dryRun.stderr).toBe(0);
     expect(dryRun.stdout).toMatch(/^send +changelog\.gz/m);
     expect(dryRun.stdout).toMatch(/^skip +empty\.md +empty: no text$/m);
+    expect(dryRun.stdout).toMatch(/^send +changelog\.Debian\.gz/m);
+    expect(dryRun.stdout).toMatch(/^send +README\.Debian/m);
     expect(dryRun.stdout).toMatch(/^ignore +blob/m);
-    expect(dryRun.stdout).toContain("Dry run: would send 5, skip 1, fail 0, ignore 1; nothing was sent.");
+    expect(dryRun.stdout).toMatch(/^ignore +site\.css/m);
+    expect(dryRun.stdout).toContain("Dry run: would send 8, skip 1, fail 0, ignore 2; nothing was sent.");
     expect((await fetch(`${svc.apiUrl}/svc-api/ingestion/changelog.gz`, { headers: { authorization: `Bearer ${svc.curatorKey}` } })).status).toBe(404);
 
     const run = await runSvc(["ingest", folder, "--link-prefix", "https://docs.example/pkg/", "--state", state], { env: svc.env });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain("Ingested 5 (5 new, 0 updated)");
+    expect(run.stdout).toContain("Ingested 8 (8 new, 0 updated)");
     expect(run.stdout).toContain("Skipped 1 empty files (no text): empty.md.");
-    expect(run.stdout).toContain("Ignored 1 files of other types: blob.");
+    expect(run.stdout).toContain("Ignored 2 files of other types: blob, site.css.");
 
     expect((await getDocument("changelog.gz")).sections[0]?.text).toContain("Quieter foghorn.");
     expect(await getDocument("notes.md.gz")).toMatchObject({ title: "Packed notes" });
     expect((await getDocument("copyright")).sections[0]?.text).toContain("MIT lighthouse terms");
+    expect(await getDocument("changelog.Debian.gz")).toMatchObject({ title: "changelog.Debian.gz", metadata: { file_type: "txt" } });
+    expect((await getDocument("changelog.Debian.gz")).sections[0]?.text).toContain("Packaged the foghorn.");
+    expect((await getDocument("README.Debian")).sections[0]?.text).toContain("its own user");
     const front = await getDocument("front.md");
     expect(front).toMatchObject({ title: "Harbour rules" });
     expect(front.sections[0]?.text).not.toContain("title:");
@@ -143,6 +165,11 @@ describe("svc ingest", () => {
     expect(manual?.text).toContain("Trim the wick daily.");
     for (const chrome of ["Site banner", "Up", "home", "Copyright footer", "tracking", "color:red"]) expect(manual?.text).not.toContain(chrome);
     expect(manual?.link).toBe("https://docs.example/pkg/manual.html");
+    const quickStart = await getDocument("quick-start.html");
+    expect(quickStart.title).toBe("Quick Start");
+    expect(quickStart.sections[0]?.text).toContain("trim its wick before the fog");
+    expect(quickStart.sections[0]?.text).toContain("twice a minute");
+    for (const chrome of ["Prev", "Up", "Home", "Lighthouse Manual", "Keeper Handbook", ".png"]) expect(quickStart.sections[0]?.text).not.toContain(chrome);
 
     const fileLinked = await ingest([folder, "--id-prefix", "local/"]);
     expect(fileLinked.code).toBe(0);
