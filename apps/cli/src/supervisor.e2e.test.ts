@@ -141,8 +141,8 @@ describe("svc start as a supervisor", () => {
       socket.on("error", () => {});
       svc.child.kill("SIGINT");
       await waitFor("the stop to begin", () => (svc.output().includes('"msg":"stopping web"') ? true : undefined), SLOW);
-      // Later than the wrappers' copies of the first signal: a person's second Ctrl+C.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Later than the wrappers' copies of the first signal: a person's quick second Ctrl+C.
+      await new Promise((resolve) => setTimeout(resolve, 400));
       const forcedAt = Date.now();
       svc.child.kill("SIGINT");
       expect(await svc.exited).toBe(130);

@@ -14,8 +14,8 @@ import childSettings from "./child-settings.json";
 const SUPERVISOR_FLAG = "--as-supervisor";
 /** The web server finishes in-flight requests within 10 s (apps/web/server.ts). */
 const WEB_GRACE_MS = 15_000;
-/** A signal this soon after the first is the same stop told twice (a terminal's Ctrl+C reaches every wrapper, which pass it on). */
-const SAME_STOP_WINDOW_MS = 750;
+/** A signal this soon after the first is the same stop told twice (a terminal's Ctrl+C reaches every wrapper, which pass it on within milliseconds); a person's quick second press comes later. */
+const SAME_STOP_WINDOW_MS = 250;
 const DATABASE_RESTART_ATTEMPTS = 3;
 /**
  * V8 lets an idle-sized heap grow to ~500 MB under a burst of requests, nearly all of it garbage (the
