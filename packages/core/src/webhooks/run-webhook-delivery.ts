@@ -1,4 +1,4 @@
-import type { Db } from "@svc/db";
+import { isDatabaseStalled, type Db } from "@svc/db";
 import { eventWireId } from "@svc/schema";
 import type { Logger } from "../observability/create-logger";
 import { postWebhook } from "./post-webhook";
@@ -28,7 +28,9 @@ const LEASE_MARGIN_MS = 5_000;
  * The worker's webhook sender (docs/decisions.md "Webhooks"): every tick it fans the outbox's final
  * events out to deliveries, then takes due deliveries and posts them, each try on its own (a slow
  * endpoint never holds a tick, nor indexing: this reads the outbox, it is never on a write's path).
- * A failed tick (database away) is logged and the next one tries again.
+ * A failed tick (database away) is logged and the next one tries again; while the database does not
+ * answer (its pool's breaker is open, decisions.md "Limits and overload") no tick runs, and the
+ * first after the breaker's probe succeeds carries on.
  */
 export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queueBound }: WebhookDeliveryOptions): { stop: () => Promise<void> } {
   const inFlight = new Map<string, Promise<void>>();
@@ -68,7 +70,7 @@ export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queu
   };
 
   const timer = setInterval(() => {
-    if (ticking || stopped) return;
+    if (ticking || stopped || isDatabaseStalled(db)) return;
     ticking = true;
     tick()
       .catch((error: unknown) => logger.error({ error: (error as Error).message }, "webhook delivery tick failed"))
