@@ -216,14 +216,20 @@ describe("REST: validation parity with the original", () => {
   });
 
   it("answers an unparsable date-time with datetime_from_date_parsing and pydantic's first fault", async () => {
-    // The worked examples of docs/decisions.md ("Validation errors"): pydantic 2.11's reason for each.
+    // The worked examples of docs/decisions.md ("Validation errors"): pydantic 2.11's reason for each
+    // fault class.
     for (const [input, reason] of [
-      ["not a date", "invalid character in year"],
       ["2024-05", "input is too short"],
+      ["not a date", "invalid character in year"],
       ["2024/05/01", "invalid date separator, expected `-`"],
+      ["2024-5-01xx", "invalid character in month"],
       ["2024-13-01", "month value is outside expected range of 1-12"],
+      ["2024-05-1x", "invalid character in day"],
       ["2023-02-29", "day value is outside expected range"],
       ["2024-05-01T25:00:00Z", "unexpected extra characters at the end of the input"],
+      ["2024-05-01T10:00+05", "unexpected extra characters at the end of the input"],
+      ["2024-05-01T10:00Zjunk", "unexpected extra characters at the end of the input"],
+      ["300000000000000000", "dates after 9999 are not supported as unix timestamps"],
     ]) {
       expect(await expect422(await app.ingest(ingestionBody({ doc_updated_at: input })))).toEqual([
         expect.objectContaining({
@@ -233,6 +239,13 @@ describe("REST: validation parity with the original", () => {
         }),
       ]);
     }
+    expect(await expect422(await app.ingest(ingestionBody({ doc_updated_at: "0000-01-01" })))).toEqual([
+      expect.objectContaining({
+        type: "datetime_parsing",
+        loc: ["body", "document", "doc_updated_at"],
+        msg: "Input should be a valid datetime, year 0 is out of range",
+      }),
+    ]);
     expect(await expect422(await app.ingest(ingestionBody({ doc_updated_at: 253402300800000 })))).toEqual([
       expect.objectContaining({
         type: "datetime_parsing",

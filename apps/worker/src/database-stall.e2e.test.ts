@@ -7,6 +7,8 @@ import { expectConsistentIndex, indexedProgress, ingestMany, spawnWorker } from 
 // A database that is up but does not answer (decisions.md "Limits and overload"): every process of
 // this file's own PostgreSQL is stopped with SIGSTOP while the worker indexes, then resumed.
 const DOCUMENTS = 1_000;
+/** How long the freeze is held once the worker noticed it. */
+const PAUSED_MS = 5_000;
 
 const own = useOwnPostgres("svc-worker-stall-pg-");
 
@@ -33,6 +35,19 @@ describe("the worker on a database that stops answering", () => {
         describe: running.output,
       });
       expect(running.alive()).toBe(true);
+      // Its pollers pause while it lasts: the webhook sender (a tick every 200 ms) fails a tick or two
+      // before its pool's breaker opens, then waits; pg-boss's polls fail at their checkout deadline,
+      // one line each. Held a while to see it.
+      let meanwhile = "";
+      const keep = (chunk: Buffer) => (meanwhile += chunk.toString());
+      running.child.stdout?.on("data", keep);
+      running.child.stderr?.on("data", keep);
+      await new Promise((resolve) => setTimeout(resolve, PAUSED_MS));
+      running.child.stdout?.off("data", keep);
+      running.child.stderr?.off("data", keep);
+      // The main pool's breaker may open first: the sender's own may still fail its one tick after it.
+      expect((meanwhile.match(/webhook delivery tick failed/g) ?? []).length, meanwhile).toBeLessThanOrEqual(1);
+      expect(meanwhile, "a poll's failure is one line, not a stack").not.toMatch(/\[pg-boss\] Error/);
     } finally {
       thaw();
     }

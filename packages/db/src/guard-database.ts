@@ -173,7 +173,8 @@ function destroyClient(client: pg.Client): void {
 
 /** Whether `error` is one of pg's client-side deadlines (as opposed to an answer from the server). */
 export function isDeadlineError(error: unknown): boolean {
-  return isServerDeadlineError(error) || (error instanceof Error && error.message === ACQUIRE_TIMEOUT);
+  // pg-boss appends the queue and worker to a failed poll's message: "… connect (Queue: q, Worker: w)".
+  return isServerDeadlineError(error) || (error instanceof Error && error.message.startsWith(ACQUIRE_TIMEOUT));
 }
 
 /** A deadline only the server could have missed: its handshake, or a statement it did not cancel itself. */

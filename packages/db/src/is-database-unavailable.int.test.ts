@@ -48,6 +48,21 @@ describe("isDatabaseUnavailable", () => {
     }
   });
 
+  it("recognises a checkout past its deadline, also as pg-boss reports a failed poll (queue and worker appended)", async () => {
+    const pool = new pg.Pool({ connectionString: database.databaseUrl, max: 1, connectionTimeoutMillis: 100 });
+    const held = await pool.connect();
+    try {
+      const timedOut = await thrownBy(() => pool.connect());
+      expect(isDatabaseUnavailable(timedOut)).toBe(true);
+      // pg-boss's worker rewrites the message of a failed fetch in place (dist/worker.js).
+      (timedOut as Error).message += " (Queue: index-document, Worker: 3dd69f2a)";
+      expect(isDatabaseUnavailable(timedOut)).toBe(true);
+    } finally {
+      held.release();
+      await pool.end();
+    }
+  });
+
   it("leaves faults of the statement alone", async () => {
     expect(isDatabaseUnavailable(await thrownBy(() => querySql(database.db, { text: "SELEC 1" })))).toBe(false);
     expect(isDatabaseUnavailable(await thrownBy(() => database.db.$queryRaw`SELECT 1/0`))).toBe(false);

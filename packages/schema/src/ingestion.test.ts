@@ -425,7 +425,6 @@ describe("IngestionDocumentSchema: doc_updated_at", () => {
     ["2024-05-01T12:00:00Z", "2024-05-01T12:00:00.000Z"],
     ["2024-05-01T12:00:00+02:00", "2024-05-01T10:00:00.000Z"],
     ["2024-05-01T12:00:00-0530", "2024-05-01T17:30:00.000Z"],
-    ["2024-05-01T01:00:00+05", "2024-04-30T20:00:00.000Z"],
     ["2024-05-01T12:00:00.123456+01:00", "2024-05-01T11:00:00.123Z"],
     ["2024-05-01 12:00:00", "2024-05-01T12:00:00.000Z"],
     ["2024-05-01T12:00", "2024-05-01T12:00:00.000Z"],
@@ -452,6 +451,12 @@ describe("IngestionDocumentSchema: doc_updated_at", () => {
     ["2024-01-01T25:00:00Z", "unexpected extra characters at the end of the input"],
     ["2024-01-01T00:00:00Zjunk", "unexpected extra characters at the end of the input"],
     ["2024/01/01T00:00:00Z", "invalid date separator, expected `-`"],
+    // An offset needs its minutes, as in pydantic: the date-time fails, the date retry names the rest.
+    ["2024-05-01T01:00:00+05", "unexpected extra characters at the end of the input"],
+    // Ten UTF-8 bytes are long enough: the fault is the day's, not "too short".
+    ["2024-05-\u00e9", "invalid character in day"],
+    // An integer beyond 64 bits is no timestamp to the parser: its fault is the text's.
+    ["99999999999999999999", "invalid date separator, expected `-`"],
   ])("refuses %j: %s", (input, reason) => {
     expect(reject(body({ doc_updated_at: input }))).toEqual([
       {
@@ -460,6 +465,22 @@ describe("IngestionDocumentSchema: doc_updated_at", () => {
         msg: `Input should be a valid datetime or date, ${reason}`,
         input,
         ctx: { error: reason },
+      },
+    ]);
+  });
+});
+
+describe("IngestionDocumentSchema: doc_updated_at in year 0", () => {
+  // The parser reads year 0 (as a date, a date-time or a timestamp); Python's datetime then refuses
+  // it, so the type is datetime_parsing, never the date retry's.
+  it.each(["0000-01-01", "0000-01-01T00:00:00", "0000-12-31 23:59+05:00", "-62167219200000", -62167219200000])("refuses %j", (input) => {
+    expect(reject(body({ doc_updated_at: input }))).toEqual([
+      {
+        type: "datetime_parsing",
+        loc: ["body", "document", "doc_updated_at"],
+        msg: "Input should be a valid datetime, year 0 is out of range",
+        input,
+        ctx: { error: "year 0 is out of range" },
       },
     ]);
   });

@@ -26,9 +26,24 @@ describe("parseDateTime refuses a string with the date parser's reason (datetime
     ["DateTooLarge: a numeric string after 9999", "300000000000000000", dateTimeFaults.tooLarge],
     ["DateTooSmall: a numeric string before 0000", "-300000000000000000", dateTimeFaults.tooSmall],
     ["Python's own: year 0", "0000-01-01", dateTimeFaults.yearZero],
+    ["Python's own: a milliseconds timestamp in year 0", "-62167219200000", dateTimeFaults.yearZero],
+    ["DateTooSmall: a milliseconds timestamp before 0000-01-01", "-62167219200001", dateTimeFaults.tooSmall],
+    // The parser counts UTF-8 bytes: ten of them are long enough for a date.
+    ["InvalidCharDay: ten bytes in nine characters", "2024-05-\u00e9", dateTimeFaults.day],
+    ["InvalidCharMonth: ten bytes in eight characters", "2024-5\u00e901", dateTimeFaults.month],
+    ["TooShort: nine bytes", "2024-05-0", dateTimeFaults.tooShort],
+    // An integer part beyond 64 bits is no number to the parser: the text's own fault is named.
+    ["InvalidCharDateSep: twenty digits", "99999999999999999999", dateTimeFaults.dateSeparator],
+    ["InvalidCharYear: a 64-bit minimum", "-9223372036854775808", dateTimeFaults.year],
+    ["ExtraCharacters: an offset of hours alone", "2024-05-01T10:00:00+05", dateTimeFaults.extraCharacters],
   ])("%s: %j", (_kind, input, reason) => {
     expect(parseDateTime(input)).toEqual({ ok: false, error: reason });
     expect(dateParsingReason(input)).toBe(reason);
+  });
+
+  it("refuses year 0 in a date-time as soon as it is read, without the date retry (whose reason is the extra characters)", () => {
+    expect(parseDateTime("0000-01-01T00:00:00")).toEqual({ ok: false, error: dateTimeFaults.yearZero });
+    expect(dateParsingReason("0000-01-01T00:00:00")).toBe(dateTimeFaults.extraCharacters);
   });
 
   it.each([
@@ -66,6 +81,8 @@ describe("dateTimeParsingReason: the date-time parser alone (a strict datetime's
     ["InvalidCharTzHour", "2024-05-01T10:00:00+1", dateTimeFaults.zoneHour],
     ["InvalidCharTzMinute", "2024-05-01T10:00:00+01:3", dateTimeFaults.zoneMinute],
     ["InvalidCharTzMinute: a letter after the hours", "2024-05-01T10:00:00+01h", dateTimeFaults.zoneMinute],
+    ["InvalidCharTzMinute: hours alone", "2024-05-01T10:00:00+01", dateTimeFaults.zoneMinute],
+    ["InvalidCharMinute: a time of five bytes in four characters", "2024-05-01T10:\u00e9", dateTimeFaults.minute],
     ["OutOfRangeTzMinute", "2024-05-01T10:00:00+01:60", dateTimeFaults.zoneMinuteRange],
     ["OutOfRangeTz", "2024-05-01T10:00:00+24:00", dateTimeFaults.zoneRange],
     ["ExtraCharacters", "2024-05-01T10:00:00Z!", dateTimeFaults.extraCharacters],

@@ -30,15 +30,22 @@ export const dateTimeFaults = {
   dateNotExact: "Timestamp is not an exact date",
   tooSmall: "dates before 0000 are not supported as unix timestamps",
   tooLarge: "dates after 9999 are not supported as unix timestamps",
-  /** Not the parser's but Python's: the parser reads year 0, which Python's `date` refuses. */
+  /**
+   * Not the parser's but pydantic's: the parser reads year 0 (a date or a timestamp), which Python's
+   * `datetime` refuses once the value is parsed, so its type is always `datetime_parsing`.
+   */
   yearZero: "year 0 is out of range",
 } as const;
 
 /** Beyond this many seconds (either sign) a timestamp is read as milliseconds, as pydantic does. */
 const MILLISECOND_THRESHOLD = 2e10;
-/** Python's datetime range: 0001-01-01 to 9999-12-31T23:59:59.999999, in milliseconds. */
-const MIN_EPOCH_MS = -62_135_596_800_000;
-const MAX_EPOCH_MS = 253_402_300_799_999;
+/** The parser's timestamp range in seconds: 0000-01-01 to 9999-12-31T23:59:59; year 0 is then refused. */
+const MIN_EPOCH_SECONDS = -62_167_219_200;
+const MAX_EPOCH_SECONDS = 253_402_300_799;
+/** 0001-01-01, Python's first day. */
+const YEAR_ONE_EPOCH_SECONDS = -62_135_596_800;
+/** The parser reads a number's integer part as a 64-bit integer; a longer one is not a number to it. */
+const INT64_MAX_TEXT = "9223372036854775807";
 
 const INTEGER_TEXT = /^[+-]?\d+$/;
 const DECIMAL_TEXT = /^[+-]?\d+(\.\d*)?$/;
@@ -55,16 +62,16 @@ const NO_TIME: TimeParts = { hour: 0, minute: 0, second: 0, milliseconds: 0, off
  * Reads a date-time the way pydantic 2.11 (lax mode) does: `YYYY-MM-DD[T HH:MM[:SS[.f…]][Z|±HH[:]MM]]`,
  * a date alone (midnight), or a Unix timestamp (number or numeric string; seconds, or milliseconds
  * when larger than 2e10). A value without offset is taken as UTC. The result is a UTC instant.
- * Fraction digits beyond milliseconds are dropped. An offset of hours alone (`+05`, valid ISO 8601)
- * is accepted, which pydantic refuses. Error texts are pydantic's (`dateTimeFaults`).
+ * Fraction digits beyond milliseconds are dropped. Error texts are pydantic's (`dateTimeFaults`).
  */
 export function parseDateTime(input: string | number): DateTimeParseResult {
   if (typeof input === "number") return fromTimestamp(input);
   const dateTime = readDateTime(input);
-  if (dateTime.ok) return dateTime;
-  if (DECIMAL_TEXT.test(input)) {
+  // Year 0 is refused after the value parsed: no retry as a date.
+  if (dateTime.ok || dateTime.error === dateTimeFaults.yearZero) return dateTime;
+  if (isNumberText(input, DECIMAL_TEXT)) {
     const timestamp = fromTimestamp(Number(input));
-    if (timestamp.ok) return timestamp;
+    if (timestamp.ok || timestamp.error === dateTimeFaults.yearZero) return timestamp;
   }
   const date = readDate(input);
   if (date.ok && input.length === 10 && date.value.year > 0) return { ok: true, date: utcDate(date.value, NO_TIME) };
@@ -83,7 +90,7 @@ export function dateParsingReason(text: string): string {
     if (text.length > 10) return dateTimeFaults.extraCharacters;
     return date.value.year === 0 ? dateTimeFaults.yearZero : "";
   }
-  if (!INTEGER_TEXT.test(text)) return date.error;
+  if (!isNumberText(text, INTEGER_TEXT)) return date.error;
   const milliseconds = timestampMilliseconds(Number(text));
   const range = rangeFault(milliseconds);
   if (range) return range;
@@ -96,7 +103,7 @@ export function dateParsingReason(text: string): string {
  */
 export function dateTimeParsingReason(text: string): string {
   const dateTime = readDateTime(text);
-  if (dateTime.ok || !DECIMAL_TEXT.test(text)) return dateTime.ok ? "" : dateTime.error;
+  if (dateTime.ok || !isNumberText(text, DECIMAL_TEXT)) return dateTime.ok ? "" : dateTime.error;
   const timestamp = fromTimestamp(Number(text));
   return timestamp.ok ? "" : timestamp.error;
 }
@@ -111,12 +118,29 @@ function timestampMilliseconds(value: number): number {
   return Math.abs(value) > MILLISECOND_THRESHOLD ? value : value * 1000;
 }
 
-/** Year 0 exists for the parser but not for Python's datetime; it is refused like earlier years. */
+/** The parser's range, then Python's: year 0 exists for the parser but not for Python's datetime. */
 function rangeFault(milliseconds: number): string {
   if (!Number.isFinite(milliseconds)) return milliseconds > 0 ? dateTimeFaults.tooLarge : dateTimeFaults.tooSmall;
-  if (milliseconds < MIN_EPOCH_MS) return dateTimeFaults.tooSmall;
-  if (milliseconds > MAX_EPOCH_MS) return dateTimeFaults.tooLarge;
+  const seconds = Math.floor(milliseconds / 1000);
+  if (seconds < MIN_EPOCH_SECONDS) return dateTimeFaults.tooSmall;
+  if (seconds > MAX_EPOCH_SECONDS) return dateTimeFaults.tooLarge;
+  if (seconds < YEAR_ONE_EPOCH_SECONDS) return dateTimeFaults.yearZero;
   return "";
+}
+
+/** `pattern` matches and the integer part fits the parser's 64-bit integer (a sign aside). */
+function isNumberText(text: string, pattern: RegExp): boolean {
+  if (!pattern.test(text)) return false;
+  const digits = (/\d+/.exec(text)?.[0] ?? "").replace(/^0+/, "");
+  return digits.length < INT64_MAX_TEXT.length || (digits.length === INT64_MAX_TEXT.length && digits <= INT64_MAX_TEXT);
+}
+
+/**
+ * The parser reads UTF-8 bytes: its length checks count them, not UTF-16 units ("2024-05-é" is ten
+ * bytes, so its fault is the day's). Up to the first non-ASCII character, positions agree.
+ */
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).length;
 }
 
 function isDigit(character: string | undefined): boolean {
@@ -132,7 +156,7 @@ function twoDigits(text: string, start: number, fault: string): Step<number> {
 /** The date in the first ten characters; the calendar is checked once all its digits are read. */
 function readDate(text: string): Step<DateParts> {
   const fail = (error: string): Step<DateParts> => ({ ok: false, error });
-  if (text.length < 10) return fail(dateTimeFaults.tooShort);
+  if (byteLength(text) < 10) return fail(dateTimeFaults.tooShort);
   for (let index = 0; index < 4; index += 1) if (!isDigit(text[index])) return fail(dateTimeFaults.year);
   if (text[4] !== "-") return fail(dateTimeFaults.dateSeparator);
   const month = twoDigits(text, 5, dateTimeFaults.month);
@@ -160,7 +184,7 @@ function readDateTime(text: string): DateTimeParseResult {
 /** `HH:MM[:SS[.f…]]` then an optional offset; ranges are checked as soon as their digits are read. */
 function readTime(text: string, start: number): Step<TimeParts> {
   const fail = (error: string): Step<TimeParts> => ({ ok: false, error });
-  if (text.length - start < 5) return fail(dateTimeFaults.tooShort);
+  if (byteLength(text) - start < 5) return fail(dateTimeFaults.tooShort);
   const hour = twoDigits(text, start, dateTimeFaults.hour);
   if (!hour.ok) return hour;
   if (text[start + 2] !== ":") return fail(dateTimeFaults.timeSeparator);
@@ -191,7 +215,7 @@ function readTime(text: string, start: number): Step<TimeParts> {
   return { ok: true, value: { hour: hour.value, minute: minute.value, second, milliseconds, offsetMinutes: offset.value }, next: offset.next };
 }
 
-/** `Z`, or a sign (`+`, `-` or U+2212) then `HH[:]MM` (svc also takes `HH` alone); none is UTC. */
+/** `Z`, or a sign (`+`, `-` or U+2212) then `HH[:]MM`, minutes required as pydantic does; none is UTC. */
 function readOffset(text: string, start: number): Step<number> {
   const fail = (error: string): Step<number> => ({ ok: false, error });
   const sign = text[start];
@@ -200,20 +224,12 @@ function readOffset(text: string, start: number): Step<number> {
   if (sign !== "+" && sign !== "-" && sign !== "\u2212") return fail(dateTimeFaults.zoneSign);
   const hour = twoDigits(text, start + 1, dateTimeFaults.zoneHour);
   if (!hour.ok) return hour;
-  let position = hour.next;
-  let minuteValue = 0;
-  if (position < text.length) {
-    if (text[position] === ":") position += 1;
-    else if (!isDigit(text[position])) return fail(dateTimeFaults.zoneMinute);
-    const minute = twoDigits(text, position, dateTimeFaults.zoneMinute);
-    if (!minute.ok) return minute;
-    if (minute.value > 59) return fail(dateTimeFaults.zoneMinuteRange);
-    minuteValue = minute.value;
-    position = minute.next;
-  }
+  const minute = twoDigits(text, text[hour.next] === ":" ? hour.next + 1 : hour.next, dateTimeFaults.zoneMinute);
+  if (!minute.ok) return minute;
+  if (minute.value > 59) return fail(dateTimeFaults.zoneMinuteRange);
   if (hour.value > 23) return fail(dateTimeFaults.zoneRange);
-  const magnitude = hour.value * 60 + minuteValue;
-  return { ok: true, value: sign === "+" ? magnitude : -magnitude, next: position };
+  const magnitude = hour.value * 60 + minute.value;
+  return { ok: true, value: sign === "+" ? magnitude : -magnitude, next: minute.next };
 }
 
 function daysInMonth(year: number, month: number): number {

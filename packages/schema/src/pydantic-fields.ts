@@ -9,7 +9,7 @@
  * wrap a builder in `.optional()`/`.nullable()`/`.default()` for fields that may be left out or null.
  */
 import { z } from "zod";
-import { parseDateTime } from "./parse-date-time";
+import { dateTimeFaults, parseDateTime } from "./parse-date-time";
 import { findLoneSurrogate, hasLoneSurrogate } from "./json-value";
 import { MAX_VALIDATION_ERROR_ITEMS, PYDANTIC_PARAM, pydanticErrors, type PydanticError } from "./pydantic-errors";
 
@@ -153,7 +153,8 @@ export function pyDateTime() {
       if (typeof value !== "string" && typeof value !== "number") return reject(pydanticErrors.datetimeType());
       const parsed = parseDateTime(value);
       if (parsed.ok) return accept(parsed.date.toISOString());
-      if (typeof value === "number") return reject(pydanticErrors.datetimeParsing(parsed.error));
+      // A number is never retried as a date; year 0 is refused after the value parsed.
+      if (typeof value === "number" || parsed.error === dateTimeFaults.yearZero) return reject(pydanticErrors.datetimeParsing(parsed.error));
       return reject(pydanticErrors.datetimeFromDateParsing(parsed.error));
     },
     z

@@ -1,4 +1,4 @@
-import type { Db } from "@svc/db";
+import { isDatabaseStalled, type Db } from "@svc/db";
 import { eventWireId } from "@svc/schema";
 import type { Logger } from "../observability/create-logger";
 import { MAX_CONNECTIONS_PER_RECEIVER, postWebhook } from "./post-webhook";
@@ -32,8 +32,10 @@ const LEASE_MARGIN_MS = 5_000;
  * endpoint never holds a tick, nor indexing: this reads the outbox, it is never on a write's path).
  * An idle sender ticks every IDLE_TICK_MS; a try that ends, or a commit of events in this process
  * (`kick`), brings the next tick forward, so a busy endpoint always has its share of tries in flight
- * and an indexed document's event goes out without waiting for a tick. A failed tick (database away) is logged and the
- * next one tries again.
+ * and an indexed document's event goes out without waiting for a tick. A failed tick (database away)
+ * is logged and the next one tries again; while the database does not answer (its pool's breaker is
+ * open, decisions.md "Limits and overload") no tick runs, and the first after the breaker's probe
+ * succeeds carries on.
  */
 export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queueBound }: WebhookDeliveryOptions): {
   /** Events were just committed in this process: tick now rather than at the next idle tick. */
@@ -103,6 +105,7 @@ export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queu
 
   function run(): void {
     due = Infinity;
+    if (isDatabaseStalled(db)) return schedule(IDLE_TICK_MS);
     if (ticking) return schedule(BUSY_TICK_MS);
     ticking = tick()
       .catch((error: unknown) => logger.error({ error: (error as Error).message }, "webhook delivery tick failed"))
