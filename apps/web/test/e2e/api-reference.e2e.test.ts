@@ -100,5 +100,10 @@ it("gives the console's pages and the reference svc's icon, which is served (no 
     expect(served.headers()["content-type"]).toContain("image/svg+xml");
     expect(await served.text()).toContain("<svg");
   }
+  // Asked for by the browser itself where a page names no icon (a JSON answer in a tab): the same icon.
+  const favicon = await page.request.get("/favicon.ico");
+  expect(favicon.status()).toBe(200);
+  expect(favicon.url()).toMatch(/\/icon\.svg$/);
+  expect(favicon.headers()["content-type"]).toContain("image/svg+xml");
   expect(missing).toEqual([]);
 }, 120_000);

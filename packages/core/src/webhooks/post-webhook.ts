@@ -13,7 +13,7 @@ export interface WebhookTry {
 /** The most of a receiver's answer read (then dropped): its status is all that counts. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 /** Connections kept open to one receiver: the sender's tries in flight to one endpoint. */
-export const MAX_CONNECTIONS_PER_RECEIVER = 16;
+export const MAX_CONNECTIONS_PER_RECEIVER = 32;
 
 /**
  * Kept-alive connections, one pool per transport and address rule: a new TCP (and TLS) connection per

@@ -16,40 +16,77 @@ export interface WebhookDeliveryOptions {
   queueBound: number;
 }
 
-/** How often an idle sender reads the outbox and takes due deliveries (an idle tick is two small statements). */
-const IDLE_TICK_MS = 200;
-/** How soon after a try ends the next tick takes its place: tries that end together share one tick. */
-const BUSY_TICK_MS = 10;
+/** How often an idle sender reads the outbox, and takes due deliveries (each an idle round of one or two small statements). */
+const IDLE_ROUND_MS = 200;
+/** How soon after a try ends the next round of takes follows: tries that end together share one round. */
+const BUSY_ROUND_MS = 10;
 /** Tries one worker has in flight at once, and to one endpoint: a slow endpoint holds at most its share. */
-const MAX_IN_FLIGHT = 64;
+const MAX_IN_FLIGHT = 256;
 const MAX_IN_FLIGHT_PER_ENDPOINT = MAX_CONNECTIONS_PER_RECEIVER;
 /** How long past its timeout a try's lease runs: then a dead worker's delivery is due again. */
 const LEASE_MARGIN_MS = 5_000;
 
 /**
- * The worker's webhook sender (docs/decisions.md "Webhooks"): every tick it fans the outbox's final
- * events out to deliveries, then takes due deliveries and posts them, each try on its own (a slow
- * endpoint never holds a tick, nor indexing: this reads the outbox, it is never on a write's path).
- * An idle sender ticks every IDLE_TICK_MS; a try that ends, or a commit of events in this process
- * (`kick`), brings the next tick forward, so a busy endpoint always has its share of tries in flight
- * and an indexed document's event goes out without waiting for a tick. A failed tick (database away)
- * is logged and the next one tries again; while the database does not answer (its pool's breaker is
- * open, decisions.md "Limits and overload") no tick runs, and the first after the breaker's probe
- * succeeds carries on.
+ * A round of work run again and again, one at a time: every `idleMs` after the last, or sooner when
+ * `soon(delayMs)` asks (requests coalesce). No round runs while the database does not answer (its
+ * pool's breaker is open, decisions.md "Limits and overload"); a failed round is logged and the next
+ * one tries again.
+ */
+function repeatRounds(name: string, { db, logger, idleMs }: { db: Db; logger: Logger; idleMs: number }, round: () => Promise<void>) {
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let due = Infinity;
+
+  function soon(delayMs: number): void {
+    if (stopped || performance.now() + delayMs >= due) return;
+    clearTimeout(timer);
+    due = performance.now() + delayMs;
+    timer = setTimeout(run, delayMs);
+    timer.unref();
+  }
+
+  function run(): void {
+    due = Infinity;
+    if (isDatabaseStalled(db)) return soon(idleMs);
+    if (running) return soon(BUSY_ROUND_MS);
+    running = round()
+      .catch((error: unknown) => logger.error({ error: (error as Error).message }, `${name} failed`))
+      .finally(() => {
+        running = undefined;
+        soon(idleMs);
+      });
+  }
+
+  soon(0);
+  return {
+    soon,
+    /** No round starts any more; the one running ends. */
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+/**
+ * The worker's webhook sender (docs/decisions.md "Webhooks"), two rounds that do not wait for each
+ * other: the fan-out turns the outbox's new committed events into deliveries, at once after a commit
+ * of events in this process (`kick`) and every IDLE_ROUND_MS; the sender records the tries that ended
+ * (in one statement) and takes due deliveries, each endpoint up to its share of tries in flight, and
+ * posts them, each try on its own. A try that ends, or a fan-out that wrote deliveries, brings the
+ * sender's next round forward. A slow endpoint never holds a round, nor indexing: this reads the
+ * outbox and is never on a write's path.
  */
 export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queueBound }: WebhookDeliveryOptions): {
-  /** Events were just committed in this process: tick now rather than at the next idle tick. */
+  /** Events were just committed in this process: fan them out now rather than at the next idle round. */
   kick: () => void;
   stop: () => Promise<void>;
 } {
   const inFlight = new Map<string, Promise<void>>();
   const perEndpoint = new Map<number, number>();
-  let ticking: Promise<void> | undefined;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let due = Infinity;
-
-  /** Tries that ended and are not recorded yet: the next tick records them together, in one statement. */
+  /** Tries that ended and are not recorded yet: the next round records them together. */
   let ended: (EndedTry & { endpointId: number })[] = [];
 
   const send = async (delivery: ClaimedDelivery) => {
@@ -75,11 +112,10 @@ export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queu
     }
   };
 
-  const tick = async () => {
+  const sender = repeatRounds("webhook delivery round", { db, logger, idleMs: IDLE_ROUND_MS }, async () => {
     await recordEnded();
-    while ((await fanOutWebhookEvents(db, { queueBound })) > 0 && !stopped);
     const free = MAX_IN_FLIGHT - inFlight.size;
-    if (free <= 0 || stopped) return;
+    if (free <= 0) return;
     const claimed = await claimWebhookDeliveries(db, { limit: free, perEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT, inFlight: perEndpoint, leaseMs: timeoutMs + LEASE_MARGIN_MS });
     for (const delivery of claimed) {
       perEndpoint.set(delivery.endpointId, (perEndpoint.get(delivery.endpointId) ?? 0) + 1);
@@ -88,41 +124,21 @@ export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queu
         const left = (perEndpoint.get(delivery.endpointId) ?? 1) - 1;
         if (left === 0) perEndpoint.delete(delivery.endpointId);
         else perEndpoint.set(delivery.endpointId, left);
-        schedule(BUSY_TICK_MS);
+        sender.soon(BUSY_ROUND_MS);
       });
       inFlight.set(delivery.id, running);
     }
-  };
+  });
 
-  /** The next tick in `delayMs`, or sooner if one is already due sooner; one tick runs at a time. */
-  function schedule(delayMs: number): void {
-    if (stopped || performance.now() + delayMs >= due) return;
-    clearTimeout(timer);
-    due = performance.now() + delayMs;
-    timer = setTimeout(run, delayMs);
-    timer.unref();
-  }
+  const fanOut = repeatRounds("webhook fan-out round", { db, logger, idleMs: IDLE_ROUND_MS }, async () => {
+    while ((await fanOutWebhookEvents(db, { queueBound })) > 0) sender.soon(0);
+  });
 
-  function run(): void {
-    due = Infinity;
-    if (isDatabaseStalled(db)) return schedule(IDLE_TICK_MS);
-    if (ticking) return schedule(BUSY_TICK_MS);
-    ticking = tick()
-      .catch((error: unknown) => logger.error({ error: (error as Error).message }, "webhook delivery tick failed"))
-      .finally(() => {
-        ticking = undefined;
-        schedule(IDLE_TICK_MS);
-      });
-  }
-
-  schedule(0);
   return {
-    kick: () => schedule(0),
+    kick: () => fanOut.soon(0),
     // Tries in flight finish (each is bounded by the timeout) and are recorded; none is started.
     stop: async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await ticking;
+      await Promise.all([fanOut.stop(), sender.stop()]);
       await Promise.all(inFlight.values());
       await recordEnded();
     },
