@@ -411,6 +411,19 @@ describe("svc ingest", () => {
     );
     for (const n of [1, 2, 3]) expect((await getDocument(`halves-${n}`)).sections[0]?.text).toBe(`Half ${n}.`);
   });
+
+  it("sends a batch whose items hold more errors than one answer lists (422) again in halves, reporting each", async () => {
+    // 150 documents without a name: 150 errors, past the 100 one answer lists, so the server refuses the whole batch.
+    const file = path.join(workDir, "many-invalid.jsonl");
+    const invalid = (n: number) => JSON.stringify({ document: { id: `unnamed-${n}`, sections: [{ text: "x" }], metadata: {} } });
+    await writeFile(file, [body("among-invalid", "Fine."), ...Array.from({ length: 150 }, (_, n) => invalid(n))].join("\n"));
+    const run = await ingest([file]);
+    expect(run.code).toBe(1);
+    expect(run.summary.sent).toBe(1);
+    expect(run.summary.failed).toHaveLength(150);
+    expect(run.summary.failed[0]).toEqual({ item: "line 2", reason: "422 body.document.semantic_identifier: Field required" });
+    await getDocument("among-invalid");
+  });
 });
 
 /**

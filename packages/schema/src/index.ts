@@ -25,6 +25,7 @@ export * from "./search";
 export * from "./search-index";
 export * from "./section";
 export * from "./service-status";
+export * from "./validation-deadline";
 export * from "./validation-error";
 export * from "./wire-case";
 export * from "./events";

@@ -8,8 +8,9 @@ export const MAX_INGESTION_BATCH_SIZE = 1_000;
 
 /**
  * Request body of POST /svc-api/ingestion/batch. Its items are validated one by one (each gets its own
- * result, never a 422 of the whole call), so here a document is any value; the OpenAPI document still
- * describes each as an IngestionDocument, which is what clients must send.
+ * result; a 422 of the whole call only past the bounds of docs/decisions.md "Limits and overload"), so
+ * here a document is any value; the OpenAPI document still describes each as an IngestionDocument,
+ * which is what clients must send.
  */
 export const IngestionBatchRequestSchema = pyModel("IngestionBatchRequest", {
   documents: pyList(z.unknown().meta({ $ref: "#/components/schemas/IngestionDocument" }), { minLength: 1 }),

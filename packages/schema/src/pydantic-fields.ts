@@ -12,6 +12,7 @@ import { z } from "zod";
 import { dateTimeFaults, parseDateTime } from "./parse-date-time";
 import { findLoneSurrogate, hasLoneSurrogate } from "./json-value";
 import { MAX_VALIDATION_ERROR_ITEMS, PYDANTIC_PARAM, pydanticErrors, type PydanticError } from "./pydantic-errors";
+import { checkValidationDeadline } from "./validation-deadline";
 
 /** PostgreSQL int4, the type of every integer column and parameter the service stores or compares. */
 export const INT4_MIN = -2_147_483_648;
@@ -52,6 +53,7 @@ function codePointLength(text: string): number {
 
 function pydanticField<Inner extends z.ZodType>(coerce: (value: unknown) => Coercion, inner: Inner) {
   return z.preprocess((value: unknown, ctx) => {
+    checkValidationDeadline();
     if (value === undefined) {
       ctx.addIssue(pydanticIssue(pydanticErrors.missing(), value));
       return z.NEVER;

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { locateJsonSyntaxError } from "./json-syntax";
 import { pydanticErrors } from "./pydantic-errors";
 import { exceedsJsonDepth, mapJsonStrings } from "./json-value";
+import { validateBefore } from "./validation-deadline";
 import { toValidationErrorBody, type Loc, type ValidationErrorBody } from "./validation-error";
 
 export type ParseJsonBodyResult = { ok: true; value: unknown } | { ok: false; body: ValidationErrorBody };
@@ -55,16 +56,17 @@ function v8Position(message: string): number | null {
 
 /**
  * Validates a parsed body against a schema; on failure, the 422 body FastAPI would send. A `null`
- * body counts as missing, as in FastAPI.
+ * body counts as missing, as in FastAPI. With `deadline` (a `performance.now()` time), validation
+ * still running then stops with ValidationTimeoutError.
  */
 export function validateBody<Schema extends z.ZodType>(
   schema: Schema,
   value: unknown,
-  options: { locPrefix?: Loc } = {},
+  options: { locPrefix?: Loc; deadline?: number } = {},
 ): ValidateBodyResult<z.output<Schema>> {
   const locPrefix = options.locPrefix ?? ["body"];
   if (value === null || value === undefined) return { ok: false, body: missingBody(locPrefix) };
-  const result = schema.safeParse(value, { reportInput: true });
+  const result = validateBefore(options.deadline, () => schema.safeParse(value, { reportInput: true }));
   if (result.success) return { ok: true, data: result.data };
   return { ok: false, body: toValidationErrorBody(result.error.issues, { locPrefix, input: value }) };
 }

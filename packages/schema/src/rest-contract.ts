@@ -42,6 +42,7 @@ import { ServiceInstanceSchema, ServiceStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SE
 import { IndexRebuildRequestSchema, IndexRebuildStatusSchema } from "./search-index";
 import { MAX_VALIDATION_ERROR_ITEMS, TOO_MANY_ERRORS_TYPE } from "./pydantic-errors";
 import { HTTPValidationErrorSchema, MAX_ECHOED_INPUT_CHARS, MAX_ECHOED_INPUT_ITEMS } from "./validation-error";
+import { MAX_BODY_VALIDATION_MS } from "./validation-deadline";
 import {
   CreatedWebhookEndpointSchema,
   CreateWebhookRequestSchema,
@@ -125,7 +126,7 @@ const UNAUTHORIZED: RestResponse = {
 const FORBIDDEN = error("The API key's role or scope does not allow this operation");
 const ADMIN_ONLY = error("The API key is not an admin key, or the pair is outside its scope");
 const UNSCOPED_ADMIN_ONLY = error("The API key is not an admin key, or is scoped to pairs");
-const TOO_LARGE = error("The request body is larger than the configured limit");
+const TOO_LARGE = error(`The request body is larger than the configured limit, or took longer than ${MAX_BODY_VALIDATION_MS / 1000} s to validate`);
 const OVERLOADED: RestResponse = {
   ...error("Too many requests in flight, or the indexing queue is past its limit; try again later"),
   headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
@@ -263,7 +264,9 @@ export const REST_CONTRACT = {
       `Creates or updates 1 to ${MAX_INGESTION_BATCH_SIZE.toLocaleString("en-US")} documents, each exactly as \`POST /svc-api/ingestion\` would, independently: ` +
       "`results` has one entry per document, in request order: `{document_id, already_existed}` when it was accepted, or " +
       "`{error: {status, detail}}` with the status (400, 403, 409 or 422) and detail the single call would have answered " +
-      '(422 items\' `loc` start with `["body", "documents", <index>]`). Every accepted document is durable with its indexing job before the answer.',
+      '(422 items\' `loc` start with `["body", "documents", <index>]`). Every accepted document is durable with its indexing job before the answer. ' +
+      `Nothing is stored when validating the items takes longer than ${MAX_BODY_VALIDATION_MS / 1000} s (413) or their errors together pass one 422's bounds ` +
+      `(${MAX_VALIDATION_ERROR_ITEMS} errors, 64 kB): then the whole batch is one 422 listing the errors found so far.`,
     tag: "ingestion",
     body: json(IngestionBatchRequestSchema),
     responses: {
@@ -271,7 +274,9 @@ export const REST_CONTRACT = {
       401: UNAUTHORIZED,
       403: FORBIDDEN,
       409: IMAGE_FILE_DELETED,
-      413: error(`The request body is larger than the configured limit, or holds more than ${MAX_INGESTION_BATCH_SIZE} documents`),
+      413: error(
+        `The request body is larger than the configured limit, holds more than ${MAX_INGESTION_BATCH_SIZE} documents, or took longer than ${MAX_BODY_VALIDATION_MS / 1000} s to validate`,
+      ),
       422: VALIDATION_FAILED,
       429: OVERLOADED,
     },

@@ -9,6 +9,7 @@ import {
   toValidationErrorBody,
 } from "./validation-error";
 import { formatExpected, MAX_VALIDATION_ERROR_ITEMS } from "./pydantic-errors";
+import { ValidationTimeoutError } from "./validation-deadline";
 
 /** Plain zod schemas (not built with the py* builders) still get pydantic's names. */
 function bodyFor(schema: z.ZodType, value: unknown, reportInput = true) {
@@ -148,6 +149,32 @@ describe("a 422's bounds", () => {
     expect(JSON.stringify(once).length).toBeLessThan(MAX_VALIDATION_ERROR_BODY_BYTES);
     expect(once.detail.at(-1)?.type).toBe("too_many_errors");
     expect(boundValidationErrorBody(once)).toEqual(once);
+  });
+
+  it("keeps a summary item's own loc, msg and ctx, adding those it cuts to its count", () => {
+    const item = { type: "string_type", loc: ["body", "x"], msg: "m", input: 1 };
+    const summary = { type: "too_many_errors", loc: ["body", "documents"], msg: "stopped", input: null, ctx: { max_errors: 100, omitted: 5, unchecked_items: 9 } };
+    const body = boundValidationErrorBody({ detail: [...Array.from({ length: 120 }, () => item), summary] });
+    expect(body.detail).toHaveLength(101);
+    expect(body.detail.at(-1)).toEqual({ ...summary, ctx: { max_errors: 100, omitted: 25, unchecked_items: 9 } });
+  });
+});
+
+describe("validation's deadline", () => {
+  const document = (sections: number) => ({
+    document: { id: "d", semantic_identifier: "s", metadata: {}, sections: Array.from({ length: sections }, () => ({ text: "" })) },
+  });
+
+  it("stops a validation still running at its deadline by throwing ValidationTimeoutError", () => {
+    const started = performance.now();
+    expect(() => validateBody(IngestionDocumentSchema, document(1_000_000), { deadline: started + 100 })).toThrow(ValidationTimeoutError);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("leaves a validation that ends in time, and one without a deadline, as they were; a deadline already past throws at once", () => {
+    expect(validateBody(IngestionDocumentSchema, document(10), { deadline: performance.now() + 5_000 }).ok).toBe(true);
+    expect(validateBody(IngestionDocumentSchema, document(10_000)).ok).toBe(true);
+    expect(() => validateBody(IngestionDocumentSchema, document(1), { deadline: performance.now() - 1 })).toThrow(ValidationTimeoutError);
   });
 });
 

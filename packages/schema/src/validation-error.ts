@@ -60,7 +60,8 @@ const UTF8 = new TextEncoder();
  * Bounds a 422 body so that it cannot answer a small request with a huge one: each item's `input`
  * and `loc` parts are cut (docs/decisions.md "Limits and overload"), at most
  * MAX_VALIDATION_ERROR_ITEMS items are kept while the body stays under
- * MAX_VALIDATION_ERROR_BODY_BYTES, and one last `too_many_errors` item counts those left out.
+ * MAX_VALIDATION_ERROR_BODY_BYTES, and one last `too_many_errors` item counts those left out (a
+ * summary item passed in keeps its `loc`, `msg` and `ctx`, its `omitted` grown by those cut here).
  * Bounding a bounded body changes nothing.
  */
 export function boundValidationErrorBody(body: ValidationErrorBody): ValidationErrorBody {
@@ -81,6 +82,7 @@ export function boundValidationErrorBody(body: ValidationErrorBody): ValidationE
     kept.push(bounded);
   }
   const omitted = alreadyOmitted + items.length - kept.length;
+  if (summary) return { detail: [...kept, { ...summary, ctx: { ...summary.ctx, max_errors: MAX_VALIDATION_ERROR_ITEMS, omitted } }] };
   if (omitted === 0) return { detail: kept };
   return {
     detail: [

@@ -16,13 +16,14 @@ export interface BatchAnswer {
 /**
  * Sends documents (each an ingestion body as JSON text) in one POST /svc-api/ingestion/batch, with
  * requestSvcApi's retries. Each item's error reads as the single call's would. A 413 (the body is over
- * the server's limit) is answered by sending each half apart, down to one document; any other failure
- * of the whole request is every document's reason.
+ * the server's limit, or took too long to validate) or a 422 of the whole batch (its items hold more
+ * errors than one answer lists) is answered by sending each half apart, down to one document; any
+ * other failure of the whole request is every document's reason.
  */
 export async function sendIngestionBatch(api: SvcApi, documents: string[]): Promise<BatchAnswer> {
   const answer = await requestSvcApi<IngestionBatchResponse>(api, "POST", BATCH_PATH, `{"documents":[${documents.join(",")}]}`);
   if (!answer.ok) {
-    if (answer.status === 413 && documents.length > 1) {
+    if ((answer.status === 413 || answer.status === 422) && documents.length > 1) {
       const half = Math.ceil(documents.length / 2);
       const first = await sendIngestionBatch(api, documents.slice(0, half));
       if (first.refusedKey) return first;

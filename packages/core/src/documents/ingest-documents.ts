@@ -1,12 +1,19 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Db } from "@svc/db";
 import {
+  boundValidationErrorBody,
   IngestionDocumentSchema,
+  MAX_BODY_VALIDATION_MS,
   MAX_INGESTION_BATCH_SIZE,
+  MAX_VALIDATION_ERROR_BODY_BYTES,
+  MAX_VALIDATION_ERROR_ITEMS,
+  TOO_MANY_ERRORS_TYPE,
   validateBody,
+  ValidationTimeoutError,
   type Camel,
   type IngestionBatchItemResult,
   type IngestionBatchResponse,
+  type ValidationError,
 } from "@svc/schema";
 import type { Principal } from "../auth/principal";
 import { AppError, isAppError } from "../errors/app-error";
@@ -50,19 +57,35 @@ export async function ingestDocuments({
   }
   const results: Array<Camel<IngestionBatchItemResult> | undefined> = Array.from({ length: documents.length });
   const inputs: Array<IngestionInput & { index: number }> = [];
+  const errors = new ItemErrors();
   // An invalid item costs tens of milliseconds to validate and report (each capped as the single
   // call's 422 is); a thousand of them in one go would hold the event loop for half a minute, every
-  // other request and health check waiting. Between items the loop serves others every few ms.
+  // other request and health check waiting. Between items the loop serves others every few ms, and
+  // the slices together get MAX_BODY_VALIDATION_MS, however the body is shaped (one item of a
+  // million sections included). Nothing is stored until every item is validated.
+  let spentMs = 0;
   let sliceStartedAt = performance.now();
   for (const [index, document] of documents.entries()) {
     if (performance.now() - sliceStartedAt > VALIDATION_SLICE_MS) {
+      spentMs += performance.now() - sliceStartedAt;
       await yieldToEventLoop();
       sliceStartedAt = performance.now();
     }
     const bodyLoc = ["body", "documents", index];
-    const validated = validateBody(IngestionDocumentSchema, document, { locPrefix: bodyLoc });
+    const deadline = sliceStartedAt + MAX_BODY_VALIDATION_MS - spentMs;
+    let validated: ReturnType<typeof validateBody<typeof IngestionDocumentSchema>>;
+    try {
+      validated = validateBody(IngestionDocumentSchema, document, { locPrefix: bodyLoc, deadline });
+    } catch (error) {
+      if (error instanceof ValidationTimeoutError) throw validationTooLong(index, documents.length, errors.invalidItems);
+      throw error;
+    }
     if (validated.ok) inputs.push({ index, input: validated.data, bodyLoc });
-    else results[index] = { error: { status: 422, detail: validated.body.detail } };
+    else {
+      results[index] = { error: { status: 422, detail: validated.body.detail } };
+      errors.add(validated.body.detail);
+      if (errors.pastOneAnswer()) throw errors.batchError(index, documents.length);
+    }
   }
 
   const prepared = await prepareDocumentWrites({ db, principal, inputs });
@@ -129,6 +152,57 @@ async function writeIndependently({
     const middle = Math.ceil(items.length / 2);
     await writeIndependently({ db, boss, items: items.slice(0, middle), results });
     await writeIndependently({ db, boss, items: items.slice(middle), results });
+  }
+}
+
+/** Past the validation budget: the whole batch is refused, and the client sends fewer documents. */
+function validationTooLong(index: number, count: number, invalidItems: number): AppError {
+  const invalid = invalidItems === 0 ? "" : `, ${invalidItems} of them invalid`;
+  return new AppError(
+    "PAYLOAD_TOO_LARGE",
+    `Validating this batch took longer than ${MAX_BODY_VALIDATION_MS / 1000} s: stopped at document ${index + 1} of ${count}` +
+      `${invalid}. Nothing was stored; send fewer documents per request${invalidItems === 0 ? "" : " and fix the invalid ones"}.`,
+  );
+}
+
+/**
+ * The validation errors of a batch's items, counted as they are found. Together they are held to
+ * one 422's bounds (MAX_VALIDATION_ERROR_ITEMS errors, MAX_VALIDATION_ERROR_BODY_BYTES), so a batch
+ * of many invalid items cannot answer many times its size; past them, validation stops and the
+ * whole batch is one 422 listing the errors found so far.
+ */
+class ItemErrors {
+  invalidItems = 0;
+  private readonly listed: ValidationError[] = [];
+  private omitted = 0;
+  private bytes = 0;
+
+  add(detail: readonly ValidationError[]): void {
+    this.invalidItems += 1;
+    this.bytes += Buffer.byteLength(JSON.stringify(detail));
+    const last = detail.at(-1);
+    // An item's own 422 ends with a summary of what it left out when it had more errors than it lists.
+    const summary = last?.type === TOO_MANY_ERRORS_TYPE && last.loc.length === 0 ? last : undefined;
+    this.listed.push(...(summary ? detail.slice(0, -1) : detail));
+    this.omitted += summary ? Number(summary.ctx?.omitted ?? 0) : 0;
+  }
+
+  pastOneAnswer(): boolean {
+    return this.listed.length > MAX_VALIDATION_ERROR_ITEMS || this.bytes > MAX_VALIDATION_ERROR_BODY_BYTES;
+  }
+
+  batchError(index: number, count: number): AppError {
+    const unchecked = count - index - 1;
+    const summary: ValidationError = {
+      type: TOO_MANY_ERRORS_TYPE,
+      loc: ["body", "documents"],
+      msg:
+        `Validation stopped at document ${index + 1} of ${count}: ${this.invalidItems} invalid documents hold more errors than one answer lists ` +
+        `(${MAX_VALIDATION_ERROR_ITEMS}, or ${MAX_VALIDATION_ERROR_BODY_BYTES / 1024} kB). Nothing was stored; fix the invalid documents or send fewer per request`,
+      input: null,
+      ctx: { max_errors: MAX_VALIDATION_ERROR_ITEMS, omitted: this.omitted, invalid_items: this.invalidItems, unchecked_items: unchecked },
+    };
+    return new AppError("VALIDATION_FAILED", "Invalid request body", boundValidationErrorBody({ detail: [...this.listed, summary] }));
   }
 }
 
