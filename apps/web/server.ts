@@ -1,7 +1,8 @@
 // The production server: Next.js behind a node:http front. Paths under /api go straight to the REST
 // dispatcher (the REST contract's handlers, the same the Next catch-all route calls), which more than
 // doubles their throughput over Next's full request pipeline (bench/RESULTS.md); every other path,
-// and the console's /api/trpc, /api/admin/upload and /api/admin/files, are Next's.
+// and the console's /api/trpc, /api/admin/upload and /api/admin/files, are Next's (a console page
+// load once the database answers).
 import { once } from "node:events";
 import http from "node:http";
 import path from "node:path";
@@ -10,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { REST_CONTRACT, type HttpMethod, type RestEndpoint } from "@svc/schema";
 import next from "next";
 import { CLIENT_ADDRESS_HEADER } from "./server/credential-throttle";
+import { checkDatabaseForPage, isConsolePageLoad, sendDatabaseUnavailablePage } from "./server/database-unavailable-page";
 import { webEnv } from "./server/env";
 import { hasMalformedEscape } from "./server/malformed-escape";
 import { admitIncomingRequest, type Refusal } from "./server/rest/admit-request";
@@ -75,8 +77,16 @@ function handleRequest(incoming: http.IncomingMessage, outgoing: http.ServerResp
   // The console's search is admitted as the REST search is; the rest of Next's paths are not.
   const admittedAs = isRest ? entry : consoleSearchEntry(url.pathname);
   if (!isRest && !admittedAs) {
-    if (continueExpected) outgoing.writeContinue();
-    void handleWithNext(incoming, outgoing);
+    // A console page cannot render without its database: while it does not answer, a 503 with a
+    // page that reloads itself, within the API's bound (decisions.md "Limits and overload").
+    if (isConsolePageLoad(incoming.method, url.pathname, incoming.headers)) {
+      void checkDatabaseForPage().then((unavailable) => {
+        if (unavailable) sendDatabaseUnavailablePage(outgoing, unavailable);
+        else passToNext(incoming, outgoing, continueExpected);
+      });
+      return;
+    }
+    passToNext(incoming, outgoing, continueExpected);
     return;
   }
   // Admission happens here, on the raw request, so a refusal costs no web Request, no body read and
@@ -156,6 +166,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, shutdo
 // Under `svc start` an IPC channel links this process to its supervisor: when the supervisor dies
 // (even by kill -9) the channel closes, and this process must not live on holding the port.
 process.once("disconnect", shutdown);
+
+function passToNext(incoming: http.IncomingMessage, outgoing: http.ServerResponse, continueExpected: boolean): void {
+  if (continueExpected) outgoing.writeContinue();
+  void handleWithNext(incoming, outgoing);
+}
 
 function requestUrl(rawUrl: string, host: string | undefined): URL | null {
   // Only origin-form (`/path`) and absolute-form targets name a resource; Next answers 500 to the

@@ -57,7 +57,7 @@ describe("svc start with its embedded PostgreSQL frozen", () => {
       const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${pgPort}/svc`;
       const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
       const ingest = (id: string) => postTestIngestion(base, key, testIngestionBody({ id, title: id, text: `${WORD} ${id}` }));
-      /** What a user does: ingest, ingest a batch, read a document, search, and the console's first call. */
+      /** What a user does: ingest, ingest a batch, read a document, search, the console's first call, and a console page load. */
       const userRequests = (round: string): Array<[string, () => Promise<Response>]> => [
         ["ingestion", () => ingest(`${round}-single`)],
         [
@@ -72,6 +72,8 @@ describe("svc start with its embedded PostgreSQL frozen", () => {
         ["get", () => fetch(`${base}/api/svc-api/ingestion/indexed-0`, { headers: auth })],
         ["search", () => fetch(`${base}/api/svc-api/search`, { method: "POST", headers: auth, body: JSON.stringify({ query: WORD }) })],
         ["console", () => fetch(`${base}/api/trpc/session.me`, { headers: { cookie: "svc_session=some-session" } })],
+        // Unknown session: the sign-in page it is sent to once the database answers.
+        ["console page", () => fetch(`${base}/admin/connectors`, { headers: { cookie: "svc_session=some-session", accept: "text/html" } })],
       ];
       const indexedCount = async (ids: string[]) =>
         (await query<{ n: number }>(client, "SELECT count(*)::int AS n FROM document WHERE id = ANY($1) AND indexing_status = 'indexed'", [ids]))[0]?.n;

@@ -12,7 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "@svc/db/embe
 import { freezePostgres, timedAnswer, waitFor, type TimedAnswer } from "@svc/db/testing";
 import { SearchResponseSchema, type ServiceStatus } from "@svc/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startProductionServer, type ProductionServer } from "./production-server";
+import { signInToConsole, startProductionServer, type ProductionServer } from "./production-server";
 import { startTestWorker, type TestWorker } from "./worker";
 
 const POSTGRES_FLAGS = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
@@ -31,6 +31,8 @@ let web: ProductionServer | undefined;
 let workerDb: Db | undefined;
 let worker: TestWorker | undefined;
 let key: string;
+/** A signed-in console session's cookie. */
+let consoleCookie: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-web-stall-pg-"));
@@ -43,6 +45,7 @@ beforeAll(async () => {
     await db.$disconnect();
   }
   web = await startProductionServer({ databaseUrl: server.databaseUrl, env: { SVC_DB_POOL_SIZE: String(POOL_SIZE) } });
+  consoleCookie = await signInToConsole(web.base, key);
   workerDb = createDb({ databaseUrl: server.databaseUrl, poolSize: 4, applicationName: "svc-test-worker" });
   worker = await startTestWorker({ db: workerDb, databaseUrl: server.databaseUrl });
 }, 120_000);
@@ -55,7 +58,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-/** What a user does: ingest, ingest a batch, read a document, search, and the console's first call. */
+/** What a user does: ingest, ingest a batch, read a document, search, the console's first call, and a console page load. */
 function userRequests(base: string, round: string): Array<[string, () => Promise<Response>]> {
   const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   return [
@@ -72,7 +75,13 @@ function userRequests(base: string, round: string): Array<[string, () => Promise
     ["get", () => fetch(`${base}/api/svc-api/ingestion/before-0`, { headers: auth })],
     ["search", () => fetch(`${base}/api/svc-api/search`, { method: "POST", headers: auth, body: JSON.stringify({ query: WORD }) })],
     ["console", () => fetch(`${base}/api/trpc/session.me`, { headers: { cookie: "svc_session=some-session" } })],
+    ["console page", () => consolePage(base)],
   ];
+}
+
+/** A browser's load of a console page, signed in (its HTML, not a client-side navigation's RSC payload). */
+function consolePage(base: string, method = "GET"): Promise<Response> {
+  return fetch(`${base}/admin/connectors`, { method, headers: { cookie: consoleCookie, accept: "text/html" }, redirect: "manual" });
 }
 
 /** Sockets the process `pid` holds to TCP `port` (established or opening), read from /proc (Linux). */
@@ -143,10 +152,24 @@ describe("a database that stops answering", () => {
           expect(Number(answer.retryAfter), answer.what).toBeGreaterThan(0);
           expect(answer.ms, answer.what).toBeLessThan(STALL_BOUND_MS);
         }
-        for (const answer of first.filter(({ what }) => what !== "console" && what !== "search")) {
+        for (const answer of first.filter(({ what }) => !what.startsWith("console") && what !== "search")) {
           expect(answer.body, answer.what).toEqual({ detail: "Database unavailable" });
         }
         for (const answer of again) expect(answer.ms, `${answer.what} with the breaker open`).toBeLessThan(1_000);
+        // The console page a browser gets meanwhile: what is wrong, reloading itself, with every page's headers.
+        for (const answer of [...first, ...again].filter(({ what }) => what === "console page")) {
+          expect(answer.body).toContain("<h1>Database unavailable</h1>");
+          expect(answer.body).toMatch(/<meta http-equiv="refresh" content="\d+">/);
+          expect(answer.body).not.toMatch(/SVC_DB_STALLED|does not answer|timeout|at .*\.js/i);
+        }
+        const page = await consolePage(base, "HEAD");
+        expect(page.status).toBe(503);
+        expect(page.headers.get("retry-after")).toBe("5");
+        expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+        expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+        expect(page.headers.get("x-frame-options")).toBe("DENY");
+        expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+        expect(page.headers.get("referrer-policy")).toBe("same-origin");
 
         const ready = await timedAnswer("ready", () => fetch(`${base}/api/ready`));
         expect(ready.status).toBe(503);
@@ -162,6 +185,12 @@ describe("a database that stops answering", () => {
       for (const [what, request] of userRequests(base, "after")) {
         await waitFor(`${what} to answer 200 after the thaw`, async () => ((await timedAnswer(what, request)).status === 200 ? true : undefined), healBound());
       }
+      // The console itself again, signed in, not a page that says the database is away.
+      const healed = await consolePage(base);
+      expect(healed.status).toBe(200);
+      const healedPage = await healed.text();
+      expect(healedPage).toContain('data-testid="session-name"');
+      expect(healedPage).not.toContain("Database unavailable");
       // This file's worker stamps no heartbeat, so readiness stays 503 for that alone: its database check is what heals.
       await waitFor(
         "readiness to find the database again",

@@ -102,3 +102,17 @@ export function useProductionServer({
   });
   return app;
 }
+
+/** The console's session cookie (`name=value`) for `apiKey`, signed in as the console's sign-in form does. */
+export async function signInToConsole(base: string, apiKey: string): Promise<string> {
+  const response = await fetch(`${base}/api/trpc/session.signIn`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "sec-fetch-site": "same-origin" },
+    body: JSON.stringify({ json: { apiKey } }),
+  });
+  if (!response.ok) throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
+  return response.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0])
+    .join("; ");
+}

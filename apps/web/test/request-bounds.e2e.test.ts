@@ -8,7 +8,7 @@ import { waitFor } from "@svc/db/testing";
 import { FileUploadResponseSchema, MAX_BODY_VALIDATION_MS } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { PNG, uploadForm } from "./factories";
-import { useProductionServer, type ProductionApp } from "./production-server";
+import { signInToConsole, useProductionServer, type ProductionApp } from "./production-server";
 
 const SEARCH = "/api/svc-api/search";
 
@@ -257,12 +257,7 @@ describe("bounded requests and answers", () => {
       body: uploadForm(["framed.png", PNG]),
     });
     const [file] = FileUploadResponseSchema.parse(await uploaded.json()).user_files;
-    const signIn = await fetch(`${app.base}/api/trpc/session.signIn`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "sec-fetch-site": "same-origin" },
-      body: JSON.stringify({ json: { apiKey: app.adminKey } }),
-    });
-    const cookie = signIn.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+    const cookie = await signInToConsole(app.base, app.adminKey);
     const served = await fetch(`${app.base}/api/admin/files/${file?.file_id ?? ""}`, { headers: { cookie, "sec-fetch-site": "same-origin" } });
     expect(served.status).toBe(200);
     expect(served.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox; frame-ancestors 'none'");

@@ -202,6 +202,16 @@ export function isDatabaseStalled(db: Db): boolean {
 }
 
 /**
+ * One `SELECT 1` through the pool of a client createDb() made: resolves once the database answers,
+ * fails at once while isDatabaseStalled, and otherwise within the pool's deadlines (on a server that
+ * froze, about a second and the connect timeout, when the breaker opens). The failure is one
+ * isDatabaseUnavailable recognises.
+ */
+export async function pingDatabase(db: Db): Promise<void> {
+  await poolOf(db).query("SELECT 1");
+}
+
+/**
  * Settles once the database of a client createDb() made answers again (at once unless
  * isDatabaseStalled), or after `timeoutMs`: a worker holds its next batch meanwhile rather than fail
  * it into a retry.

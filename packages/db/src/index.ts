@@ -1,4 +1,4 @@
-export { DB_ACQUIRE_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS, createDb, isDatabaseStalled, querySql, transactionCancelledOnAbort, whenDatabaseAnswers, withCancelOnAbort, withSqlTransaction } from "./client";
+export { DB_ACQUIRE_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS, createDb, isDatabaseStalled, pingDatabase, querySql, transactionCancelledOnAbort, whenDatabaseAnswers, withCancelOnAbort, withSqlTransaction } from "./client";
 export type { CreateDbOptions, Db, DbOrTx, SqlClient, Tx } from "./client";
 export { Prisma } from "./generated/prisma/client";
 export { executeSql, queryStatement, selectSql, sqlAlias, type AnyTx, type NamedStatement } from "./sql";

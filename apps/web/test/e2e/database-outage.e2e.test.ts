@@ -58,14 +58,17 @@ describe("the admin console during a database outage", () => {
     expect(await banner.textContent()).toContain("Database unavailable");
     await browser.screenshot("database-unavailable-banner");
 
-    // A full load cannot even check the session: the same state, in place of the console.
-    await page.reload();
+    // A full load cannot even check the session: 503, and a page that says so in place of the console
+    // and reloads itself.
+    const reloaded = await page.reload();
+    expect(reloaded?.status()).toBe(503);
+    expect(reloaded?.headers()["retry-after"]).toBe("5");
     await banner.waitFor({ timeout: UI_TIMEOUT });
     expect(await page.getByTestId("session-name").count()).toBe(0);
     await browser.screenshot("database-unavailable-page");
 
     database = await startEmbeddedPostgres({ dataDir, port, postgresFlags: POSTGRES_FLAGS });
-    // No reload by the test: the page asks again by itself.
+    // No reload by the test: the page loads itself again.
     await page.getByTestId("session-name").waitFor({ timeout: UI_TIMEOUT });
     expect(await page.getByTestId("session-name").textContent()).toBe("Outage admin");
     await banner.waitFor({ state: "detached", timeout: UI_TIMEOUT });
