@@ -115,6 +115,9 @@ async function measureSvc({ endpoint, rate, run, loadSeconds, outage }) {
 }
 
 const sorted = (values) => values.sort((a, b) => a - b);
+/** The largest of many values (Math.max(...values) overflows the stack past ~100,000 of them). */
+const largest = (values) => values.reduce((most, value) => Math.max(most, value), -Infinity);
+const smallest = (values) => values.reduce((least, value) => Math.min(least, value), Infinity);
 const ms = (value) => (value === undefined ? "-" : Number.isFinite(value) ? `${value.toFixed(0)} ms` : "never");
 const s = (milliseconds) => `${(milliseconds / 1000).toFixed(1)} s`;
 const load = (averages) => averages.map((value) => value.toFixed(1)).join(" ");
@@ -141,7 +144,7 @@ function deliveries(result, counted) {
     lost: all.length - received.length,
     badSignatures: receiver.badSignatures,
     refused: receiver.refused,
-    lastArrival: Math.max(...received.map(({ first }) => first)),
+    lastArrival: largest(received.map(({ first }) => first)),
   };
 }
 
@@ -157,7 +160,7 @@ function describe(result) {
     `accepted ${result.acceptedPerSecond.toFixed(1)}/s, indexed ${result.indexedPerSecond.toFixed(1)}/s, ${result.neverIndexed} not indexed ${drainSeconds} s after the load; ` +
     `accept→indexed p50 ${ms(result.indexedP50)} p99 ${ms(result.indexedP99)}`;
   if (!result.endpoint) return base;
-  const steadyFrom = Math.min(...[...result.documents.values()].map((t) => t.due)) + warmupSeconds * 1000;
+  const steadyFrom = smallest([...result.documents.values()].map((t) => t.due)) + warmupSeconds * 1000;
   const d = deliveries(result, [...result.documents].filter(([, timing]) => timing.due >= steadyFrom));
   return (
     `${base}; accept→delivered p50 ${ms(d.p50)} p95 ${ms(d.p95)} p99 ${ms(d.p99)} (event time→delivered p50 ${ms(d.eventP50)} p99 ${ms(d.eventP99)}: svc's delivery path alone; of it, event→fanned out ${stages(result, "fanned")}, fanned out→delivered ${stages(result, "sent")}); deliveries per document ${d.perDocument.toFixed(3)}, ` +
@@ -181,7 +184,7 @@ if (phases.includes("ab")) {
         const result = await measureSvc({ endpoint, rate, run, loadSeconds: seconds });
         console.log(describe(result));
         // The documents and the receiver's records are not needed past the line above and the medians.
-        const steadyFrom = Math.min(...[...result.documents.values()].map((t) => t.due)) + warmupSeconds * 1000;
+        const steadyFrom = smallest([...result.documents.values()].map((t) => t.due)) + warmupSeconds * 1000;
         const delivered = endpoint ? deliveries(result, [...result.documents].filter(([, timing]) => timing.due >= steadyFrom)) : undefined;
         abResults.push({ rate, endpoint, indexed: result.indexedPerSecond, delivered });
       }
@@ -218,7 +221,7 @@ if (phases.includes("outage")) {
     const indexedDelays = sorted(acceptedDuringOutage.map(([, t]) => (t.indexed ?? Infinity) - t.accepted));
     const d = deliveries(result, all);
     const beforeRecovery = all.filter(([, t]) => t.indexed !== undefined && t.indexed < up);
-    const backlogDrained = Math.max(...beforeRecovery.map(([id]) => result.receiver.indexed.get(id)?.first ?? Infinity));
+    const backlogDrained = largest(beforeRecovery.map(([id]) => result.receiver.indexed.get(id)?.first ?? Infinity));
     console.log(describe(result));
     console.log(
       `outage run ${run}: during the outage accepted ${acceptedPerSecond.toFixed(1)}/s, indexed/s ${indexedDuringOutage.toFixed(1)} against without at ${outageRate}/s ` +
