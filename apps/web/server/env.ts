@@ -1,4 +1,4 @@
-import { DEFAULT_CREDENTIAL_FAILURES_PER_MINUTE, LOG_LEVELS } from "@svc/schema";
+import { DEFAULT_CREDENTIAL_FAILURES_PER_MINUTE, LOG_LEVELS, MAX_BODY_VALIDATION_MS } from "@svc/schema";
 import { z } from "zod";
 
 const MiB = 1024 * 1024;
@@ -14,6 +14,8 @@ const WebEnvSchema = z.object({
   SVC_DB_POOL_SIZE: z.coerce.number().int().positive().default(16),
   // A request body that stops arriving this long before its end is answered 408 (decisions: within 10 s).
   SVC_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),
+  // Validating one JSON body (a batch's items together) stops after this much work: 413, nothing stored.
+  SVC_BODY_VALIDATION_MS: z.coerce.number().int().positive().default(MAX_BODY_VALIDATION_MS),
   // Every statement of this process's pool (the queries clients shape: listings, documents, the
   // console) stops after this long and the request answers 503 with Retry-After (decisions.md).
   SVC_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),

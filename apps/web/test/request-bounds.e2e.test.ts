@@ -179,53 +179,38 @@ describe("bounded requests and answers", () => {
     expect(results.map((result) => result.document_id)).toEqual(documents.map((document) => document.document.id));
   });
 
-  it("stops a batch's validation at its budget with a 413, storing nothing and answering other requests meanwhile", async () => {
-    // 1,000 valid documents of 1,000 empty sections each: 12 MB, 5-15 s of validation.
-    const sections = Array.from({ length: 1_000 }, () => ({ text: "" }));
-    const heavy = (index: number) => ({ document: { id: `heavy-${index}`, sections, semantic_identifier: "s", metadata: {} } });
-    const documents = [validDocument("budget-batch-valid"), ...Array.from({ length: 999 }, (_, index) => heavy(index))];
-    const body = JSON.stringify({ documents });
-    const started = Date.now();
-    const batch = ingestBatch(app, body);
-    let batchDone = false;
-    void batch.finally(() => (batchDone = true));
-    const healthLatencies: number[] = [];
-    while (!batchDone) {
-      const healthStarted = Date.now();
-      expect((await fetch(`${app.base}/api/health`)).status).toBe(200);
-      healthLatencies.push(Date.now() - healthStarted);
-    }
-    const { status, text } = await batch;
-    const elapsed = Date.now() - started;
-    console.info(`1,000 documents of 1,000 empty sections: ${status} in ${elapsed} ms`);
-    expect(status).toBe(413);
-    const { detail } = JSON.parse(text) as { detail: string };
-    const stoppedAt = /^Validating this batch took longer than 2 s: stopped at document (\d+) of 1000\. Nothing was stored; send fewer documents per request\.$/.exec(detail);
-    expect(stoppedAt, detail).not.toBeNull();
-    expect(Number(stoppedAt?.[1])).toBeLessThan(1_000);
-    // The budget counts the batch's own slices: the health checks served between them come on top,
-    // and reading and parsing the 12 MB body come first (1-2 s on a loaded 2-core machine).
-    expect(elapsed).toBeLessThan(2 * MAX_BODY_VALIDATION_MS + 2 * VALIDATION_MARGIN_MS);
-    expect(healthLatencies.length).toBeGreaterThan(1);
-    expect(Math.max(...healthLatencies)).toBeLessThan(3_000);
-    expect((await getDocument(app, "budget-batch-valid")).status).toBe(404);
-  });
-
-  it("stops validating one document of a million sections at the budget, alone or in a batch", async () => {
-    const document = { id: "million-sections", sections: Array.from({ length: 1_000_000 }, () => ({ text: "" })), semantic_identifier: "s", metadata: {} };
-    for (const [path, body] of [
-      ["/api/svc-api/ingestion", JSON.stringify({ document })],
-      ["/api/svc-api/ingestion/batch", JSON.stringify({ documents: [{ document }] })],
+  it("refuses more than 100,000 sections in one request with a 413 before validating them, storing nothing; takes 100,000", async () => {
+    const emptySections = (count: number) => Array.from({ length: count }, () => ({ text: "" }));
+    const document = (id: string, sections: unknown[]) => ({ document: { id, sections, semantic_identifier: "s", metadata: {} } });
+    // A million sections in one document validated in 1-2 s once warm, then its write ran past the statement timeout: 503 after 34 s.
+    const million = emptySections(1_000_000);
+    const many = emptySections(101);
+    for (const [path, body, count] of [
+      ["/api/svc-api/ingestion", JSON.stringify(document("many-sections", million)), "1,000,000"],
+      ["/api/svc-api/ingestion/batch", JSON.stringify({ documents: [document("many-sections", million)] }), "1,000,000"],
+      ["/api/svc-api/ingestion/batch", JSON.stringify({ documents: Array.from({ length: 1_000 }, (_, index) => document(`many-${index}`, many)) }), "101,000"],
     ] as const) {
       const started = Date.now();
       const response = await fetch(`${app.base}${path}`, { method: "POST", headers: keyHeaders(app), body });
       const elapsed = Date.now() - started;
+      console.info(`${path}, ${count} sections: ${response.status} in ${elapsed} ms`);
       expect(response.status).toBe(413);
-      expect(((await response.json()) as { detail: string }).detail).toMatch(/^Validating th.* took longer than 2 s/);
-      console.info(`${path}, one document of a million sections: ${response.status} in ${elapsed} ms`);
-      expect(elapsed).toBeLessThan(MAX_BODY_VALIDATION_MS + 2 * VALIDATION_MARGIN_MS);
+      expect(await response.json()).toEqual({
+        detail: `This request holds ${count} sections; one request takes at most 100,000, its documents together. Nothing was stored; send fewer sections per request.`,
+      });
+      // Reading and parsing the body alone (12 MB): no validation, no write.
+      expect(elapsed).toBeLessThan(VALIDATION_MARGIN_MS + 2_000);
     }
-    expect((await getDocument(app, "million-sections")).status).toBe(404);
+    expect((await getDocument(app, "many-sections")).status).toBe(404);
+    expect((await getDocument(app, "many-0")).status).toBe(404);
+
+    const atLimit = await fetch(`${app.base}/api/svc-api/ingestion`, {
+      method: "POST",
+      headers: keyHeaders(app),
+      body: JSON.stringify(document("hundred-thousand-sections", emptySections(100_000))),
+    });
+    expect(atLimit.status).toBe(200);
+    expect((await getDocument(app, "hundred-thousand-sections")).status).toBe(200);
   }, 60_000);
 
   it("puts the security headers on console pages and API answers; /api/docs keeps its own CSP", async () => {

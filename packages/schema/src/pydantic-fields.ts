@@ -251,6 +251,7 @@ export function pyDict<Value extends z.ZodType>(value: Value) {
  */
 export function pyJson() {
   return z.preprocess((input: unknown, ctx) => {
+    checkValidationDeadline();
     const found = findLoneSurrogate(input);
     if (found) {
       const path = found.inKey ? [...found.path, "[key]"] : found.path;

@@ -30,7 +30,14 @@ import {
   DocumentPageQuerySchema,
 } from "./ingested-document";
 import { IngestionConflictSchema, IngestionDocumentSchema, IngestionResultSchema } from "./ingestion";
-import { IngestionBatchRequestSchema, IngestionBatchResponseSchema, MAX_INGESTION_BATCH_SIZE } from "./ingestion-batch";
+import {
+  excessSectionsInBatch,
+  excessSectionsInDocument,
+  IngestionBatchRequestSchema,
+  IngestionBatchResponseSchema,
+  MAX_INGESTION_BATCH_SIZE,
+  MAX_SECTIONS_PER_REQUEST,
+} from "./ingestion-batch";
 import {
   MAX_SEARCH_FILTER_CC_PAIR_IDS,
   MAX_SEARCH_FILTER_SOURCES,
@@ -82,7 +89,13 @@ export interface RestParameters {
  * (`required: false`: an empty body counts as `{}`); `multipart` bodies are read by the handler.
  */
 export type RestBody =
-  | { type: "json"; schema: z.ZodType; required: boolean }
+  | {
+      type: "json";
+      schema: z.ZodType;
+      required: boolean;
+      /** Looks at the parsed body before its validation: a detail returned is the answer, a 413. */
+      refuseTooLarge?: (body: unknown) => string | undefined;
+    }
   | { type: "multipart"; schema: z.ZodType };
 
 export interface RestEndpoint {
@@ -126,7 +139,9 @@ const UNAUTHORIZED: RestResponse = {
 const FORBIDDEN = error("The API key's role or scope does not allow this operation");
 const ADMIN_ONLY = error("The API key is not an admin key, or the pair is outside its scope");
 const UNSCOPED_ADMIN_ONLY = error("The API key is not an admin key, or is scoped to pairs");
-const TOO_LARGE = error(`The request body is larger than the configured limit, or took longer than ${MAX_BODY_VALIDATION_MS / 1000} s to validate`);
+const TOO_LARGE_BODY = `The request body is larger than the configured limit, or took longer than ${MAX_BODY_VALIDATION_MS / 1000} s (by default) to validate`;
+const TOO_LARGE = error(TOO_LARGE_BODY);
+const TOO_MANY_SECTIONS = `holds more than ${MAX_SECTIONS_PER_REQUEST.toLocaleString("en-US")} sections`;
 const OVERLOADED: RestResponse = {
   ...error("Too many requests in flight, or the indexing queue is past its limit; try again later"),
   headers: { "Retry-After": { description: "Seconds to wait before trying again" } },
@@ -189,7 +204,10 @@ const PAIR_CHANGED = {
 };
 const WEBHOOK_ID = { schema: WebhookIdPathSchema, descriptions: { id: "The webhook endpoint's id" } } satisfies RestParameters;
 const NO_SUCH_WEBHOOK = error("No such webhook endpoint, or none the key may see");
-const json = <Schema extends z.ZodType>(schema: Schema, required = true) => ({ type: "json" as const, schema, required });
+const json = <Schema extends z.ZodType>(
+  schema: Schema,
+  { required = true, refuseTooLarge }: { required?: boolean; refuseTooLarge?: (body: unknown) => string | undefined } = {},
+) => ({ type: "json" as const, schema, required, refuseTooLarge });
 
 /** Keeps each entry's literal types (its schemas, its auth) while checking it is an endpoint. */
 function endpoint<const Endpoint extends RestEndpoint>(entry: Endpoint): Endpoint {
@@ -243,14 +261,14 @@ export const REST_CONTRACT = {
       "A write may carry a condition: `if_version` (409 with `current_version` when the stored version moved) or " +
       "`if_newer` (ignored, `applied: false`, when the stored `doc_updated_at` is newer); with one, the answer says `applied`.",
     tag: "ingestion",
-    body: json(IngestionDocumentSchema),
+    body: json(IngestionDocumentSchema, { refuseTooLarge: excessSectionsInDocument }),
     responses: {
       200: ok(IngestionResultSchema),
       400: error("The connector-credential pair does not exist"),
       401: UNAUTHORIZED,
       403: FORBIDDEN,
       409: INGESTION_CONFLICT,
-      413: TOO_LARGE,
+      413: error(`${TOO_LARGE_BODY}, or its document ${TOO_MANY_SECTIONS}`),
       422: VALIDATION_FAILED,
       429: OVERLOADED,
     },
@@ -265,17 +283,17 @@ export const REST_CONTRACT = {
       "`results` has one entry per document, in request order: `{document_id, already_existed}` when it was accepted, or " +
       "`{error: {status, detail}}` with the status (400, 403, 409 or 422) and detail the single call would have answered " +
       '(422 items\' `loc` start with `["body", "documents", <index>]`). Every accepted document is durable with its indexing job before the answer. ' +
-      `Nothing is stored when validating the items takes longer than ${MAX_BODY_VALIDATION_MS / 1000} s (413) or their errors together pass one 422's bounds ` +
+      `Nothing is stored when validating the items takes longer than ${MAX_BODY_VALIDATION_MS / 1000} s (by default; 413) or their errors together pass one 422's bounds ` +
       `(${MAX_VALIDATION_ERROR_ITEMS} errors, 64 kB): then the whole batch is one 422 listing the errors found so far.`,
     tag: "ingestion",
-    body: json(IngestionBatchRequestSchema),
+    body: json(IngestionBatchRequestSchema, { refuseTooLarge: excessSectionsInBatch }),
     responses: {
       200: ok(IngestionBatchResponseSchema),
       401: UNAUTHORIZED,
       403: FORBIDDEN,
       409: IMAGE_FILE_DELETED,
       413: error(
-        `The request body is larger than the configured limit, holds more than ${MAX_INGESTION_BATCH_SIZE} documents, or took longer than ${MAX_BODY_VALIDATION_MS / 1000} s to validate`,
+        `${TOO_LARGE_BODY}, or it holds more than ${MAX_INGESTION_BATCH_SIZE} documents, or its documents together ${TOO_MANY_SECTIONS}`,
       ),
       422: VALIDATION_FAILED,
       429: OVERLOADED,
@@ -535,7 +553,7 @@ export const REST_CONTRACT = {
       "Builds a new generation of the search index from every indexed document, in the background, with the given chunk size and text-search configuration (the current ones when left out; the body is optional). " +
       "Search keeps reading the current generation and new documents are written to both; when every document is written the new generation replaces the old one at once. Needs an admin key without scope.",
     tag: "search",
-    body: json(IndexRebuildRequestSchema, false),
+    body: json(IndexRebuildRequestSchema, { required: false }),
     responses: {
       202: ok(IndexRebuildStatusSchema, "Rebuild started; its progress is in `rebuild`"),
       401: UNAUTHORIZED,

@@ -1,36 +1,38 @@
 import { AppError } from "@svc/core";
-import { MAX_BODY_VALIDATION_MS, parseJsonBody, stripNulCharacters, validateBody, ValidationTimeoutError } from "@svc/schema";
+import { parseJsonBody, stripNulCharacters, validateBody, ValidationTimeoutError } from "@svc/schema";
 import type { z } from "zod";
 import { webEnv } from "../env";
 import { HttpError } from "./error-response";
 
 /**
- * Reads a JSON body of at most `limitBytes`, strips NUL characters, and validates it. With
- * `emptyBody`, a request without a body counts as that value (for endpoints whose body is optional).
- * A body that is not UTF-8 is a 400, as in the original service (its parser refuses the bytes before
- * any JSON is read): decoding it with replacement characters would store text the client never sent.
+ * Reads a JSON body of at most `limitBytes`, strips NUL characters, and validates it within
+ * `validationMs` of work. With `emptyBody`, a request without a body counts as that value (for
+ * endpoints whose body is optional). A body that is not UTF-8 is a 400, as in the original service
+ * (its parser refuses the bytes before any JSON is read): decoding it with replacement characters
+ * would store text the client never sent.
  */
 export async function readJsonBody<Schema extends z.ZodType>(
   request: Request,
-  schema: Schema,
-  limitBytes: number,
-  { emptyBody }: { emptyBody?: unknown } = {},
+  { schema, refuseTooLarge }: { schema: Schema; refuseTooLarge?: (body: unknown) => string | undefined },
+  { limitBytes, validationMs, emptyBody }: { limitBytes: number; validationMs: number; emptyBody?: unknown },
 ): Promise<z.output<Schema>> {
   const text = decodeUtf8(await readBodyBytes(request, limitBytes));
   if (text === "" && emptyBody !== undefined) return validateOrThrow(schema, emptyBody, "body");
   const parsed = parseJsonBody(text);
   if (!parsed.ok) throw new AppError("VALIDATION_FAILED", "Malformed request body", parsed.body);
+  const tooLarge = refuseTooLarge?.(parsed.value);
+  if (tooLarge !== undefined) throw new AppError("PAYLOAD_TOO_LARGE", tooLarge);
   // JSON holds a NUL only as the escape \u0000: without one there is nothing to strip, and copying
   // every value of a body of a million sections to find none took 2 s.
   const value = text.includes("\\u0000") ? stripNulCharacters(parsed.value) : parsed.value;
-  // Validation costs what the body's shape makes it cost (a million empty sections: tens of seconds).
+  // Validation costs what the body's shape makes it cost (a million metadata keys: seconds).
   try {
-    return validateOrThrow(schema, value, "body", performance.now() + MAX_BODY_VALIDATION_MS);
+    return validateOrThrow(schema, value, "body", performance.now() + validationMs);
   } catch (error) {
     if (!(error instanceof ValidationTimeoutError)) throw error;
     throw new AppError(
       "PAYLOAD_TOO_LARGE",
-      `Validating the request body took longer than ${MAX_BODY_VALIDATION_MS / 1000} s; nothing was stored. Send a smaller body.`,
+      `Validating the request body took longer than ${validationMs / 1000} s; nothing was stored. Send a smaller body.`,
     );
   }
 }

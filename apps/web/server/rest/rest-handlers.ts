@@ -108,7 +108,13 @@ export const REST_HANDLERS: { [Id in RestOperationId]: RestHandler<RestContract[
   upsertIngestionDocument: async ({ body, principal, services }) =>
     toWire(IngestionResultSchema, await ingestDocument({ db: services.db, boss: services.boss, principal, input: body })),
   ingestDocumentBatch: async ({ body, principal, services }) =>
-    toWire(IngestionBatchResponseSchema, await ingestDocuments({ db: services.db, boss: services.boss, principal, documents: body.documents })),
+    toWire(IngestionBatchResponseSchema, await ingestDocuments({
+        db: services.db,
+        boss: services.boss,
+        principal,
+        documents: body.documents,
+        validationMs: webEnv().SVC_BODY_VALIDATION_MS,
+      })),
   // Without `limit` the whole list is streamed; with it, one page and a Link header.
   listIngestedDocuments: async ({ request, query, principal, services }) =>
     documentListResponse(

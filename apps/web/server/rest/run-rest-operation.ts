@@ -36,7 +36,11 @@ export async function runRestOperation(
       const query = entry.query ? readQueryParams(request, entry.query.schema) : undefined;
       const body =
         entry.body?.type === "json"
-          ? await readJsonBody(request, entry.body.schema, webEnv().SVC_MAX_BODY_BYTES, entry.body.required ? {} : { emptyBody: {} })
+          ? await readJsonBody(request, entry.body, {
+              limitBytes: webEnv().SVC_MAX_BODY_BYTES,
+              validationMs: webEnv().SVC_BODY_VALIDATION_MS,
+              emptyBody: entry.body.required ? undefined : {},
+            })
           : undefined;
       bodyRead = true;
       const signal = deadline?.signal ?? request.signal;

@@ -43,11 +43,14 @@ export async function ingestDocuments({
   boss,
   principal,
   documents,
+  validationMs = MAX_BODY_VALIDATION_MS,
 }: {
   db: Db;
   boss: PgBoss;
   principal: Principal;
   documents: readonly unknown[];
+  /** The work the items' validation may take in all (the web process's SVC_BODY_VALIDATION_MS). */
+  validationMs?: number;
 }): Promise<Camel<IngestionBatchResponse>> {
   if (documents.length > MAX_INGESTION_BATCH_SIZE) {
     throw new AppError(
@@ -61,7 +64,7 @@ export async function ingestDocuments({
   // An invalid item costs tens of milliseconds to validate and report (each capped as the single
   // call's 422 is); a thousand of them in one go would hold the event loop for half a minute, every
   // other request and health check waiting. Between items the loop serves others every few ms, and
-  // the slices together get MAX_BODY_VALIDATION_MS, however the body is shaped (one item of a
+  // the slices together get `validationMs`, however the body is shaped (one item of a
   // million sections included). Nothing is stored until every item is validated.
   let spentMs = 0;
   let sliceStartedAt = performance.now();
@@ -72,12 +75,12 @@ export async function ingestDocuments({
       sliceStartedAt = performance.now();
     }
     const bodyLoc = ["body", "documents", index];
-    const deadline = sliceStartedAt + MAX_BODY_VALIDATION_MS - spentMs;
+    const deadline = sliceStartedAt + validationMs - spentMs;
     let validated: ReturnType<typeof validateBody<typeof IngestionDocumentSchema>>;
     try {
       validated = validateBody(IngestionDocumentSchema, document, { locPrefix: bodyLoc, deadline });
     } catch (error) {
-      if (error instanceof ValidationTimeoutError) throw validationTooLong(index, documents.length, errors.invalidItems);
+      if (error instanceof ValidationTimeoutError) throw validationTooLong({ index, count: documents.length, invalidItems: errors.invalidItems, validationMs });
       throw error;
     }
     if (validated.ok) inputs.push({ index, input: validated.data, bodyLoc });
@@ -156,11 +159,21 @@ async function writeIndependently({
 }
 
 /** Past the validation budget: the whole batch is refused, and the client sends fewer documents. */
-function validationTooLong(index: number, count: number, invalidItems: number): AppError {
+function validationTooLong({
+  index,
+  count,
+  invalidItems,
+  validationMs,
+}: {
+  index: number;
+  count: number;
+  invalidItems: number;
+  validationMs: number;
+}): AppError {
   const invalid = invalidItems === 0 ? "" : `, ${invalidItems} of them invalid`;
   return new AppError(
     "PAYLOAD_TOO_LARGE",
-    `Validating this batch took longer than ${MAX_BODY_VALIDATION_MS / 1000} s: stopped at document ${index + 1} of ${count}` +
+    `Validating this batch took longer than ${validationMs / 1000} s: stopped at document ${index + 1} of ${count}` +
       `${invalid}. Nothing was stored; send fewer documents per request${invalidItems === 0 ? "" : " and fix the invalid ones"}.`,
   );
 }
