@@ -18,6 +18,8 @@ const startWorker = useWorkerProcess(queue.databaseUrl);
 const WORKER_ENV = { SVC_WEBHOOK_ALLOW_PRIVATE: "1", SVC_WEBHOOK_TIMEOUT_MS: "10000" };
 
 interface Received {
+  /** When it arrived (Date.now()). */
+  at: number;
   path: string;
   id: string;
   signed: boolean;
@@ -46,7 +48,7 @@ const receiver = http.createServer((request, response) => {
     const path = request.url ?? "";
     const id = String(request.headers["webhook-id"]);
     const first = !received.some((entry) => entry.path === path && entry.id === id);
-    received.push({ path, id, signed: signatureValid(secrets.get(path) ?? "", request.headers, body), event: JSON.parse(body) as SvcEvent });
+    received.push({ at: Date.now(), path, id, signed: signatureValid(secrets.get(path) ?? "", request.headers, body), event: JSON.parse(body) as SvcEvent });
     if (down.has(path)) response.writeHead(503).end();
     else if (first && hangFirst.has(path)) hanging.push(response);
     else response.writeHead(first && failFirst.has(path) ? 500 : 200).end();
@@ -206,6 +208,37 @@ describe("webhook deliveries from the worker", () => {
     expect(delivered.finishedAt!.getTime()).toBeLessThan(waiting.nextAttemptAt.getTime());
     expect(await db.webhookDelivery.findFirst({ where: { endpointId, documentId: "hook-back", status: "delivered", attempts: 1 } })).not.toBeNull();
   }, 60_000);
+
+  it("holds a receiver that keeps failing to one probe at a time, and sends its backlog, each event once, when it is back", async () => {
+    const pair = await createTestPair(db, { name: "Hooks outage" });
+    const endpointId = await register("/outage", { ccPairIds: [pair], eventTypes: ["document.indexed"] });
+    down.add("/outage");
+    const ids = Array.from({ length: 40 }, (_, index) => `hook-outage-${index}`);
+    for (const id of ids) await ingestTestDocument(queue, { id, text: `outage text ${id}`, ccPairId: pair });
+    await waitFor("every document indexed", async () => ((await db.document.count({ where: { id: { in: ids }, indexingStatus: "indexed" } })) === ids.length ? true : undefined), {
+      describe: worker.output,
+      timeoutMs: 30_000,
+    });
+    // Without the breaker each of the 40 deliveries is tried again 5 s and 15 s after its first try.
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    const triesDown = at("/outage").length;
+    const lateTries = at("/outage").filter((entry) => entry.at > Date.now() - 9_000).length;
+    console.info(`a receiver down for 15 s with 40 deliveries: ${triesDown} tries, ${lateTries} in the last 9 s`);
+    expect(triesDown).toBeLessThan(45);
+    expect(lateTries).toBeLessThanOrEqual(2);
+    expect(await db.webhookDelivery.count({ where: { endpointId, status: "pending" } })).toBe(ids.length);
+
+    down.delete("/outage");
+    const back = Date.now();
+    await waitFor("the backlog delivered", async () => ((await db.webhookDelivery.count({ where: { endpointId, status: "delivered" } })) === ids.length ? true : undefined), {
+      describe: worker.output,
+      timeoutMs: 40_000,
+    });
+    const sinceBack = at("/outage").filter((entry) => entry.at >= back);
+    expect(new Set(sinceBack.map((entry) => entry.event.document_id))).toEqual(new Set(ids));
+    expect(sinceBack).toHaveLength(ids.length);
+    expect(sinceBack.every((entry) => entry.signed)).toBe(true);
+  }, 120_000);
 
   it("sends a delivery again, same id, when the worker dies while the receiver holds it", async () => {
     const pair = await createTestPair(db, { name: "Hooks kill" });

@@ -1,8 +1,9 @@
 import { isDatabaseStalled, type Db } from "@svc/db";
 import { eventWireId } from "@svc/schema";
 import type { Logger } from "../observability/create-logger";
+import { EndpointBreakers } from "./endpoint-breakers";
 import { MAX_CONNECTIONS_PER_RECEIVER, postWebhook } from "./post-webhook";
-import { claimWebhookDeliveries, fanOutWebhookEvents, recordWebhookTries, type ClaimedDelivery, type EndedTry } from "./webhook-deliveries";
+import { claimWebhookDeliveries, fanOutWebhookEvents, isDelivered, recordWebhookTries, type ClaimedDelivery, type EndedTry } from "./webhook-deliveries";
 import { webhookRetryDelayMs } from "./webhook-retry-schedule";
 
 export interface WebhookDeliveryOptions {
@@ -74,8 +75,8 @@ function repeatRounds(name: string, { db, logger, idleMs }: { db: Db; logger: Lo
  * The worker's webhook sender (docs/decisions.md "Webhooks"), two rounds that do not wait for each
  * other: the fan-out turns the outbox's new committed events into deliveries, at once after a commit
  * of events in this process (`kick`) and every IDLE_ROUND_MS; the sender records the tries that ended
- * (in one statement) and takes due deliveries, each endpoint up to its share of tries in flight, and
- * posts them, each try on its own. A try that ends, or a fan-out that wrote deliveries, brings the
+ * (in one statement) and takes due deliveries, each endpoint up to its share of tries in flight (one
+ * probe at a time while it fails: EndpointBreakers), and posts them, each try on its own. A try that ends, or a fan-out that wrote deliveries, brings the
  * sender's next round forward. A slow endpoint never holds a round, nor indexing: this reads the
  * outbox and is never on a write's path.
  */
@@ -86,11 +87,13 @@ export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queu
 } {
   const inFlight = new Map<string, Promise<void>>();
   const perEndpoint = new Map<number, number>();
+  const breakers = new EndpointBreakers();
   /** Tries that ended and are not recorded yet: the next round records them together. */
   let ended: (EndedTry & { endpointId: number })[] = [];
 
   const send = async (delivery: ClaimedDelivery) => {
     const outcome = await postWebhook({ url: delivery.url, secret: delivery.secret, eventId: eventWireId(delivery.eventId), body: delivery.body, timeoutMs, allowPrivate });
+    breakers.noteTry(delivery.endpointId, isDelivered(outcome), performance.now());
     ended.push({ id: delivery.id, endpointId: delivery.endpointId, attempts: delivery.attempts, ...outcome, retryDelayMs: webhookRetryDelayMs(delivery.attempts) });
   };
 
@@ -116,7 +119,14 @@ export function startWebhookDelivery({ db, logger, allowPrivate, timeoutMs, queu
     await recordEnded();
     const free = MAX_IN_FLIGHT - inFlight.size;
     if (free <= 0) return;
-    const claimed = await claimWebhookDeliveries(db, { limit: free, perEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT, inFlight: perEndpoint, leaseMs: timeoutMs + LEASE_MARGIN_MS });
+    const now = performance.now();
+    const rooms = new Map(
+      [...new Set([...perEndpoint.keys(), ...breakers.failingEndpoints()])].map((endpointId) => [
+        endpointId,
+        breakers.room(endpointId, { inFlight: perEndpoint.get(endpointId) ?? 0, share: MAX_IN_FLIGHT_PER_ENDPOINT, now }),
+      ]),
+    );
+    const claimed = await claimWebhookDeliveries(db, { limit: free, share: MAX_IN_FLIGHT_PER_ENDPOINT, rooms, leaseMs: timeoutMs + LEASE_MARGIN_MS });
     for (const delivery of claimed) {
       perEndpoint.set(delivery.endpointId, (perEndpoint.get(delivery.endpointId) ?? 0) + 1);
       const running = send(delivery).finally(() => {

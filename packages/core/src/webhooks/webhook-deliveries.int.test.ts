@@ -9,7 +9,7 @@ import { OPERATOR_PRINCIPAL } from "../auth/principal";
 import { useTestJobQueue } from "../testing/create-test-job-queue";
 import { createTestPair } from "../testing/factories";
 import { createWebhookEndpoint } from "./manage-webhook-endpoints";
-import { fanOutWebhookEvents } from "./webhook-deliveries";
+import { fanOutWebhookEvents, purgeFinishedWebhookDeliveries } from "./webhook-deliveries";
 
 const { db } = await useTestJobQueue();
 
@@ -126,5 +126,27 @@ describe("the webhook fan-out's cursor (a snapshot, not the oldest running trans
     await writeEvents(ids, pair);
     await fanOutAll(2);
     expect(await deliveredEvents(endpointId)).toEqual(ids);
+  });
+});
+
+describe("the hourly purge of webhook deliveries", () => {
+  it("makes dead a delivery whose retry window ended untried (its endpoint held to probes), and deletes those ended past the retention", async () => {
+    const pair = await createTestPair(db, { name: "Purge" });
+    const { id: endpointId } = await createWebhookEndpoint({ db, principal: OPERATOR_PRINCIPAL, url: "https://93.184.216.34/purge", ccPairIds: [pair], eventTypes: null, allowPrivate: false });
+    const delivery = (documentId: string, fields: Record<string, unknown>) =>
+      db.webhookDelivery.create({ data: { endpointId, eventId: 1n, eventType: "document.indexed", documentId, body: "{}", retryUntil: new Date(Date.now() + 3_600_000), ...fields } });
+    const expired = await delivery("expired", { retryUntil: new Date(Date.now() - 1_000) });
+    const waiting = await delivery("waiting", {});
+    const sending = await delivery("sending", { retryUntil: new Date(Date.now() - 1_000), leasedUntil: new Date(Date.now() + 60_000) });
+    const old = await delivery("old", { status: "delivered", finishedAt: new Date(Date.now() - 2 * 3_600_000) });
+
+    expect(await purgeFinishedWebhookDeliveries(db, 1)).toBe(1);
+    const rows = new Map((await db.webhookDelivery.findMany({ where: { endpointId } })).map((row) => [row.id, row]));
+    expect(rows.get(expired.id)).toMatchObject({ status: "dead", attempts: 0, lastError: "Not delivered within its retry window: the endpoint kept failing" });
+    expect(rows.get(expired.id)?.finishedAt).not.toBeNull();
+    expect(rows.get(waiting.id)).toMatchObject({ status: "pending" });
+    // Being tried now: that try decides.
+    expect(rows.get(sending.id)).toMatchObject({ status: "pending" });
+    expect(rows.has(old.id)).toBe(false);
   });
 });

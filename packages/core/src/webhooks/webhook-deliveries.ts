@@ -119,7 +119,7 @@ export async function fanOutWebhookEvents(db: Db, { queueBound, batchSize = 500 
       text: "SELECT id, cc_pair_ids, event_types, created_at FROM webhook_endpoint",
       values: [],
     });
-    if (endpoints.length > 0) await writeDeliveries(sql, planDeliveries(events, endpoints, await pendingCounts(sql, endpoints), queueBound));
+    if (endpoints.length > 0) await writeDeliveries(sql, planDeliveries(events, endpoints, await pendingCounts(sql, endpoints, queueBound), queueBound));
     return events.length;
   });
 }
@@ -132,12 +132,18 @@ async function moveWebhookCursor(sql: SqlClient, cursor: { fanned: string; targe
   });
 }
 
-async function pendingCounts(sql: SqlClient, endpoints: EndpointRow[]): Promise<Map<number, number>> {
+/**
+ * Each endpoint's pending deliveries, counted up to `bound` (all the fan-out needs to know): an
+ * endpoint down for ten minutes at 400 events a second holds 240,000, which a full count read on
+ * every fan-out round.
+ */
+async function pendingCounts(sql: SqlClient, endpoints: EndpointRow[], bound: number): Promise<Map<number, number>> {
   const rows = await queryStatement<{ endpoint_id: number; n: number }>(sql, {
     name: "svc-webhook-pending-counts",
-    text: `SELECT endpoint_id, count(*)::int AS n FROM webhook_delivery
-      WHERE status = 'pending' AND endpoint_id = ANY($1::int[]) GROUP BY endpoint_id`,
-    values: [endpoints.map((endpoint) => endpoint.id)],
+    text: `SELECT e.id AS endpoint_id, (SELECT count(*)::int FROM (
+        SELECT 1 FROM webhook_delivery WHERE endpoint_id = e.id AND status = 'pending' LIMIT $2) p) AS n
+      FROM unnest($1::int[]) AS e(id)`,
+    values: [endpoints.map((endpoint) => endpoint.id), bound],
   });
   return new Map(rows.map((row) => [row.endpoint_id, row.n]));
 }
@@ -214,24 +220,23 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Takes due deliveries (oldest due first), at most `limit` in all and, of each endpoint, at most
- * `perEndpoint` less what this sender already has in flight to it (`inFlight`), and leases them for
- * `leaseMs`: a sender that dies mid-try leaves them due again when the lease ends, and another worker
- * sends them (same id).
+ * Takes due deliveries (oldest due first), at most `limit` in all and, of each endpoint, its room in
+ * `rooms` (`share` for an endpoint not in it), and leases them for `leaseMs`: a sender that dies
+ * mid-try leaves them due again when the lease ends, and another worker sends them (same id).
  */
 export async function claimWebhookDeliveries(
   db: Db,
-  { limit, perEndpoint, inFlight, leaseMs }: { limit: number; perEndpoint: number; inFlight: ReadonlyMap<number, number>; leaseMs: number },
+  { limit, share, rooms, leaseMs }: { limit: number; share: number; rooms: ReadonlyMap<number, number>; leaseMs: number },
 ): Promise<ClaimedDelivery[]> {
   const rows = await queryStatement<{ id: string; endpoint_id: number; event_id: string; body: string; attempts: number; url: string; secret: string }>(db, {
     name: "svc-webhook-claim",
     text: `WITH due AS (
         SELECT d.id, d.next_attempt_at FROM webhook_endpoint w
-        LEFT JOIN unnest($3::int[], $4::int[]) AS f(endpoint_id, n) ON f.endpoint_id = w.id
+        LEFT JOIN unnest($3::int[], $4::int[]) AS f(endpoint_id, room) ON f.endpoint_id = w.id
         CROSS JOIN LATERAL (
           SELECT id, next_attempt_at FROM webhook_delivery
           WHERE endpoint_id = w.id AND status = 'pending' AND next_attempt_at <= now()
-          ORDER BY next_attempt_at, id LIMIT GREATEST($5::int - COALESCE(f.n, 0), 0) FOR UPDATE SKIP LOCKED) d
+          ORDER BY next_attempt_at, id LIMIT COALESCE(f.room, $5::int) FOR UPDATE SKIP LOCKED) d
         ORDER BY d.next_attempt_at, d.id LIMIT $1)
       UPDATE webhook_delivery d
       SET attempts = d.attempts + 1, last_attempt_at = now(),
@@ -239,7 +244,7 @@ export async function claimWebhookDeliveries(
       FROM due, webhook_endpoint w
       WHERE d.id = due.id AND w.id = d.endpoint_id
       RETURNING d.id::text, d.endpoint_id, d.event_id::text, d.body, d.attempts, w.url, w.secret`,
-    values: [limit, leaseMs, [...inFlight.keys()], [...inFlight.values()], perEndpoint],
+    values: [limit, leaseMs, [...rooms.keys()], [...rooms.values()], share],
   });
   return rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, body: row.body, attempts: row.attempts, url: row.url, secret: row.secret }));
 }
@@ -292,7 +297,8 @@ export async function recordWebhookTries(db: Db, tries: readonly EndedTry[]): Pr
   return new Map(rows.map((row) => [row.id, row.status]));
 }
 
-function isDelivered({ statusCode }: { statusCode: number | null }): boolean {
+/** A try answered 2xx. */
+export function isDelivered({ statusCode }: { statusCode: number | null }): boolean {
   return statusCode !== null && statusCode >= 200 && statusCode < 300;
 }
 
@@ -378,11 +384,19 @@ export async function resendWebhookDelivery({ db, principal, endpointId, deliver
   throw new AppError("CONFLICT", "The delivery is being sent right now; resend it once this try has ended");
 }
 
-/** Deletes deliveries that ended (delivered or dead) more than `retentionHours` ago; returns how many. */
+/**
+ * Makes dead the pending deliveries whose retry window has ended untried (their endpoint failed all
+ * along, held to one probe at a time), and deletes deliveries that ended (delivered or dead) more
+ * than `retentionHours` ago; returns how many it deleted.
+ */
 export async function purgeFinishedWebhookDeliveries(db: Db, retentionHours: number): Promise<number> {
   const rows = await queryStatement<{ n: number }>(db, {
     name: "svc-webhook-purge-deliveries",
-    text: `WITH gone AS (DELETE FROM webhook_delivery WHERE status <> 'pending' AND finished_at < now() - make_interval(hours => $1::int) RETURNING 1)
+    text: `WITH expired AS (
+        UPDATE webhook_delivery SET status = 'dead', finished_at = now(),
+          last_error = COALESCE(last_error, 'Not delivered within its retry window: the endpoint kept failing')
+        WHERE status = 'pending' AND retry_until < now() AND (leased_until IS NULL OR leased_until < now())),
+      gone AS (DELETE FROM webhook_delivery WHERE status <> 'pending' AND finished_at < now() - make_interval(hours => $1::int) RETURNING 1)
       SELECT count(*)::int AS n FROM gone`,
     values: [retentionHours],
   });
