@@ -11,9 +11,10 @@
 //   outage  `with` at BENCH_OUTAGE_RATE: BENCH_WARMUP_SECONDS of load, then the receiver answers 503
 //           (BENCH_OUTAGE_MODE=closed: its port closed) for BENCH_OUTAGE_SECONDS while the load goes
 //           on, then recovers; BENCH_OUTAGE_AFTER_SECONDS more load. Indexed/s during the outage against
-//           `without`'s at that rate (ab phase, same run), and once the load ends, how long until every
-//           indexed document's event arrived (svc retries 5 s after a failure, doubling: after a long
-//           outage the first retries come late; this reports it as it is), lost events and duplicates.
+//           `without`'s at that rate (ab phase, same run) and against a control run of the same length
+//           with the receiver up (indexed/s and accept→indexed in the same window), and once the load
+//           ends, how long until every indexed document's event arrived (svc probes a failing endpoint
+//           at most a minute apart), lost events and duplicates.
 //   pnpm build && node bench/webhooks/run.mjs
 //   env: DATABASE_URL, BENCH_RATES (200,400), BENCH_RUNS (3), BENCH_SECONDS (60), BENCH_WARMUP_SECONDS (10),
 //        BENCH_DRAIN_SECONDS (30: indexing), BENCH_DELIVERY_DRAIN_SECONDS (3600: deliveries, after it),
@@ -88,7 +89,7 @@ async function awaitDeliveries(receiver, documents, target) {
   return { complete, waitedUntil: performance.now(), stages: await deliveryStages(target.url) };
 }
 
-/** One measurement of svc, with the receiver registered unless `endpoint` is false; `outage` adds the down phase. */
+/** One measurement of svc, with the receiver registered unless `endpoint` is false; `outage` ("down" or "control") marks the outage's window. */
 async function measureSvc({ endpoint, rate, run, loadSeconds, outage }) {
   const receiver = endpoint ? await startReceiver() : undefined;
   const window = {};
@@ -100,10 +101,12 @@ async function measureSvc({ endpoint, rate, run, loadSeconds, outage }) {
       env: SVC_ENV,
       label: `webhooks-${endpoint ? "with" : "without"}`,
       prepare: endpoint ? (target) => register(target, receiver) : undefined,
+      // `control` marks the same window with the receiver up all along: what the outage is compared with.
       beforeLoad: outage
         ? () => {
-            setTimeout(() => void receiver.down(outageMode).then(() => (window.down = performance.now())), warmupSeconds * 1000);
-            setTimeout(() => void receiver.up().then(() => (window.up = performance.now())), (warmupSeconds + outageSeconds) * 1000);
+            const toggle = (change) => (outage === "down" ? change() : Promise.resolve());
+            setTimeout(() => void toggle(() => receiver.down(outageMode)).then(() => (window.down = performance.now())), warmupSeconds * 1000);
+            setTimeout(() => void toggle(() => receiver.up()).then(() => (window.up = performance.now())), (warmupSeconds + outageSeconds) * 1000);
           }
         : undefined,
       settle: endpoint ? ({ documents, target }) => awaitDeliveries(receiver, documents, target) : undefined,
@@ -211,22 +214,36 @@ if (phases.includes("outage")) {
     `\noutage: ${outageRate}/s for ${loadSeconds} s; the receiver ${outageMode === "503" ? "answers 503" : "is closed"} from ${warmupSeconds} s for ${outageSeconds} s, then recovers`,
   );
   const without = abResults.filter((r) => r.rate === outageRate && !r.endpoint).map((r) => r.indexed);
-  for (let run = 1; run <= outageRuns; run += 1) {
-    const result = await measureSvc({ endpoint: true, rate: outageRate, run, loadSeconds, outage: true });
+  /** Indexed/s in the window, and accept→indexed of the documents accepted in it. */
+  const inWindow = (result) => {
     const { down, up } = result.window;
     const all = [...result.documents];
-    const indexedDuringOutage = all.filter(([, t]) => t.indexed >= down && t.indexed <= up).length / ((up - down) / 1000);
-    const acceptedDuringOutage = all.filter(([, t]) => t.accepted >= down && t.accepted <= up);
-    const acceptedPerSecond = acceptedDuringOutage.length / ((up - down) / 1000);
-    const indexedDelays = sorted(acceptedDuringOutage.map(([, t]) => (t.indexed ?? Infinity) - t.accepted));
+    const acceptedInIt = all.filter(([, t]) => t.accepted >= down && t.accepted <= up);
+    return {
+      all,
+      down,
+      up,
+      indexedPerSecond: all.filter(([, t]) => t.indexed >= down && t.indexed <= up).length / ((up - down) / 1000),
+      acceptedPerSecond: acceptedInIt.length / ((up - down) / 1000),
+      delays: sorted(acceptedInIt.map(([, t]) => (t.indexed ?? Infinity) - t.accepted)),
+    };
+  };
+  const figures = (w) => `accepted ${w.acceptedPerSecond.toFixed(1)}/s, indexed ${w.indexedPerSecond.toFixed(1)}/s, accept→indexed p50 ${ms(percentile(w.delays, 50))} p99 ${ms(percentile(w.delays, 99))}`;
+  for (let run = 1; run <= outageRuns; run += 1) {
+    // The receiver up all along, same rate and length: indexing at this rate for this long, the outage's yardstick.
+    const control = inWindow(await measureSvc({ endpoint: true, rate: outageRate, run, loadSeconds, outage: "control" }));
+    console.log(`control run ${run} (receiver up), in the same window: ${figures(control)}`);
+    const result = await measureSvc({ endpoint: true, rate: outageRate, run, loadSeconds, outage: "down" });
+    const w = inWindow(result);
+    const { all, up } = w;
     const d = deliveries(result, all);
     const beforeRecovery = all.filter(([, t]) => t.indexed !== undefined && t.indexed < up);
     const backlogDrained = largest(beforeRecovery.map(([id]) => result.receiver.indexed.get(id)?.first ?? Infinity));
     console.log(describe(result));
     console.log(
-      `outage run ${run}: during the outage accepted ${acceptedPerSecond.toFixed(1)}/s, indexed/s ${indexedDuringOutage.toFixed(1)} against without at ${outageRate}/s ` +
-        `${without.length ? `${median(without).toFixed(1)} (ratio ${(indexedDuringOutage / median(without)).toFixed(3)})` : "- (no ab phase)"}; ` +
-        `accept→indexed p99 of documents accepted during it ${ms(percentile(indexedDelays, 99))}; ${outageMode === "503" ? `tries answered 503: ${d.refused}` : "tries refused at connect (not counted)"}; ` +
+      `outage run ${run}: during the outage ${figures(w)}; indexed/s against the control ${(w.indexedPerSecond / control.indexedPerSecond).toFixed(3)}, ` +
+        `against without at ${outageRate}/s (ab) ${without.length ? `${median(without).toFixed(1)} (ratio ${(w.indexedPerSecond / median(without)).toFixed(3)})` : "- (no ab phase)"}; ` +
+        `${outageMode === "503" ? `tries answered 503: ${d.refused}` : "tries refused at connect (not counted)"}; ` +
         `after recovery: ${d.lost === 0 ? "every indexed document's event delivered (none lost)" : `${d.lost} indexed documents never delivered within ${deliveryDrainSeconds} s`}, ` +
         `${d.duplicateDeliveries} duplicate deliveries, deliveries per document ${d.perDocument.toFixed(3)}; ` +
         `backlog (documents indexed before recovery) drained ${s(backlogDrained - up)} after recovery; last event arrived ${s(d.lastArrival - up)} after recovery ` +
