@@ -19,7 +19,8 @@
 //   env: DATABASE_URL, BENCH_RATES (200,400), BENCH_RUNS (3), BENCH_SECONDS (60), BENCH_WARMUP_SECONDS (10),
 //        BENCH_DRAIN_SECONDS (30: indexing), BENCH_DELIVERY_DRAIN_SECONDS (3600: deliveries, after it),
 //        BENCH_PHASES (ab,outage), BENCH_OUTAGE_SECONDS (600), BENCH_OUTAGE_RATE (the highest rate),
-//        BENCH_OUTAGE_AFTER_SECONDS (60), BENCH_OUTAGE_MODE (503 | closed), BENCH_OUTAGE_RUNS (1)
+//        BENCH_OUTAGE_AFTER_SECONDS (60), BENCH_OUTAGE_MODE (503 | closed), BENCH_OUTAGE_RUNS (1),
+//        BENCH_OUTAGE_FIRST (set: the outage runs before its control in odd runs; they alternate)
 import os from "node:os";
 import pg from "pg";
 import { describeMachine, envList, median, percentile, waitUntil } from "../lib/harness.mjs";
@@ -230,10 +231,17 @@ if (phases.includes("outage")) {
   };
   const figures = (w) => `accepted ${w.acceptedPerSecond.toFixed(1)}/s, indexed ${w.indexedPerSecond.toFixed(1)}/s, accept→indexed p50 ${ms(percentile(w.delays, 50))} p99 ${ms(percentile(w.delays, 99))}`;
   for (let run = 1; run <= outageRuns; run += 1) {
-    // The receiver up all along, same rate and length: indexing at this rate for this long, the outage's yardstick.
-    const control = inWindow(await measureSvc({ endpoint: true, rate: outageRate, run, loadSeconds, outage: "control" }));
-    console.log(`control run ${run} (receiver up), in the same window: ${figures(control)}`);
+    // The receiver up all along, same rate and length: indexing at this rate for this long, the outage's
+    // yardstick. Which goes first alternates from run to run (BENCH_OUTAGE_FIRST: the outage in run 1).
+    const runControl = async () => {
+      const control = inWindow(await measureSvc({ endpoint: true, rate: outageRate, run, loadSeconds, outage: "control" }));
+      console.log(`control run ${run} (receiver up), in the same window: ${figures(control)}`);
+      return control;
+    };
+    const outageFirst = (run % 2 === 1) === Boolean(process.env.BENCH_OUTAGE_FIRST);
+    const early = outageFirst ? undefined : await runControl();
     const result = await measureSvc({ endpoint: true, rate: outageRate, run, loadSeconds, outage: "down" });
+    const control = early ?? (await runControl());
     const w = inWindow(result);
     const { all, up } = w;
     const d = deliveries(result, all);
