@@ -26,7 +26,12 @@
 // (its 200 to its indexed_at). --rebuilds N: before the queries, rebuild the search index N
 // times through `POST /manage/admin/search-index/rebuild` (a new generation filled from PostgreSQL,
 // merged, swapped in) and report how long each took, from the request until the new generation is
-// current (0).
+// current (0). --after-load (issue 44 §2): instead of the steady-state rounds, the corpus is bulk-loaded
+// into an empty index (use --batch and --sections 1 for one-chunk documents), the dominant documents
+// last, and every class is timed in turn (admin key) for --after-seconds (60) from the moment the last
+// document is indexed, merged or not, a check of the one-word needle every 8th search (the needle is
+// loaded last, so only after the load); with
+// --search-during the same loop also runs during the load (a searched table is merged as rows come).
 // Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS (node flags of web and worker).
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -72,6 +77,9 @@ const { values: options } = parseArgs({
     topk: { type: "boolean", default: true },
     "ingest-rate": { type: "string", default: "0" },
     rebuilds: { type: "string", default: "0" },
+    "after-load": { type: "boolean", default: false },
+    "after-seconds": { type: "string", default: "60" },
+    "search-during": { type: "boolean", default: false },
   },
   allowNegative: true,
 });
@@ -85,6 +93,11 @@ const SEED = Number(options.seed);
 const SECTIONS_PER_DOCUMENT = Number(options.sections);
 const INGEST_RATE = Number(options["ingest-rate"]);
 const REBUILDS = Number(options.rebuilds);
+const AFTER_LOAD = options["after-load"];
+const AFTER_SECONDS = Number(options["after-seconds"]);
+const SEARCH_DURING = options["search-during"];
+/** In the --after-load loop, every NEEDLE_EVERY-th search is the one-word needle's ranking check. */
+const NEEDLE_EVERY = 8;
 const INGEST_SETTLE_SECONDS = 60;
 const SETTLE_SEARCH_PAUSE_MS = 5_000;
 const PAIRS = 20;
@@ -429,6 +442,133 @@ async function buildCorpus({ db, port, key, pairIds, target, indexDir }) {
   };
 }
 
+/**
+ * Rows of the current generation's table waiting for a merge, sampled every second until `stop()`,
+ * which returns the samples (none while the table does not exist yet).
+ */
+function sampleUnmerged(db, indexDir) {
+  const samples = [];
+  let stopped = false;
+  const running = (async () => {
+    const index = await openSearchIndex({ uri: indexDir });
+    try {
+      let table = null;
+      while (!stopped) {
+        if (table === null) {
+          const { rows: [generation] } = await db.query("SELECT id FROM index_generation WHERE status = 'current'");
+          table = generation ? await openGenerationTable({ index, generationId: generation.id }).catch(() => null) : null;
+        }
+        if (table !== null) samples.push((await table.table.indexStats("text_idx").catch(() => undefined))?.numUnindexedRows ?? 0);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    } finally {
+      closeSearchIndex(index);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await running;
+      return samples;
+    },
+  };
+}
+
+/**
+ * Searches one after another until `done()`: every class in turn, and with `needles` every
+ * NEEDLE_EVERY-th search the one-word needle's query, checked for its document first (not during the
+ * load: the needle is loaded last). Each search is recorded with its phase.
+ */
+async function searchLoop({ base, key, phrases, phase, done, searches, needles = true }) {
+  const classes = Object.entries(queryClasses(createRandom(SEED + 200), phrases, vocabulary));
+  const needle = DOMINANT[0];
+  for (let turn = 0; !done(); turn += 1) {
+    const isNeedle = needles && turn % NEEDLE_EVERY === NEEDLE_EVERY - 1;
+    const [name, makeQuery] = isNeedle ? ["needle (one common word)", () => needle.words.join(" ")] : classes[turn % classes.length];
+    const started = performance.now();
+    const response = await fetch(`${base}/api/svc-api/search`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: makeQuery(), limit: 10 }),
+    });
+    const body = await response.text();
+    const ms = performance.now() - started;
+    const first = response.status === 200 ? JSON.parse(body).results[0]?.document_id : undefined;
+    searches.push({ phase, name, ms, status: response.status, needleFirst: isNeedle ? first === needle.id : undefined });
+  }
+}
+
+/**
+ * --after-load: the corpus bulk-loaded into an empty index, the dominant documents last; searches
+ * timed from the moment the last document is indexed (and, with --search-during, during the load).
+ */
+async function measureLoad({ base, port, key, pairIds, db, target, indexDir, label }) {
+  const documents = Math.ceil(target / SECTIONS_PER_DOCUMENT);
+  // The phrases of the first documents' first sections, drawn as the load will draw them.
+  const draw = createRandom(SEED + 1);
+  const phrases = Array.from({ length: 200 }, (_, number) => {
+    const words = JSON.parse(makeDocument(draw, number, pairIds)).document.sections[0].text.split(" ");
+    return `"${words[10]} ${words[11]}"`;
+  });
+  log(`${label}: bulk-loading ${documents} documents of ${SECTIONS_PER_DOCUMENT} section(s) into an empty index (load ${load()})`);
+  const searches = [];
+  const unmerged = sampleUnmerged(db, indexDir);
+  let loaded = false;
+  const during = SEARCH_DURING ? searchLoop({ base, key, phrases, phase: "during", done: () => loaded, searches, needles: false }) : Promise.resolve();
+  const started = performance.now();
+  const refused = await ingestRange(port, key, createRandom(SEED + 1), 0, documents, pairIds);
+  const agent = new http.Agent({ keepAlive: true });
+  for (const dominant of DOMINANT) {
+    const { status, text } = await postJson({ agent, port, key, body: dominantBody(dominant, pairIds[0]) });
+    if (status !== 200) throw new Error(`ingestion answered ${status}: ${text.slice(0, 300)}`);
+  }
+  agent.destroy();
+  const acceptedSeconds = (performance.now() - started) / 1000;
+  await waitForIndexed(db);
+  const indexedSeconds = (performance.now() - started) / 1000;
+  loaded = true;
+  await during;
+  const unmergedDuring = await unmerged.stop();
+  const after = sampleUnmerged(db, indexDir);
+  const afterStarted = performance.now();
+  await searchLoop({ base, key, phrases, phase: "after", done: () => performance.now() - afterStarted > AFTER_SECONDS * 1000, searches });
+  const unmergedAfter = await after.stop();
+  return { label, target, load: { documents, refused, acceptedSeconds, indexedSeconds, totals: await indexedTotals(db) }, searches, unmergedDuring, unmergedAfter };
+}
+
+/** The --after-load figures: per phase, every search and each class, p50 / p95 and the needle's checks. */
+function reportLoad({ label, load: loaded, searches, unmergedDuring, unmergedAfter }) {
+  const ms = (value) => (value === undefined ? "–" : value.toFixed(0));
+  const figures = (list) => {
+    const times = list.map((search) => search.ms).sort((a, b) => a - b);
+    return `${ms(percentile(times, 50))} / ${ms(percentile(times, 95))} | ${list.length}`;
+  };
+  const spread = (samples) => `${median([...samples].sort((a, b) => a - b)) ?? 0} / ${samples.reduce((most, value) => Math.max(most, value), 0)}`;
+  console.log(`\n### ${label} --after-load: ${loaded.totals.chunks} chunks in ${loaded.totals.documents} documents\n`);
+  console.log(
+    `Load: ${loaded.documents} documents (+ ${DOMINANT.length} dominant, last) accepted in ${loaded.acceptedSeconds.toFixed(0)} s, all indexed at ` +
+      `${loaded.indexedSeconds.toFixed(0)} s (429s retried: ${loaded.refused}); rows waiting for a merge, median / max: during ${spread(unmergedDuring)}, ` +
+      `after ${spread(unmergedAfter)}.`,
+  );
+  for (const phase of ["during", "after"]) {
+    const inPhase = searches.filter((search) => search.phase === phase);
+    if (inPhase.length === 0) continue;
+    const failed = inPhase.filter((search) => search.status !== 200).length;
+    const needles = inPhase.filter((search) => search.needleFirst !== undefined);
+    const firsts = inPhase.slice(0, 23);
+    console.log(
+      `\n${phase === "after" ? `After (first ${AFTER_SECONDS} s once all indexed)` : "During the load"}: ${inPhase.length} searches, ${failed} not 200; ` +
+        `first search ${ms(inPhase[0].ms)} ms, first 23 p50 / p95 ${figures(firsts).split(" | ")[0]} ms; ` +
+        `needle first in ${needles.filter((search) => search.needleFirst).length} of ${needles.length} checks` +
+        (needles.length > 0 && !needles[0].needleFirst ? " (not in the first)" : "") +
+        ".\n",
+    );
+    console.log("| class | p50 / p95 ms | n |\n|---|---|---|");
+    console.log(`| every search | ${figures(inPhase)} |`);
+    for (const name of [...new Set(inPhase.map((search) => search.name))]) console.log(`| ${name} | ${figures(inPhase.filter((search) => search.name === name))} |`);
+  }
+}
+
 async function measureSize(target) {
   const { label, database, indexDir } = corpusPlace(target, options.name);
   const url = databaseUrl(database);
@@ -475,6 +615,7 @@ async function measureSize(target) {
       }
       await targetDb.query("CREATE TABLE bench_meta (key text PRIMARY KEY, value text)");
       await targetDb.query("INSERT INTO bench_meta VALUES ('pairs', $1)", [JSON.stringify(pairIds)]);
+      if (AFTER_LOAD) return await measureLoad({ base, port, key: adminKey, pairIds, db: targetDb, target, indexDir, label });
       log(`${label}: building ${target} chunks through REST and the worker (load ${load()})`);
       build = await buildCorpus({ db: targetDb, port, key: adminKey, pairIds, target, indexDir });
       log(`  built: ${JSON.stringify(build)}`);
@@ -629,4 +770,8 @@ function report(result) {
 log(`bench/search-rest: sizes ${SIZES.join(", ")}; ${RUNS} rounds of ${QUERIES} queries a class; ${describeMachine()}; load ${load()}`);
 const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
 console.log(`bench/search-rest at ${commit}, ${new Date().toISOString()}, ${describeMachine()}`);
-for (const size of SIZES) report(await measureSize(size));
+for (const size of SIZES) {
+  const result = await measureSize(size);
+  if (AFTER_LOAD) reportLoad(result);
+  else report(result);
+}
