@@ -559,8 +559,9 @@ function reportLoad({ label, load: loaded, searches, unmergedDuring, unmergedAft
     console.log(
       `\n${phase === "after" ? `After (first ${AFTER_SECONDS} s once all indexed)` : "During the load"}: ${inPhase.length} searches, ${failed} not 200; ` +
         `first search ${ms(inPhase[0].ms)} ms, first 23 p50 / p95 ${figures(firsts).split(" | ")[0]} ms; ` +
-        `needle first in ${needles.filter((search) => search.needleFirst).length} of ${needles.length} checks` +
-        (needles.length > 0 && !needles[0].needleFirst ? " (not in the first)" : "") +
+        (needles.length === 0
+          ? "no needle checks (the needle is loaded last)"
+          : `needle first in ${needles.filter((search) => search.needleFirst).length} of ${needles.length} checks${needles[0].needleFirst ? "" : " (not in the first)"}`) +
         ".\n",
     );
     console.log("| class | p50 / p95 ms | n |\n|---|---|---|");
