@@ -343,11 +343,9 @@ function startLiveIngestion({ port, key, pairIds, corpusDocuments, indexDir, db 
   const random = createRandom(SEED + 7);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const answers = {};
-  const unmerged = [];
   /** Accepted updates: document id → when its 200 arrived (ms), null once updated twice. */
   const accepted = new Map();
   let outstanding = 0;
-  let stopped = false;
   const startedAt = performance.now();
   let sent = 0;
   const sender = setInterval(() => {
@@ -364,24 +362,11 @@ function startLiveIngestion({ port, key, pairIds, corpusDocuments, indexDir, db 
       });
     }
   }, 10);
-  const sampler = (async () => {
-    const { rows: [generation] } = await db.query("SELECT id FROM index_generation WHERE status = 'current'");
-    const index = await openSearchIndex({ uri: indexDir });
-    try {
-      const table = await openGenerationTable({ index, generationId: generation.id });
-      while (!stopped && table !== null) {
-        unmerged.push((await table.table.indexStats("text_idx"))?.numUnindexedRows ?? 0);
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-    } finally {
-      closeSearchIndex(index);
-    }
-  })();
+  const sampler = sampleUnmerged(db, indexDir);
   return {
     async stop() {
       clearInterval(sender);
-      stopped = true;
-      await sampler;
+      const unmerged = await sampler.stop();
       while (outstanding > 0) await new Promise((resolve) => setTimeout(resolve, 50));
       agent.destroy();
       const seconds = (performance.now() - startedAt) / 1000;
