@@ -94,12 +94,14 @@ export async function startTarget(name, processes, dbName, env = {}) {
   await waitUntil("svc to be ready", async () => ready().catch(() => false), 120_000);
   const web = findDescendant(svc.pid, "apps/web/dist/server.js");
   const worker = webOnly ? null : findDescendant(svc.pid, "apps/worker/dist/main.js");
-  if (!web || (!webOnly && !worker)) throw new Error("could not find the web and worker processes under svc start");
+  // svc start's index maintenance process: its merges are part of what indexing costs.
+  const maintenance = webOnly ? null : findDescendant(svc.pid, "apps/worker/dist/maintain.js");
+  if (!web || (!webOnly && !(worker && maintenance))) throw new Error("could not find the web, worker and maintenance processes under svc start");
   return {
     port,
     headers: { authorization: `Bearer ${key}` },
     indexedQuery: "SELECT id FROM document WHERE id = ANY($1) AND indexing_status = 'indexed'",
-    pids: webOnly ? { web } : { web, worker },
+    pids: webOnly ? { web } : { web, worker, maintenance },
     indexes: !webOnly,
     url,
     indexDir,

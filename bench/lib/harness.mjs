@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-/** The node flags and environment `svc start` gives its web and worker children. */
+/** The node flags and environment `svc start` gives its web, worker and maintenance children. */
 const childSettings = JSON.parse(readFileSync(path.join(root, "apps/cli/src/commands/child-settings.json"), "utf8"));
 export const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -123,6 +123,21 @@ export class ProcessGroup {
     const niceness = Number(process.env.SVC_WORKER_NICE ?? 0);
     if (niceness > 0) os.setPriority(worker.pid, niceness);
     return worker;
+  }
+
+  /**
+   * The index maintenance process (apps/worker/dist/maintain.js) with `svc start`'s node flags,
+   * environment and CPU priority (SVC_INDEX_MAINTENANCE_NICE, 5 unless set). A worker beside it
+   * should be started with SVC_WORKER_MAINTAINS_INDEX=false, as `svc start` starts its own.
+   */
+  startMaintenance(url, env = {}) {
+    const { nodeFlags, env: startEnv } = childSettings.maintenance;
+    const maintenance = this.start("maintenance", [...nodeFlags, path.join(root, "apps/worker/dist/maintain.js")], {
+      cwd: path.join(root, "apps/worker"),
+      env: { ...startEnv, ...process.env, DATABASE_URL: url, ...env },
+    });
+    os.setPriority(maintenance.pid, Number(process.env.SVC_INDEX_MAINTENANCE_NICE ?? 5));
+    return maintenance;
   }
 
   /** Stops one child on purpose (SIGTERM) and resolves once it has exited. */

@@ -575,7 +575,9 @@ async function measureSize(target) {
   const adminKey = createAdminKey(url);
   Object.assign(process.env, serverEnv);
   const web = processes.startWebServer(url, port);
-  const worker = processes.startWorker(url);
+  // As `svc start` runs them: the index's merges in the maintenance process, beside the worker.
+  const worker = processes.startWorker(url, { SVC_WORKER_MAINTAINS_INDEX: "false" });
+  processes.startMaintenance(url);
   const targetDb = new pg.Client({ connectionString: url });
   await targetDb.connect();
   try {

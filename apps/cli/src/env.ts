@@ -30,7 +30,13 @@ const CliEnvSchema = z.object({
    * (bench/RESULTS.md, "bench/e2e": at 200/s on 2 cores, nice 10 halved the accept p99 and indexed 164/s).
    */
   SVC_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(0),
-  /** `svc start`: how long a stop (web, worker, PostgreSQL) may take before what is left is killed; the worker reads it too. */
+  /**
+   * `svc start`: how much lower than the web server's the index maintenance process's CPU priority is
+   * (Unix nice, 0–19): its merges rebuild a table's whole FTS index and take what the web server and
+   * the worker leave, so a merge never holds back accepting, indexing or searching for long.
+   */
+  SVC_INDEX_MAINTENANCE_NICE: z.coerce.number().int().min(0).max(19).default(5),
+  /** `svc start`: how long a stop (web, worker, maintenance, PostgreSQL) may take before what is left is killed; the worker reads it too. */
   SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(30_000),
   /** `svc start`'s own lines (its web and worker read it too). */
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),

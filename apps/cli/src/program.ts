@@ -64,8 +64,8 @@ function buildProgram(): Command {
 
   program
     .command("start")
-    .description("start the database (embedded unless DATABASE_URL is set), web and worker; restarts a part that dies, stops in order on Ctrl+C/SIGTERM")
-    .addArgument(new Argument("[part]", "web or worker: run one part alone against DATABASE_URL").choices(["web", "worker"]))
+    .description("start the database (embedded unless DATABASE_URL is set), web, worker and index maintenance; restarts a part that dies, stops in order on Ctrl+C/SIGTERM")
+    .addArgument(new Argument("[part]", "web, worker or maintenance: run one part alone against DATABASE_URL").choices(["web", "worker", "maintenance"]))
     .addOption(new Option(SUPERVISOR_FLAG).hideHelp())
     .action((part: Part | undefined, options: { asSupervisor?: boolean }) =>
       import("./commands/start").then(({ runStartCommand }) => runStartCommand(cliEnv(), { part: part ?? "all", supervising: options.asSupervisor === true })),

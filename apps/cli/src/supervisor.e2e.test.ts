@@ -59,10 +59,14 @@ describe("svc start as a supervisor", () => {
 
       const worker = await waitFor("the worker process", () => processRunning(root, "apps/worker/dist/main.js"), SLOW);
       const web = await waitFor("the web process", () => processRunning(root, "apps/web/dist/server.js"), SLOW);
+      const maintenance = await waitFor("the index maintenance process", () => processRunning(root, "apps/worker/dist/maintain.js"), SLOW);
       // SVC_WORKER_NICE sets the worker's nice value: on every worker thread, none of the web's, which
-      // keeps this test's own (0, or 10 in a run under `nice -n 10`).
+      // keeps this test's own (0, or 10 in a run under `nice -n 10`). The maintenance process runs at
+      // SVC_INDEX_MAINTENANCE_NICE (5 by default), and the worker leaves the index's maintenance to it.
       expect(new Set(await threadNiceness(worker))).toEqual(new Set([10]));
       expect(new Set(await threadNiceness(web))).toEqual(new Set([os.getPriority()]));
+      expect(new Set(await threadNiceness(maintenance))).toEqual(new Set([Math.min(19, os.getPriority() + 5)]));
+      expect(await readFile(`/proc/${worker}/environ`, "utf8")).toContain("\0SVC_WORKER_MAINTAINS_INDEX=false\0");
       process.kill(worker, "SIGKILL");
       const restartLine = await waitFor("the supervisor to name the cause", () =>
         logLines(svc.output()).find((line) => line.name === "svc" && line.part === "worker" && line.cause === "killed by SIGKILL"),
@@ -97,6 +101,7 @@ describe("svc start as a supervisor", () => {
       const order = [
         { part: "web", msg: "stopping web" },
         { part: "worker", msg: "stopping worker" },
+        { part: "maintenance", msg: "stopping maintenance" },
         { part: "postgres", msg: "stopping PostgreSQL" },
       ].map((fields) => supervisorLine(output, fields));
       expect(order.every((index) => index >= 0)).toBe(true);
@@ -121,6 +126,7 @@ describe("svc start as a supervisor", () => {
         const order = [
           { part: "web", msg: "web stopped" },
           { part: "worker", msg: "worker stopped" },
+          { part: "maintenance", msg: "maintenance stopped" },
           { part: "postgres", msg: "PostgreSQL stopped" },
         ].map((fields) => supervisorLine(output, fields));
         expect(order.every((index) => index >= 0), output).toBe(true);
@@ -176,7 +182,7 @@ describe("svc start as a supervisor", () => {
     });
   }, 240_000);
 
-  it("runs web and two workers apart on one database, and each exits 0 on SIGINT/SIGTERM (one under setsid) without a stack trace", async () => {
+  it("runs web, two workers and the maintenance process apart on one database, and each exits 0 on SIGINT/SIGTERM (one under setsid) without a stack trace", async () => {
     const database = await createTestDatabase();
     // An index of this test's own: the default (the checkout's .data/index) is the developer's `pnpm start`'s.
     const indexDir = await mkdtemp(path.join(os.tmpdir(), "svc-apart-index-"));
@@ -190,6 +196,11 @@ describe("svc start as a supervisor", () => {
         expect(worker.output()).not.toContain('"name":"web"');
       }
       expect(web.output()).not.toContain('"name":"worker"');
+      const maintenance = run(process.execPath, [SVC_ENTRY, "start", "maintenance"], env);
+      await waitFor("the maintenance process", () => (maintenance.output().includes('"msg":"maintaining the search index"') ? true : undefined), {
+        ...SLOW,
+        describe: maintenance.output,
+      });
 
       const { key } = await createApiKey({ db: database.db, name: "apart", role: "admin" });
       const ids = Array.from({ length: 20 }, (_, index) => `apart-${index}`);
@@ -210,18 +221,20 @@ describe("svc start as a supervisor", () => {
       underSetsid.child.kill("SIGINT");
       plain.child.kill("SIGTERM");
       web.child.kill("SIGTERM");
-      for (const part of [underSetsid, plain, web]) {
+      maintenance.child.kill("SIGINT");
+      for (const part of [underSetsid, plain, web, maintenance]) {
         expect(await part.exited).toBe(0);
         expect(part.output()).not.toMatch(STACK_TRACE);
       }
       expect(underSetsid.output()).toMatch(/"name":"worker".*"msg":"stopped"/);
+      expect(maintenance.output()).toMatch(/"name":"maintenance".*"msg":"stopped"/);
     } finally {
       await database.drop();
       await rm(indexDir, { recursive: true, force: true });
     }
   }, 180_000);
 
-  it("takes its web server and worker down with it when the supervisor itself is killed with -9", async () => {
+  it("takes its web server, worker and maintenance process down with it when the supervisor itself is killed with -9", async () => {
     const database = await createTestDatabase();
     try {
       const port = await findFreePort();
@@ -233,10 +246,10 @@ describe("svc start as a supervisor", () => {
       });
       const supervisor = await waitFor("the supervisor", () => processRunning(root, "--as-supervisor"), SLOW);
       const parts = (await descendants(supervisor)).map((process) => process.pid);
-      expect(parts.length).toBeGreaterThanOrEqual(2);
+      expect(parts.length).toBeGreaterThanOrEqual(3);
       process.kill(supervisor, "SIGKILL");
       await svc.exited;
-      await waitFor("web and worker to exit", () => (parts.every((pid) => !isAlive(pid)) ? true : undefined), { timeoutMs: 30_000, describe: svc.output });
+      await waitFor("web, worker and maintenance to exit", () => (parts.every((pid) => !isAlive(pid)) ? true : undefined), { timeoutMs: 30_000, describe: svc.output });
     } finally {
       await database.drop();
     }
@@ -287,7 +300,7 @@ async function startWithPnpm(dataDir: string, { terminal }: { terminal: boolean 
 
 /** The supervisor's stop lines in `output`, pretty (a terminal) or JSON, must come in this order, each once. */
 function expectStopInOrder(output: string): void {
-  const steps = ["stopping web", "web stopped", "stopping worker", "worker stopped", "stopping PostgreSQL", "PostgreSQL stopped"];
+  const steps = ["stopping web", "web stopped", "stopping worker", "worker stopped", "stopping maintenance", "maintenance stopped", "stopping PostgreSQL", "PostgreSQL stopped"];
   const positions = steps.map((step) => output.indexOf(step));
   expect(positions.every((position) => position >= 0), output).toBe(true);
   expect([...positions].sort((a, b) => a - b)).toEqual(positions);

@@ -27,7 +27,11 @@ const WorkerEnvSchema = z.object({
   // The search index (LanceDB): a directory, or an object-store URI (s3://…, gs://…, az://…) that every
   // worker and web process shares. `svc start` passes its own (beside the embedded database's data).
   SVC_INDEX_DIR: z.string().min(1).default(".data/index"),
-  // How often the worker merges newly written rows into the index (optimize); a full compaction and
+  // Whether this worker maintains the search index itself (merges, compactions, key refreshes): a worker
+  // started alone does; `svc start` runs the maintenance process beside its worker instead and sets it
+  // false (docs/decisions.md "The search index").
+  SVC_WORKER_MAINTAINS_INDEX: z.stringbool().default(true),
+  // How often the index maintenance merges newly written rows into the index (optimize); a full compaction and
   // pruning of old table versions runs every SVC_INDEX_COMPACT_SECONDS.
   SVC_INDEX_OPTIMIZE_SECONDS: z.coerce.number().positive().default(2),
   SVC_INDEX_COMPACT_SECONDS: z.coerce.number().positive().default(600),

@@ -5,9 +5,10 @@ import { waitFor } from "@svc/db/testing";
 import { describe, expect, it } from "vitest";
 import { indexRowInconsistencies, useWorkerProcess } from "./testing/worker-process";
 
-// The worker as `svc start` runs it (its node flags, allocator settings and merge schedule) indexing
-// one 20 MiB document and merging its rows: its resident memory, read from /proc while it works,
-// stays within issue 44's bound, and the whole document is searchable, its last words included.
+// The worker and the index maintenance process as `svc start` runs them (their node flags, allocator
+// settings and merge schedule) indexing one 20 MiB document and merging its rows: the worker's
+// resident memory, read from /proc while they work, stays within issue 44's bound, and the whole
+// document is searchable, its last words included.
 const queue = await useTestJobQueue();
 const { db } = queue;
 const startWorker = useWorkerProcess(queue.databaseUrl);
@@ -41,7 +42,7 @@ function residentBytes(pid: number): { rss: number; peak: number } {
 }
 
 /**
- * Rows of the search index the worker `pid` reports waiting for a merge (svc_search_index_unmerged_rows,
+ * Rows of the search index the process `pid` reports waiting for a merge (svc_search_index_unmerged_rows,
  * every generation), in a heartbeat stamped after `after`; undefined until such a beat reports some.
  */
 async function unmergedRowsReported(pid: number, after: Date): Promise<number | undefined> {
@@ -63,11 +64,13 @@ async function searchIds(query: string): Promise<string[]> {
 
 describe("the worker indexing one 20 MiB document", () => {
   it("stays within 300 MB resident until its rows are merged, and the whole document is searchable", async () => {
-    const worker = startWorker({}, { asSvcStartRunsIt: true });
+    const worker = startWorker({ SVC_WORKER_MAINTAINS_INDEX: "false" }, { asSvcStartRunsIt: true });
+    const maintenance = startWorker({}, { part: "maintenance", asSvcStartRunsIt: true });
     const pid = worker.child.pid!;
+    const outputs = () => `${worker.output()}\n${maintenance.output()}`;
     // Ready (and its first document indexed) before the large one.
     await ingestTestDocument(queue, { id: "ready", text: "A short note on the harbour." });
-    await waitForIndexed(db, ["ready"], { timeoutMs: 60_000, describe: worker.output });
+    await waitForIndexed(db, ["ready"], { timeoutMs: 60_000, describe: outputs });
 
     const text = largeText(DOCUMENT_BYTES, "amsterdam prologue", "zanzibar quetzalcoatl finale");
     expect(text.length).toBeGreaterThanOrEqual(DOCUMENT_BYTES - 64);
@@ -77,15 +80,15 @@ describe("the worker indexing one 20 MiB document", () => {
     }, SAMPLE_MS);
     try {
       await ingestTestDocument(queue, { id: "large", text });
-      await waitForIndexed(db, ["large"], { timeoutMs: 240_000, describe: worker.output });
-      // Its merge (due at 10,000 rows waiting, held off while the document is written) is part of the
-      // cost: sampled until the worker reports no row waiting, in a beat after a maintenance run (every
-      // 2 s) that saw the document's last rows.
+      await waitForIndexed(db, ["large"], { timeoutMs: 240_000, describe: outputs });
+      // Sampled until the maintenance process has merged the document's rows (due at 10,000 waiting):
+      // it reports none waiting in a beat after a maintenance run (every 2 s) that saw the last ones.
       const after = new Date(Date.now() + 2_500);
-      await waitFor("the worker to merge the document's rows", async () => ((await unmergedRowsReported(pid, after)) === 0 ? true : undefined), {
-        timeoutMs: 180_000,
-        describe: worker.output,
-      });
+      await waitFor(
+        "the maintenance process to merge the document's rows",
+        async () => ((await unmergedRowsReported(maintenance.child.pid!, after)) === 0 ? true : undefined),
+        { timeoutMs: 180_000, describe: outputs },
+      );
     } finally {
       clearInterval(sampler);
     }
@@ -95,8 +98,9 @@ describe("the worker indexing one 20 MiB document", () => {
     expect(peak).toBeLessThan(PEAK_RSS_BOUND_BYTES);
 
     expect(await worker.stop()).toBe(0);
+    expect(await maintenance.stop()).toBe(0);
 
-    // Every chunk PostgreSQL has is in the index once; merged by the worker, the first and the last
+    // Every chunk PostgreSQL has is in the index once; merged, the first and the last
     // words are found.
     const [{ chunks } = { chunks: 0 }] = await db.$queryRaw<{ chunks: number }[]>`SELECT chunk_count AS chunks FROM document WHERE id = 'large'`;
     expect(chunks).toBeGreaterThan(5_000);

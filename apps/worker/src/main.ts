@@ -1,4 +1,5 @@
 import {
+  advisoryTableGates,
   closeDrainedAttempts,
   purgeExpiredEvents,
   purgeFinishedWebhookDeliveries,
@@ -10,14 +11,10 @@ import {
   indexDocuments,
   installJobQueues,
   listLiveWorkers,
-  MergeSchedule,
-  optimizeSearchIndex,
   purgeCcPair,
   purgeIndexGeneration,
   purgeIndexGenerationJob,
   rebuildIndexJob,
-  recordWorkerHeartbeat,
-  removeWorkerHeartbeat,
   runIndexRebuild,
   searchIndexAt,
   startJobQueue,
@@ -27,7 +24,6 @@ import {
   type IndexedDocument,
   type Logger,
   type ReceivedJob,
-  type SearchIndexTables,
   type WorkerIdentity,
 } from "@svc/core";
 import { randomUUID } from "node:crypto";
@@ -35,7 +31,9 @@ import os from "node:os";
 import { createDb, isDatabaseUnavailable, whenDatabaseAnswers, type Db } from "@svc/db";
 import { WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "@svc/schema";
 import { indexCacheBytes, workerEnv } from "./env";
-import { createWorkerMetrics, type WorkerMetrics } from "./worker-metrics";
+import { startHeartbeat } from "./heartbeat";
+import { startIndexMaintenance } from "./index-maintenance";
+import { createWorkerMetrics } from "./worker-metrics";
 
 /** How long an indexing batch waits for a database that stopped answering before it runs anyway. */
 const STALLED_DATABASE_WAIT_MS = 30_000;
@@ -55,12 +53,15 @@ async function main(): Promise<void> {
     process.on(signal, () => (onStopSignal ? onStopSignal(signal) : (earlySignal ??= signal)));
   }
   const logger = createLogger({ name: "worker", level: env.LOG_LEVEL });
-  const index = searchIndexAt(env.SVC_INDEX_DIR, { cacheBytes: indexCacheBytes(env) });
-  const metrics = createWorkerMetrics(logger, { readIndexCacheBytes: () => index.cachedBytes() });
   const attemptWindow: AttemptWindow = { quietSeconds: env.SVC_ATTEMPT_QUIET_SECONDS };
   // A connection for each indexing batch in flight, plus one each for a pair deletion, an index rebuild
   // and a generation purge, plus one spare.
   const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 4, applicationName: "svc-worker" });
+  // The index's gates hold a connection each while a write commits (advisoryTableGates): a pool of
+  // their own, since an indexing batch writes the index while it holds one of db's.
+  const gatesDb = createDb({ databaseUrl: env.DATABASE_URL, poolSize: env.SVC_WORKER_CONCURRENCY + 5, applicationName: "svc-worker-index-gates" });
+  const index = searchIndexAt(env.SVC_INDEX_DIR, { cacheBytes: indexCacheBytes(env), gates: advisoryTableGates(gatesDb, env.SVC_INDEX_DIR) });
+  const metrics = createWorkerMetrics(logger, { readIndexCacheBytes: () => index.cachedBytes() });
   // The webhook sender's own two connections: however many tries it records, indexing never waits for one.
   const webhookDb = createDb({ databaseUrl: env.DATABASE_URL, poolSize: 2, applicationName: "svc-worker-webhooks" });
   // Idempotent: a worker started on its own (another machine, a new release) brings its queues.
@@ -95,17 +96,11 @@ async function main(): Promise<void> {
     timeoutMs: env.SVC_WEBHOOK_TIMEOUT_MS,
     queueBound: env.SVC_WEBHOOK_QUEUE_BOUND,
   });
-  const maintenance = startIndexMaintenance({
-    db,
-    index,
-    optimizeSeconds: env.SVC_INDEX_OPTIMIZE_SECONDS,
-    compactSeconds: env.SVC_INDEX_COMPACT_SECONDS,
-    schedule: new MergeSchedule({ tailRows: env.SVC_INDEX_MERGE_ROWS, tailShare: 0.05, searchedWithinSeconds: 60, quietSeconds: 10 }),
-    metrics,
-    // A merge's figures reach GET /api/metrics about a second later, like a job's.
-    onMerged: () => heartbeat.publishSoon(),
-    logger,
-  });
+  // Under `svc start` the maintenance process maintains the index (apps/worker/src/maintain.ts); a
+  // worker started alone does it itself unless told that one runs.
+  const maintenance = env.SVC_WORKER_MAINTAINS_INDEX
+    ? startIndexMaintenance({ db, index, env, metrics, onMerged: () => heartbeat.publishSoon(), logger })
+    : null;
 
   // The SVC_WORKER_CONCURRENCY pollers take turns over pg-boss's shortest interval, 0.5 s (4 pollers:
   // an idle one fetches every 125 ms), which bounds the wait of a new job; a fetch that comes back full
@@ -221,7 +216,7 @@ async function main(): Promise<void> {
     attemptSweep.stop();
     eventPurge.stop();
     await webhooks.stop();
-    await maintenance.stop();
+    await maintenance?.stop();
     // Graceful: stop fetching, wait for running handlers; pg-boss fails the jobs still active at the
     // timeout, and their retries run on another worker. A worker that dies without this (kill -9)
     // leaves its jobs active until their heartbeat lapses (HEARTBEAT_SECONDS in the job catalog).
@@ -229,6 +224,7 @@ async function main(): Promise<void> {
     await endAttemptsLeftWithoutWorker({ db, self, logger, when: "stop" });
     await db.$disconnect();
     await webhookDb.$disconnect();
+    await gatesDb.$disconnect();
     logger.info("stopped");
     logger.flush();
     process.exit(0);
@@ -322,114 +318,6 @@ function startEventPurge({
   const timer = setInterval(purge, 3_600_000);
   timer.unref();
   return { stop: () => clearInterval(timer) };
-}
-
-/**
- * The search index's background maintenance: every `optimizeSeconds`, the active generations' tables
- * that have rows written since their last merge are merged into the FTS index when `schedule` says
- * so (so they rank exactly and match phrases, and every query scans fewer unmerged rows); every
- * `compactSeconds`, all of them are compacted and their old versions pruned. One run at a time; a
- * failure is logged and the next tick tries again.
- */
-function startIndexMaintenance({
-  db,
-  index,
-  optimizeSeconds,
-  compactSeconds,
-  schedule,
-  metrics,
-  onMerged,
-  logger,
-}: {
-  db: Db;
-  index: SearchIndexTables;
-  optimizeSeconds: number;
-  compactSeconds: number;
-  schedule: MergeSchedule;
-  metrics: WorkerMetrics;
-  onMerged: () => void;
-  logger: Logger;
-}): { stop: () => Promise<void> } {
-  let running: Promise<void> | null = null;
-  let lastFull = Date.now();
-  const tick = () => {
-    if (running) return;
-    const force = Date.now() - lastFull >= compactSeconds * 1000;
-    if (force) lastFull = Date.now();
-    running = optimizeSearchIndex({ db, index, force, schedule })
-      .then(
-        (generations) => {
-          metrics.recordIndexMaintenance(generations);
-          if (generations.some(({ seconds }) => seconds !== null)) onMerged();
-        },
-        (error: unknown) => logger.error({ error: (error as Error).message }, "search index maintenance failed"),
-      )
-      .finally(() => (running = null));
-  };
-  const timer = setInterval(tick, optimizeSeconds * 1000);
-  timer.unref();
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
-}
-
-/** How soon metrics changed by a job reach the heartbeat row (and so GET /api/metrics). */
-const METRICS_PUBLISH_DELAY_MS = 1_000;
-
-/**
- * Stamps this worker's heartbeat row, with its metrics, now and then every `seconds` (readiness wants
- * one within 60 s), on a timer of its own, off the job path; `publishSoon` brings the next stamp
- * forward to within a second, so a scrape sees a job's metrics about a second after it ends. A failed
- * stamp (database away) is retried on the next tick.
- */
-async function startHeartbeat({
-  db,
-  self,
-  seconds,
-  metrics,
-  logger,
-}: {
-  db: Db;
-  self: WorkerIdentity;
-  seconds: number;
-  metrics: WorkerMetrics;
-  logger: Logger;
-}): Promise<{
-  publishSoon: () => void;
-  stop: () => Promise<void>;
-}> {
-  const beat = { db, ...self, startedAt: new Date() };
-  let warned = false;
-  let soon: NodeJS.Timeout | undefined;
-  const stamp = async () => {
-    try {
-      await recordWorkerHeartbeat({ ...beat, metrics: await metrics.registry.getMetricsAsJSON() });
-      warned = false;
-    } catch (error) {
-      if (!warned) logger.error({ error: (error as Error).message }, "heartbeat not recorded");
-      warned = true;
-    }
-  };
-  // The first stamp before any job: other workers starting meanwhile see this one alive.
-  await stamp();
-  const timer = setInterval(() => void stamp(), seconds * 1000);
-  timer.unref();
-  return {
-    publishSoon: () => {
-      soon ??= setTimeout(() => {
-        soon = undefined;
-        void stamp();
-      }, METRICS_PUBLISH_DELAY_MS).unref();
-    },
-    stop: async () => {
-      clearInterval(timer);
-      clearTimeout(soon);
-      await removeWorkerHeartbeat({ db, workerId: beat.workerId }).catch(() => undefined);
-    },
-  };
 }
 
 main().catch((error: unknown) => {

@@ -71,6 +71,7 @@ export { cancelIndexRebuild } from "./indexing/cancel-index-rebuild";
 export { runIndexRebuild } from "./indexing/run-index-rebuild";
 export { summarizeIndexRebuild } from "./indexing/summarize-index-rebuild";
 export { purgeIndexGeneration } from "./indexing/purge-index-generation";
+export { advisoryTableGates } from "./search-index/advisory-table-gates";
 export { closeSearchIndexAt, searchIndexAt, type SearchIndexTables } from "./search-index/search-index-tables";
 export { ensureSearchIndex } from "./indexing/ensure-search-index";
 export { MergeSchedule } from "./search-index/merge-schedule";
@@ -80,7 +81,7 @@ export { listDeadLetterJobs } from "./health/list-dead-letter-jobs";
 export { retryDeadLetterJobs } from "./health/retry-dead-letter-jobs";
 export { checkReadiness } from "./health/check-readiness";
 export { readInstanceId } from "./health/read-instance-id";
-export { listLiveWorkers, recordWorkerHeartbeat, removeWorkerHeartbeat, type WorkerIdentity } from "./health/worker-heartbeats";
+export { listLiveWorkers, recordWorkerHeartbeat, removeWorkerHeartbeat, type HeartbeatRole, type WorkerIdentity } from "./health/worker-heartbeats";
 export { getIndexingQueueDepth } from "./jobs/get-indexing-queue-depth";
 export { readMetricCounts } from "./health/read-metric-counts";
 

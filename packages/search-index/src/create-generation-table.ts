@@ -83,5 +83,5 @@ export async function createGenerationTable({
   const indexed = new Set((await table.listIndices()).flatMap((config) => config.columns));
   if (!indexed.has("text")) await table.createIndex("text", { config: ftsIndex(language) });
   await addMissingScalarIndexes(table);
-  return describeGenerationTable(generationId, table);
+  return describeGenerationTable(generationId, table, index.gates(table.name));
 }

@@ -1,11 +1,10 @@
 import type { GenerationTable } from "./generation-table";
 import { retryCommitConflict } from "./retry-commit-conflict";
 import { sqlIn, sqlString } from "./sql-literal";
-import { writeGate } from "./write-gate";
 
 /**
  * Removes every row of the given documents, in one commit, after any compaction of the table in
- * progress (WriteGate); deleting absent documents is harmless.
+ * progress (its TableGate); deleting absent documents is harmless.
  */
 export async function deleteDocuments({
   generation,
@@ -16,5 +15,5 @@ export async function deleteDocuments({
 }): Promise<void> {
   if (documentIds.length === 0) return;
   const condition = sqlIn("document_id", [...new Set(documentIds)].map(sqlString));
-  await writeGate(generation.table).write(() => retryCommitConflict(() => generation.table.delete(condition)));
+  await generation.gate.write(() => retryCommitConflict(() => generation.table.delete(condition)));
 }

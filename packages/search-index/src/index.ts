@@ -8,6 +8,7 @@ export { createGenerationTable } from "./create-generation-table";
 export { deleteDocuments } from "./delete-documents";
 export { dropGenerationTable } from "./drop-generation-table";
 export { type GenerationTable, generationTableName } from "./generation-table";
+export { inProcessGates, WriteGate, type TableGate, type TableGates } from "./write-gate";
 export { clearSearchIndex, readIndexMarker, writeIndexMarker } from "./index-marker";
 export { closeSearchIndex, openSearchIndex, type SearchIndex, type SearchIndexCacheBytes } from "./open-search-index";
 export { measureGenerationTable, type GenerationTableSize } from "./measure-generation-table";

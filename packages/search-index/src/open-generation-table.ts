@@ -12,5 +12,5 @@ export async function openGenerationTable({
   const name = generationTableName(generationId);
   const names = await index.connection.tableNames();
   if (!names.includes(name)) return null;
-  return describeGenerationTable(generationId, await index.connection.openTable(name));
+  return describeGenerationTable(generationId, await index.connection.openTable(name), index.gates(name));
 }

@@ -1,10 +1,13 @@
 import { connect, Session, type Connection } from "@lancedb/lancedb";
+import { inProcessGates, type TableGates } from "./write-gate";
 
 /** An opened search index: one LanceDB database holding one table per index generation. */
 export interface SearchIndex {
   connection: Connection;
   /** The connection's caches (index pages, table metadata): their size is the native memory they hold. */
   session: Session;
+  /** Each table's write gate (see TableGate). */
+  gates: TableGates;
 }
 
 /**
@@ -36,6 +39,7 @@ export async function openSearchIndex({
   storageOptions,
   readConsistencySeconds = 0,
   cacheBytes,
+  gates = inProcessGates(),
 }: {
   uri: string;
   storageOptions?: Record<string, string>;
@@ -47,6 +51,8 @@ export async function openSearchIndex({
   readConsistencySeconds?: number;
   /** LanceDB's own cache sizes when absent. */
   cacheBytes?: SearchIndexCacheBytes;
+  /** How its tables' compactions and updating writes are kept apart: within this process when absent. */
+  gates?: TableGates;
 }): Promise<SearchIndex> {
   const session = cacheBytes === undefined ? Session.default() : new Session(BigInt(cacheBytes.index), BigInt(cacheBytes.metadata));
   // In the options: connect's third argument, also a session, goes unused by a local database (0.39).
@@ -55,7 +61,7 @@ export async function openSearchIndex({
     session,
     storageOptions: { ...STABLE_ROW_IDS, ...storageOptions },
   });
-  return { connection, session };
+  return { connection, session, gates };
 }
 
 /** Closes the index's connection; its tables must not be used afterwards. */

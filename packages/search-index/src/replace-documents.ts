@@ -5,7 +5,6 @@ import { retryCommitConflict } from "./retry-commit-conflict";
 import { SearchIndexError } from "./search-index-error";
 import { sqlIn, sqlInt32, sqlString } from "./sql-literal";
 import { perTable } from "./per-table";
-import { writeGate } from "./write-gate";
 
 /**
  * Most rows, and most characters of searched text, one write carries. LanceDB takes a write's input
@@ -37,7 +36,7 @@ const GROUP_CHARS = 2_000_000;
  * of 50 documents at 1 M rows; bench/RESULTS.md, "bench/search/replace".) Until the last commit, a
  * document that shrank still shows its old last chunks beside its new ones.
  *
- * Each commit waits for a compaction of the table in progress (WriteGate): it would make it fail.
+ * Each commit waits for a compaction of the table in progress (its TableGate): it would make it fail.
  *
  * `chunks` is read once, slice by slice: a caller that builds the rows as they are read holds only a
  * slice of them. Running the same batch again leaves the same rows, so a retried job is harmless.
@@ -60,8 +59,7 @@ export async function replaceDocuments({
     for (const chunk of chunks) outsideBatch(chunk);
     return;
   }
-  const { table } = generation;
-  const gate = writeGate(table);
+  const { table, gate } = generation;
   const keptIndexes = new Map<string, number[]>();
   const kept = function* () {
     for (const chunk of chunks) {

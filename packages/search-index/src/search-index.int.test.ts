@@ -12,7 +12,6 @@ import { appendDocuments, replaceDocuments } from "./replace-documents";
 import { searchDocuments } from "./search-documents";
 import { SearchIndexError } from "./search-index-error";
 import { chunkRow, useTempSearchIndex } from "./testing/temp-search-index";
-import { writeGate } from "./write-gate";
 
 const ALL: SearchAccess = { all: true };
 const temp = useTempSearchIndex();
@@ -637,7 +636,7 @@ describe("maintenance beside a steady stream of updates", () => {
     // A compaction holds the gate (as optimizeGenerationTable does): the refresh, whose commit would
     // make the compaction's fail, waits for it. It takes tens of milliseconds when it may run.
     let release!: () => void;
-    const compaction = writeGate(generation.table).alone(() => new Promise<void>((resolve) => (release = resolve)));
+    const compaction = generation.gate.alone(() => new Promise<void>((resolve) => (release = resolve)));
     const refresh = refreshKeyIndexes({ generation }).then(() => "refreshed");
     const held = new Promise((resolve) => setTimeout(() => resolve("held"), 1_000));
     expect(await Promise.race([refresh, held])).toBe("held");

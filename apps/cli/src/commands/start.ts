@@ -40,15 +40,23 @@ const WORKER_NODE_FLAGS = childSettings.worker.nodeFlags;
  */
 const WORKER_MALLOC_ENV = childSettings.worker.env;
 
-export type Part = "all" | "web" | "worker";
+/**
+ * The index maintenance process: the worker's allocator settings (it builds FTS indexes in LanceDB's
+ * native memory), none of its GC flags (it collects nothing between write slices).
+ */
+const MAINTENANCE_NODE_FLAGS = childSettings.maintenance.nodeFlags;
+const MAINTENANCE_ENV = childSettings.maintenance.env;
+
+export type Part = "all" | "web" | "worker" | "maintenance";
 
 /**
- * `svc start [web|worker]`, a supervisor: the database (embedded unless DATABASE_URL is set; a part
- * alone needs DATABASE_URL), migrations and queues, a first admin key if there is none, then the web
- * server and/or the worker as child processes, each restarted with backoff when it dies. An embedded
- * PostgreSQL that dies is started again, or svc exits 1. SIGINT/SIGTERM stop everything in order:
- * the web server (in-flight requests finish), the worker (running jobs finish or are released), the
- * database; then exit 0.
+ * `svc start [web|worker|maintenance]`, a supervisor: the database (embedded unless DATABASE_URL is
+ * set; a part alone needs DATABASE_URL), migrations and queues, a first admin key if there is none,
+ * then the web server, the worker and the index maintenance process (or the one part asked for) as
+ * child processes, each restarted with backoff when it dies. An embedded PostgreSQL that dies is
+ * started again, or svc exits 1. SIGINT/SIGTERM stop everything in order: the web server (in-flight
+ * requests finish), the worker (running jobs finish or are released), the maintenance process (its
+ * merge in flight finishes), the database; then exit 0.
  */
 export async function runStartCommand(env: CliEnv, { part, supervising }: { part: Part; supervising: boolean }): Promise<void> {
   if (part !== "all" && !env.DATABASE_URL) {
@@ -69,7 +77,7 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
     stopStartedAt = Date.now();
     // The whole stop fits in SVC_SHUTDOWN_GRACE_MS: each part gets what is left of it, then SIGKILL.
     const deadline = stopStartedAt + env.SVC_SHUTDOWN_GRACE_MS;
-    log.info({ grace_ms: env.SVC_SHUTDOWN_GRACE_MS }, "stopping svc: web, worker, then PostgreSQL (a second Ctrl+C forces it)");
+    log.info({ grace_ms: env.SVC_SHUTDOWN_GRACE_MS }, "stopping svc: web, worker, maintenance, then PostgreSQL (a second Ctrl+C forces it)");
     // Web first: no new requests while the worker and the database are still there for the last ones.
     for (const { name, child, graceMs } of children) {
       log.info({ part: name }, `stopping ${name}`);
@@ -111,8 +119,9 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
     children.push({ name: "web", child: web, graceMs: WEB_GRACE_MS });
     log.info({ url: `http://localhost:${env.PORT}` }, `svc is starting on http://localhost:${env.PORT} (API under /api; Ctrl+C stops it)`);
   }
-  if (part !== "web") {
-    const workerEnv = { ...WORKER_MALLOC_ENV, ...childEnv };
+  if (part === "all" || part === "worker") {
+    // Beside its own maintenance process, the worker leaves the index's maintenance to it.
+    const workerEnv = { ...WORKER_MALLOC_ENV, ...childEnv, ...(part === "all" && { SVC_WORKER_MAINTAINS_INDEX: "false" }) };
     const worker = superviseChild({
       name: "worker",
       args: [...WORKER_NODE_FLAGS, path.join(REPO_ROOT, "apps/worker/dist/main.js")],
@@ -122,6 +131,17 @@ export async function runStartCommand(env: CliEnv, { part, supervising }: { part
       niceness: env.SVC_WORKER_NICE,
     });
     children.push({ name: "worker", child: worker, graceMs: env.SVC_SHUTDOWN_GRACE_MS });
+  }
+  if (part === "all" || part === "maintenance") {
+    const maintenance = superviseChild({
+      name: "maintenance",
+      args: [...MAINTENANCE_NODE_FLAGS, path.join(REPO_ROOT, "apps/worker/dist/maintain.js")],
+      cwd: REPO_ROOT,
+      env: { ...MAINTENANCE_ENV, ...childEnv },
+      log,
+      niceness: env.SVC_INDEX_MAINTENANCE_NICE,
+    });
+    children.push({ name: "maintenance", child: maintenance, graceMs: env.SVC_SHUTDOWN_GRACE_MS });
   }
   watchEmbeddedDatabase(database, env, log, {
     isStopping: () => stopping,

@@ -9,7 +9,8 @@ type MetricJson = Awaited<ReturnType<Registry["getMetricsAsJSON"]>>[number];
  * The text GET /api/metrics answers. Three sources in one exposition:
  * - this web process's registry (its requests and process metrics), labelled `component="web"`;
  * - each live worker's registry as it last published it into its heartbeat row (jobs, indexing lag,
- *   process metrics), labelled `component="worker"` and its `worker_id`;
+ *   process metrics), labelled `component="worker"` and its `worker_id`, and the index maintenance
+ *   process's likewise (merges, unmerged rows, process metrics), `component="maintenance"`;
  * - gauges counted from the database now (documents by status, queues, index attempts) and from the
  *   search index (each active generation's documents, chunks and bytes), with no component label:
  *   they are svc's state, not a process's, and agree with the console and the CLI.
@@ -20,8 +21,8 @@ export async function renderMetrics({ db, boss, index }: Pick<Services, "db" | "
   const [counts, sizes, web] = await Promise.all([readMetricCounts({ db, boss }), measureSearchIndex({ db, index }), webMetrics().registry.getMetricsAsJSON()]);
   const processes = [
     labelled(web, { component: "web" }),
-    ...counts.workers.flatMap(({ workerId, metrics }) =>
-      Array.isArray(metrics) ? [labelled(metrics as MetricJson[], { component: "worker", worker_id: workerId })] : [],
+    ...counts.workers.flatMap(({ workerId, role, metrics }) =>
+      Array.isArray(metrics) ? [labelled(metrics as MetricJson[], { component: role, worker_id: workerId })] : [],
     ),
   ];
   const state = new Registry();

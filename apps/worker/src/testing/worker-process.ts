@@ -11,11 +11,14 @@ import { waitFor } from "@svc/db/testing";
 import { afterAll, expect } from "vitest";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const workerEntry = path.resolve(here, "../../dist/main.js");
-/** The node flags and environment `svc start` gives the worker (apps/cli). */
-const svcStartSettings = JSON.parse(readFileSync(path.resolve(here, "../../../cli/src/commands/child-settings.json"), "utf8")) as {
-  worker: { nodeFlags: string[]; env: Record<string, string> };
-};
+/** The built entry of each process this app runs: the worker, and the index maintenance process. */
+const entries = { worker: path.resolve(here, "../../dist/main.js"), maintenance: path.resolve(here, "../../dist/maintain.js") };
+type Part = keyof typeof entries;
+/** The node flags and environment `svc start` gives each (apps/cli). */
+const svcStartSettings = JSON.parse(readFileSync(path.resolve(here, "../../../cli/src/commands/child-settings.json"), "utf8")) as Record<
+  Part,
+  { nodeFlags: string[]; env: Record<string, string> }
+>;
 const KEPT_OUTPUT_CHARACTERS = 8_000;
 
 export interface WorkerProcess {
@@ -30,16 +33,23 @@ export interface WorkerProcess {
   kill: () => Promise<void>;
 }
 
+/** How a test starts a process of this app. */
+export interface SpawnOptions {
+  /** The worker (the default), or the index maintenance process (dist/maintain.js). */
+  part?: Part;
+  /** With the node flags and allocator settings `svc start` gives that part (a test of its memory). */
+  asSvcStartRunsIt?: boolean;
+}
+
 /**
- * Starts the built worker on `databaseUrl`; `env` adds to or overrides its environment. It writes the
- * search index of the test file (testSearchIndex) unless `env.SVC_INDEX_DIR` says otherwise: every
- * worker of the file shares it, as the workers of one deployment share theirs, and the test reads it
- * to check what they wrote. `asSvcStartRunsIt` adds the node flags and allocator settings `svc start`
- * gives the worker (a test of its memory).
+ * Starts the built worker (or `part`) on `databaseUrl`; `env` adds to or overrides its environment.
+ * It writes the search index of the test file (testSearchIndex) unless `env.SVC_INDEX_DIR` says
+ * otherwise: every worker of the file shares it, as the workers of one deployment share theirs, and
+ * the test reads it to check what they wrote.
  */
-export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}, { asSvcStartRunsIt = false } = {}): WorkerProcess {
-  const { nodeFlags, env: startEnv } = asSvcStartRunsIt ? svcStartSettings.worker : { nodeFlags: [], env: {} };
-  const child = spawn(process.execPath, [...nodeFlags, workerEntry], {
+export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}, { part = "worker", asSvcStartRunsIt = false }: SpawnOptions = {}): WorkerProcess {
+  const { nodeFlags, env: startEnv } = asSvcStartRunsIt ? svcStartSettings[part] : { nodeFlags: [], env: {} };
+  const child = spawn(process.execPath, [...nodeFlags, entries[part]], {
     // Attempts never reopen unless a test asks otherwise: most count one attempt per drained queue.
     env: {
       ...startEnv,
@@ -77,10 +87,10 @@ export function spawnWorker(databaseUrl: string, env: Record<string, string> = {
 
 /**
  * For a test file's top level, after its database is opened: returns a function that starts the
- * built worker on `databaseUrl`; whatever it started is killed after the file's tests, before the
+ * built worker (or another part: SpawnOptions) on `databaseUrl`; whatever it started is killed after the file's tests, before the
  * database closes (vitest runs afterAll hooks last registered first).
  */
-export function useWorkerProcess(databaseUrl: string): (env?: Record<string, string>, options?: { asSvcStartRunsIt?: boolean }) => WorkerProcess {
+export function useWorkerProcess(databaseUrl: string): (env?: Record<string, string>, options?: SpawnOptions) => WorkerProcess {
   const started: WorkerProcess[] = [];
   afterAll(async () => {
     for (const worker of started) await worker.kill();

@@ -2,7 +2,7 @@ import { Prisma, selectSql, type Db } from "@svc/db";
 import { DocumentIndexingStatusSchema, IndexingStatusSchema, WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "@svc/schema";
 import type { PgBoss } from "pg-boss";
 import { listQueueStats, type QueueStats } from "../jobs/list-queue-stats";
-import { listLiveWorkers, listWorkerMetrics } from "./worker-heartbeats";
+import { listLiveWorkers, listWorkerMetrics, type HeartbeatRole } from "./worker-heartbeats";
 
 export interface MetricCounts {
   /** Documents by `indexing_status`, every status present (0 when none has it). */
@@ -10,8 +10,8 @@ export interface MetricCounts {
   /** Index attempts by status, every status present. */
   indexAttemptsByStatus: Record<string, number>;
   queues: QueueStats[];
-  /** What each live worker last published (prom-client's JSON form). */
-  workers: { workerId: string; metrics: unknown }[];
+  /** What each live worker and maintenance process last published (prom-client's JSON form). */
+  workers: { workerId: string; role: HeartbeatRole; metrics: unknown }[];
   /** Workers with a heartbeat under WORKER_HEARTBEAT_MAX_AGE_SECONDS old, as the health page counts them. */
   liveWorkers: number;
 }

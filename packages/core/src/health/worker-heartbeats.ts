@@ -4,9 +4,12 @@ import { Prisma, executeSql, selectSql, type Db } from "@svc/db";
 // keeps its hot path off Prisma's query compiler (ARCHITECTURE.md), and a stamp every few seconds is
 // nowhere near a hot path either.
 
+/** What a heartbeat row's process is: a worker, or the index maintenance process (not a worker anywhere). */
+export type HeartbeatRole = "worker" | "maintenance";
+
 /**
- * Stamps this worker's row (created on its first beat) with its current metrics (prom-client's JSON
- * form, served by GET /api/metrics); also prunes the rows of workers dead a day.
+ * Stamps this process's row (created on its first beat) with its current metrics (prom-client's JSON
+ * form, served by GET /api/metrics); also prunes the rows of processes dead a day.
  */
 export async function recordWorkerHeartbeat({
   db,
@@ -15,6 +18,7 @@ export async function recordWorkerHeartbeat({
   pid,
   startedAt,
   metrics = null,
+  role = "worker",
 }: {
   db: Db;
   workerId: string;
@@ -22,12 +26,13 @@ export async function recordWorkerHeartbeat({
   pid: number;
   startedAt: Date;
   metrics?: unknown;
+  role?: HeartbeatRole;
 }): Promise<void> {
   const metricsJson = metrics === null ? null : JSON.stringify(metrics);
   await executeSql(
     db,
-    Prisma.sql`INSERT INTO worker_heartbeat (worker_id, hostname, pid, started_at, seen_at, metrics)
-      VALUES (${workerId}, ${hostname}, ${pid}, ${startedAt}, now(), ${metricsJson}::jsonb)
+    Prisma.sql`INSERT INTO worker_heartbeat (worker_id, hostname, pid, started_at, seen_at, metrics, role)
+      VALUES (${workerId}, ${hostname}, ${pid}, ${startedAt}, now(), ${metricsJson}::jsonb, ${role})
       ON CONFLICT (worker_id) DO UPDATE SET seen_at = now(), metrics = coalesce(EXCLUDED.metrics, worker_heartbeat.metrics)`,
   );
   await executeSql(db, Prisma.sql`DELETE FROM worker_heartbeat WHERE seen_at < now() - interval '1 day'`);
@@ -42,19 +47,25 @@ export async function removeWorkerHeartbeat({ db, workerId }: { db: Db; workerId
 export async function readNewestWorkerHeartbeatAge({ db }: { db: Db }): Promise<number | null> {
   const [row] = await selectSql<{ age: number | null }>(
     db,
-    Prisma.sql`SELECT extract(epoch FROM now() - max(seen_at))::float8 AS age FROM worker_heartbeat`,
+    Prisma.sql`SELECT extract(epoch FROM now() - max(seen_at))::float8 AS age FROM worker_heartbeat WHERE role = 'worker'`,
   );
   return row?.age ?? null;
 }
 
-/** The metrics each live worker (a heartbeat within `maxAgeSeconds`) last published. */
-export async function listWorkerMetrics({ db, maxAgeSeconds }: { db: Db; maxAgeSeconds: number }): Promise<{ workerId: string; metrics: unknown }[]> {
-  const rows = await selectSql<{ worker_id: string; metrics: unknown }>(
+/** The metrics each live worker or maintenance process (a heartbeat within `maxAgeSeconds`) last published. */
+export async function listWorkerMetrics({
+  db,
+  maxAgeSeconds,
+}: {
+  db: Db;
+  maxAgeSeconds: number;
+}): Promise<{ workerId: string; role: HeartbeatRole; metrics: unknown }[]> {
+  const rows = await selectSql<{ worker_id: string; role: HeartbeatRole; metrics: unknown }>(
     db,
-    Prisma.sql`SELECT worker_id, metrics FROM worker_heartbeat
+    Prisma.sql`SELECT worker_id, role, metrics FROM worker_heartbeat
       WHERE metrics IS NOT NULL AND seen_at > now() - make_interval(secs => ${maxAgeSeconds}) ORDER BY worker_id`,
   );
-  return rows.map((row) => ({ workerId: row.worker_id, metrics: row.metrics }));
+  return rows.map((row) => ({ workerId: row.worker_id, role: row.role, metrics: row.metrics }));
 }
 
 /** A worker with a heartbeat: which process it is, where. */
@@ -68,7 +79,8 @@ export interface WorkerIdentity {
 export async function listLiveWorkers({ db, maxAgeSeconds }: { db: Db; maxAgeSeconds: number }): Promise<WorkerIdentity[]> {
   const rows = await selectSql<{ worker_id: string; hostname: string; pid: number }>(
     db,
-    Prisma.sql`SELECT worker_id, hostname, pid FROM worker_heartbeat WHERE seen_at > now() - make_interval(secs => ${maxAgeSeconds}) ORDER BY worker_id`,
+    Prisma.sql`SELECT worker_id, hostname, pid FROM worker_heartbeat
+      WHERE role = 'worker' AND seen_at > now() - make_interval(secs => ${maxAgeSeconds}) ORDER BY worker_id`,
   );
   return rows.map((row) => ({ workerId: row.worker_id, hostname: row.hostname, pid: row.pid }));
 }

@@ -7,12 +7,18 @@ import {
   type GenerationTable,
   type SearchIndex,
   type SearchIndexCacheBytes,
+  type TableGates,
 } from "@svc/search-index";
 
-/** How a process opens the index: an object store's settings, and bounds for LanceDB's caches. */
+/**
+ * How a process opens the index: an object store's settings, bounds for LanceDB's caches, and how its
+ * tables' compactions and updating writes keep apart (within the process when absent; processes that
+ * write the index beside another use advisoryTableGates).
+ */
 export interface SearchIndexOptions {
   storageOptions?: Record<string, string>;
   cacheBytes?: SearchIndexCacheBytes;
+  gates?: TableGates;
 }
 
 /**
