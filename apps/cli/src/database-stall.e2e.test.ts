@@ -30,8 +30,13 @@ const CONNECTION_BOUNDS: Record<string, number> = {
   "svc-web-listen": 1,
   "svc-producer": 2,
   "svc-worker": WORKER_CONCURRENCY + 4 + 4,
-  // The worker's webhook sender has a pool of its own (apps/worker/src/main.ts).
+  // The worker's webhook sender has a pool of its own (apps/worker/src/main.ts), and so do the
+  // search index's table gates (SVC_WORKER_CONCURRENCY + 5).
   "svc-worker-webhooks": 2,
+  "svc-worker-index-gates": WORKER_CONCURRENCY + 5,
+  // The index maintenance process (apps/worker/src/maintain.ts): its pool and its gates' pool.
+  "svc-maintenance": 2,
+  "svc-maintenance-index-gates": 3,
 };
 const TOTAL = "all of svc";
 CONNECTION_BOUNDS[TOTAL] = Object.values(CONNECTION_BOUNDS).reduce((sum, bound) => sum + bound, 0);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProductionServer, type ProductionServer } from "./production-server";
 import { parseMetrics, sample, type Sample } from "./prometheus";
 
-const workerEntry = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../worker/dist/main.js");
+const workerDist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../worker/dist");
 const METRICS_TOKEN = "metrics-token-for-the-e2e-test";
 const BODY_MARKER = "body-text-that-must-never-be-logged";
 const SLOW = { timeoutMs: 60_000 };
@@ -19,6 +19,7 @@ const SLOW = { timeoutMs: 60_000 };
 let database: TestDatabase;
 let server: ProductionServer;
 let worker: ChildProcess;
+let maintenance: ChildProcess;
 let workerOutput = "";
 let adminKey: string;
 let curatorKey: string;
@@ -28,18 +29,21 @@ beforeAll(async () => {
   adminKey = (await createApiKey({ db: database.db, name: "observability admin", role: "admin" })).key;
   curatorKey = (await createApiKey({ db: database.db, name: "observability curator", role: "curator" })).key;
   server = await startProductionServer({ databaseUrl: database.databaseUrl, env: { SVC_METRICS_TOKEN: METRICS_TOKEN, LOG_LEVEL: "info" } });
-  worker = spawn(process.execPath, [workerEntry], {
-    env: { ...process.env, DATABASE_URL: database.databaseUrl, LOG_LEVEL: "info", SVC_WORKER_HEARTBEAT_SECONDS: "2" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  worker.stdout?.on("data", (chunk: Buffer) => (workerOutput += chunk.toString()));
-  worker.stderr?.on("data", (chunk: Buffer) => (workerOutput += chunk.toString()));
+  // As `svc start` runs them: the worker, and the index maintenance process doing the merges.
+  const env = { ...process.env, DATABASE_URL: database.databaseUrl, LOG_LEVEL: "info", SVC_WORKER_HEARTBEAT_SECONDS: "2" };
+  worker = spawn(process.execPath, [path.join(workerDist, "main.js")], { env: { ...env, SVC_WORKER_MAINTAINS_INDEX: "false" }, stdio: ["ignore", "pipe", "pipe"] });
+  maintenance = spawn(process.execPath, [path.join(workerDist, "maintain.js")], { env, stdio: ["ignore", "pipe", "pipe"] });
+  for (const child of [worker, maintenance]) {
+    child.stdout?.on("data", (chunk: Buffer) => (workerOutput += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (workerOutput += chunk.toString()));
+  }
 }, 120_000);
 
 afterAll(async () => {
-  if (worker && worker.exitCode === null) {
-    const exited = new Promise((resolve) => worker.once("exit", resolve));
-    worker.kill("SIGKILL");
+  for (const child of [worker, maintenance]) {
+    if (!child || child.exitCode !== null) continue;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
     await exited;
   }
   await server?.stop();
@@ -177,6 +181,7 @@ describe("GET /api/metrics", () => {
     // Queues: nothing waits once everything is indexed.
     expect(sample(samples, "svc_queue_depth", { queue: "index-document" })).toBe(0);
     expect(sample(samples, "svc_queue_oldest_age_seconds", { queue: "index-document" })).toBe(0);
+    // The maintenance process publishes its metrics too, but is no worker.
     expect(sample(samples, "svc_workers")).toBe(1);
 
     // The worker's own metrics, labelled with its id: jobs by outcome and the indexing lag of each document.
@@ -188,26 +193,33 @@ describe("GET /api/metrics", () => {
     expect(sample(samples, "svc_indexing_lag_seconds_sum", ofWorker)).toBeGreaterThan(0);
     expect(sample(samples, "svc_jobs_total", { ...ofWorker, queue: "index-document", outcome: "indexed" })).toBe(ids.length + 1);
 
-    // The search index's maintenance: the worker merged the new rows, and none is left unmerged.
+    // The search index's maintenance: the maintenance process merged the new rows, none is left
+    // unmerged, and the worker merged nothing.
     const { id: generationId } = await database.db.indexGeneration.findFirstOrThrow({ where: { status: "current" } });
     const merged = await waitFor(
-      "the worker's merge of the new rows",
+      "the maintenance process's merge of the new rows",
       async () => {
         const scraped = await scrape();
-        const left = sample(scraped, "svc_search_index_unmerged_rows", { ...ofWorker, generation_id: String(generationId) });
-        return (sample(scraped, "svc_search_index_merge_seconds_count", { ...ofWorker, action: "merge" }) ?? 0) >= 1 && left === 0 ? scraped : undefined;
+        const id = scraped.find((entry) => entry.name === "svc_search_index_merge_seconds_count" && entry.labels.component === "maintenance")?.labels.worker_id;
+        const ofMaintenance = { component: "maintenance", worker_id: id ?? "" };
+        const left = sample(scraped, "svc_search_index_unmerged_rows", { ...ofMaintenance, generation_id: String(generationId) });
+        return (sample(scraped, "svc_search_index_merge_seconds_count", { ...ofMaintenance, action: "merge" }) ?? 0) >= 1 && left === 0 ? { scraped, ofMaintenance } : undefined;
       },
       { ...SLOW, describe: () => workerOutput },
     );
-    expect(sample(merged, "svc_search_index_merge_seconds_sum", { ...ofWorker, action: "merge" })).toBeGreaterThan(0);
+    const { ofMaintenance } = merged;
+    expect(sample(merged.scraped, "svc_search_index_merge_seconds_sum", { ...ofMaintenance, action: "merge" })).toBeGreaterThan(0);
+    expect(sample(merged.scraped, "svc_search_index_merge_seconds_count", { ...ofWorker, action: "merge" })).toBeUndefined();
 
-    // Process metrics of both processes.
-    expect(sample(samples, "process_resident_memory_bytes", { component: "web" })).toBeGreaterThan(0);
-    expect(sample(samples, "process_resident_memory_bytes", ofWorker)).toBeGreaterThan(0);
+    // Process metrics of the three processes.
+    const final = merged.scraped;
+    expect(sample(final, "process_resident_memory_bytes", { component: "web" })).toBeGreaterThan(0);
+    expect(sample(final, "process_resident_memory_bytes", ofWorker)).toBeGreaterThan(0);
+    expect(sample(final, "process_resident_memory_bytes", ofMaintenance)).toBeGreaterThan(0);
     // Resident memory by kind: what each process's work allocates (anonymous) apart from mapped files,
-    // and LanceDB's native module among those (the worker has opened the index).
-    for (const labels of [{ component: "web" }, ofWorker]) {
-      const kind = (name: string) => sample(samples, "svc_process_resident_memory_bytes", { ...labels, kind: name }) ?? -1;
+    // and LanceDB's native module among those (worker and maintenance have opened the index).
+    for (const labels of [{ component: "web" }, ofWorker, ofMaintenance]) {
+      const kind = (name: string) => sample(final, "svc_process_resident_memory_bytes", { ...labels, kind: name }) ?? -1;
       expect(kind("anonymous")).toBeGreaterThan(0);
       expect(kind("file")).toBeGreaterThan(0);
       expect(kind("shmem")).toBeGreaterThanOrEqual(0);
@@ -215,6 +227,7 @@ describe("GET /api/metrics", () => {
       expect(kind("search_index_module")).toBeLessThanOrEqual(kind("file"));
     }
     expect(sample(samples, "svc_process_resident_memory_bytes", { ...ofWorker, kind: "search_index_module" })).toBeGreaterThan(0);
+    expect(sample(final, "svc_process_resident_memory_bytes", { ...ofMaintenance, kind: "search_index_module" })).toBeGreaterThan(0);
 
     // The worker logged each job's outcome, one JSON line each.
     const jobLines = logLines(workerOutput).filter((line) => line.msg === "job done" && ids.includes(line.document_id as string));
