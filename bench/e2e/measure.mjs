@@ -94,14 +94,15 @@ export async function startTarget(name, processes, dbName, env = {}) {
   await waitUntil("svc to be ready", async () => ready().catch(() => false), 120_000);
   const web = findDescendant(svc.pid, "apps/web/dist/server.js");
   const worker = webOnly ? null : findDescendant(svc.pid, "apps/worker/dist/main.js");
-  // svc start's index maintenance process: its merges are part of what indexing costs.
-  const maintenance = webOnly ? null : findDescendant(svc.pid, "apps/worker/dist/maintain.js");
-  if (!web || (!webOnly && !(worker && maintenance))) throw new Error("could not find the web, worker and maintenance processes under svc start");
+  if (!web || (!webOnly && !worker)) throw new Error("could not find the web and worker processes under svc start");
+  // svc start's index maintenance process (none in a checkout from before it): its merges are part of
+  // what indexing costs. It may take a moment longer than the worker to show.
+  const maintenance = webOnly ? null : await findMaintenance(svc.pid);
   return {
     port,
     headers: { authorization: `Bearer ${key}` },
     indexedQuery: "SELECT id FROM document WHERE id = ANY($1) AND indexing_status = 'indexed'",
-    pids: webOnly ? { web } : { web, worker, maintenance },
+    pids: webOnly ? { web } : { web, worker, ...(maintenance && { maintenance }) },
     indexes: !webOnly,
     url,
     indexDir,
@@ -250,4 +251,14 @@ export async function measure(name, rate, run, { seconds, warmupSeconds, drainSe
     await dropDatabase(dbName).catch(() => undefined);
     if (target?.indexDir) rmSync(target.indexDir, { recursive: true, force: true });
   }
+}
+
+/** The maintenance process under `svc start`, waited for up to 5 s; null when this checkout has none. */
+async function findMaintenance(svcPid) {
+  for (let tries = 0; tries < 50; tries++) {
+    const pid = findDescendant(svcPid, "apps/worker/dist/maintain.js");
+    if (pid) return pid;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return null;
 }

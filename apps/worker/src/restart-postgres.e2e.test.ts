@@ -34,7 +34,7 @@ describe("the worker across a PostgreSQL restart", () => {
     // Fast shutdown: every connection is closed, transactions in flight are rolled back.
     await own.server.stop();
     own.server = undefined;
-    expect(running.alive()).toBe(true);
+    expect(running.alive(), running.output()).toBe(true);
     own.server = await startEmbeddedPostgres({ dataDir, port, postgresFlags: THROWAWAY_POSTGRES_FLAGS });
 
     // Accepted after the restart: new versions of documents, and new documents.
@@ -63,7 +63,7 @@ describe("the worker across a PostgreSQL restart", () => {
       },
       { timeoutMs: 100_000, retryOnError: true, describe: running.output },
     );
-    expect(running.alive()).toBe(true);
+    expect(running.alive(), running.output()).toBe(true);
 
     await expectConsistentIndex(db, [...updated, ...added], "written after the restart");
     expect(await running.stop()).toBe(0);
