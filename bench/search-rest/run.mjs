@@ -32,7 +32,8 @@
 // document is indexed, merged or not, a check of the one-word needle every 8th search (the needle is
 // loaded last, so only after the load); with
 // --search-during the same loop also runs during the load (a searched table is merged as rows come).
-// Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS (node flags of web and worker).
+// Env: DATABASE_URL (the server to create databases on), BENCH_NODE_ARGS (node flags of web and worker),
+// BENCH_MAINTENANCE=worker (merges in the worker's process instead of svc start's maintenance process).
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import http from "node:http";
@@ -575,9 +576,11 @@ async function measureSize(target) {
   const adminKey = createAdminKey(url);
   Object.assign(process.env, serverEnv);
   const web = processes.startWebServer(url, port);
-  // As `svc start` runs them: the index's merges in the maintenance process, beside the worker.
-  const worker = processes.startWorker(url, { SVC_WORKER_MAINTAINS_INDEX: "false" });
-  processes.startMaintenance(url);
+  // As `svc start` runs them: the index's merges in the maintenance process, beside the worker
+  // (BENCH_MAINTENANCE=worker: in the worker's process, as before issue 44, for an A/B).
+  const inWorker = process.env.BENCH_MAINTENANCE === "worker";
+  const worker = processes.startWorker(url, { SVC_WORKER_MAINTAINS_INDEX: String(inWorker) });
+  const maintenance = inWorker ? null : processes.startMaintenance(url);
   const targetDb = new pg.Client({ connectionString: url });
   await targetDb.connect();
   try {
@@ -695,6 +698,7 @@ async function measureSize(target) {
   } finally {
     await targetDb.end();
     await processes.stop(worker);
+    if (maintenance) await processes.stop(maintenance);
     await processes.stop(web);
     if (!options.keep) {
       const drop = new pg.Client({ connectionString: serverUrl });

@@ -30,6 +30,10 @@ async function main(): Promise<void> {
   const self: WorkerIdentity = { workerId: `maintenance-${randomUUID()}`, hostname: os.hostname(), pid: process.pid };
   const heartbeat = await startHeartbeat({ db, self, role: "maintenance", seconds: env.SVC_WORKER_HEARTBEAT_SECONDS, metrics, logger });
   const maintenance = startIndexMaintenance({ db, index, env, metrics, onMerged: () => heartbeat.publishSoon(), logger });
+  // Its timers are unref'd (in a worker, the job queue keeps the process alive); here nothing else
+  // would once the database drops its connections, and the process would end with 0 in the middle of
+  // a database restart. This one keeps it until it is told to stop.
+  const keepAlive = setInterval(() => undefined, 3_600_000);
   logger.info({ index_dir: env.SVC_INDEX_DIR, every_seconds: env.SVC_INDEX_OPTIMIZE_SECONDS }, "maintaining the search index");
 
   stop = (signal) => {
@@ -43,6 +47,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, env.SVC_SHUTDOWN_GRACE_MS).unref();
     void (async () => {
+      clearInterval(keepAlive);
       await maintenance.stop();
       await heartbeat.stop();
       await db.$disconnect();

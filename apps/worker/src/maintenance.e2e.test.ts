@@ -49,6 +49,13 @@ describe("the index maintenance process", () => {
     const workers = await listLiveWorkers({ db, maxAgeSeconds: WORKER_HEARTBEAT_MAX_AGE_SECONDS });
     expect(workers.map((live) => live.pid)).toEqual([worker.child.pid]);
 
+    // It outlives its database connections (a PostgreSQL restart drops them all), and merges on.
+    await db.$executeRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'svc-maintenance%'`;
+    await ingestMany(queue, documents("east"));
+    await waitForIndexed(db, ["east-19"], { timeoutMs: 60_000, describe: outputs });
+    await waitFor("the maintenance process to merge again", async () => ((await unmergedRows()) === 0 ? true : undefined), { timeoutMs: 30_000, describe: outputs });
+    expect(maintenance.alive(), maintenance.output()).toBe(true);
+
     expect(await maintenance.stop()).toBe(0);
     expect(await db.$queryRaw<unknown[]>`SELECT 1 FROM worker_heartbeat WHERE pid = ${maintenance.child.pid!}`).toEqual([]);
 
