@@ -28,11 +28,12 @@ import {
 } from "@svc/core";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { createDb, isDatabaseUnavailable, whenDatabaseAnswers, type Db } from "@svc/db";
+import { createDb, whenDatabaseAnswers, type Db } from "@svc/db";
 import { WORKER_HEARTBEAT_MAX_AGE_SECONDS } from "@svc/schema";
 import { indexCacheBytes, workerEnv } from "./env";
 import { startHeartbeat } from "./heartbeat";
 import { startIndexMaintenance } from "./index-maintenance";
+import { exitOnStartFailure } from "./exit-on-start-failure";
 import { createWorkerMetrics } from "./worker-metrics";
 
 /** How long an indexing batch waits for a database that stopped answering before it runs anyway. */
@@ -320,11 +321,4 @@ function startEventPurge({
   return { stop: () => clearInterval(timer) };
 }
 
-main().catch((error: unknown) => {
-  const logger = createLogger({ name: "worker", level: "error" });
-  // An unreachable database is an operating condition, not a bug: one line (a supervisor restarts us).
-  if (isDatabaseUnavailable(error)) logger.error({ error: (error as Error).message }, "failed to start, database unavailable");
-  else logger.error({ err: error }, "failed to start");
-  logger.flush();
-  process.exit(1);
-});
+main().catch(exitOnStartFailure("worker"));

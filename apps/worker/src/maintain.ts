@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { advisoryTableGates, createLogger, searchIndexAt, type WorkerIdentity } from "@svc/core";
-import { createDb, isDatabaseUnavailable } from "@svc/db";
+import { createDb } from "@svc/db";
 import { indexCacheBytes, workerEnv } from "./env";
 import { startHeartbeat } from "./heartbeat";
 import { startIndexMaintenance } from "./index-maintenance";
+import { exitOnStartFailure } from "./exit-on-start-failure";
 import { createWorkerMetrics } from "./worker-metrics";
 
 /**
@@ -63,10 +64,4 @@ async function main(): Promise<void> {
   if (process.send && !process.connected) stop("supervisor gone");
 }
 
-main().catch((error: unknown) => {
-  const logger = createLogger({ name: "maintenance", level: "error" });
-  if (isDatabaseUnavailable(error)) logger.error({ error: (error as Error).message }, "failed to start, database unavailable");
-  else logger.error({ err: error }, "failed to start");
-  logger.flush();
-  process.exit(1);
-});
+main().catch(exitOnStartFailure("maintenance"));
